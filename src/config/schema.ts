@@ -1,0 +1,145 @@
+import { Type, type Static } from 'typebox';
+
+const PositiveInt = (options: { default?: number; maximum?: number; description?: string } = {}) =>
+  Type.Integer({ minimum: 1, ...options });
+
+const BreakerSchema = Type.Object(
+  {
+    failure_threshold: Type.Optional(PositiveInt({ maximum: 1000 })),
+    recovery_ms: Type.Optional(PositiveInt()),
+  },
+  { additionalProperties: false },
+);
+
+const RateLimitSchema = Type.Object({ per_minute: PositiveInt() }, { additionalProperties: false });
+
+const HttpSpecSchema = Type.Object(
+  {
+    method: Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('DELETE')]),
+    url: Type.String({ minLength: 1 }),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    idempotent: Type.Optional(Type.Boolean()),
+    max_response_bytes: Type.Optional(PositiveInt()),
+    allow_private_network: Type.Optional(Type.Boolean()),
+    follow_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Gateway settings a tool declares or inherits from `defaults`. */
+const ToolSettings = {
+  concurrency_safe: Type.Optional(Type.Boolean()),
+  timeout_ms: Type.Optional(PositiveInt()),
+  requires_approval: Type.Optional(Type.Boolean()),
+  breaker: Type.Optional(BreakerSchema),
+  rate_limit: Type.Optional(RateLimitSchema),
+};
+
+const ToolConfigSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    description: Type.String({ minLength: 1 }),
+    parameters: Type.Object({ type: Type.Literal('object') }, { additionalProperties: true }),
+    http: HttpSpecSchema,
+    ...ToolSettings,
+  },
+  { additionalProperties: false },
+);
+
+const BuiltinOverrideSchema = Type.Object({ enabled: Type.Optional(Type.Boolean()), ...ToolSettings }, { additionalProperties: false });
+
+const PolicyRuleSchema = Type.Object(
+  {
+    tool: Type.String({ minLength: 1, description: 'Tool name or glob.' }),
+    when: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Argument name → regular expression; every one must match.' })),
+    decision: Type.Union([Type.Literal('allow'), Type.Literal('ask'), Type.Literal('deny')]),
+  },
+  { additionalProperties: false },
+);
+
+const KeySchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    tenant: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+    scopes: Type.Array(Type.Union([Type.Literal('execute'), Type.Literal('admin')]), { minItems: 1, uniqueItems: true }),
+    tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    rate_limit: Type.Optional(RateLimitSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    host: Type.String({ default: '127.0.0.1' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+    metrics_port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    log_level: Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+      { default: 'info' },
+    ),
+    workspace: Type.String({ minLength: 1, default: './workspace' }),
+    allow_unauthenticated: Type.Boolean({ default: false }),
+    limits: Type.Object(
+      {
+        body_bytes: PositiveInt({ default: 1_048_576 }),
+        calls_per_batch: PositiveInt({ default: 64, maximum: 10_000 }),
+        arg_chars: PositiveInt({ default: 50_000 }),
+        call_budget_bytes: Type.Integer({ minimum: 1024, default: 51_200 }),
+        batch_budget_bytes: Type.Integer({ minimum: 1024, default: 204_800 }),
+        concurrency: PositiveInt({ default: 8, maximum: 256 }),
+        tool_timeout_ms: PositiveInt({ default: 30_000 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    defaults: Type.Object(
+      {
+        breaker: Type.Object(
+          { failure_threshold: PositiveInt({ default: 3, maximum: 1000 }), recovery_ms: PositiveInt({ default: 300_000 }) },
+          { additionalProperties: false, default: {} },
+        ),
+        rate_limit: Type.Optional(RateLimitSchema),
+        per_tenant_breakers: Type.Boolean({ default: false }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    state: Type.Object(
+      {
+        redis_url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+        key_prefix: Type.String({ default: 'toolgate', pattern: '^[A-Za-z0-9_.:-]{1,64}$' }),
+        connect_timeout_ms: PositiveInt({ default: 2_000 }),
+        command_timeout_ms: PositiveInt({ default: 500 }),
+        replay_ttl_ms: PositiveInt({ default: 86_400_000 }),
+        lock_ttl_ms: PositiveInt({ default: 86_400_000 }),
+        approval_ttl_ms: PositiveInt({ default: 3_600_000 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    spill: Type.Object(
+      {
+        url: Type.String({ default: 'file://./data/spill', pattern: '^(file|s3)://' }),
+        ttl_ms: PositiveInt({ default: 86_400_000 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    builtins: Type.Record(Type.String(), BuiltinOverrideSchema, { default: {} }),
+    tools: Type.Array(ToolConfigSchema, { default: [] }),
+    policy: Type.Object({ rules: Type.Array(PolicyRuleSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
+    keys: Type.Array(KeySchema, { default: [] }),
+    auth: Type.Object(
+      {
+        failures_per_minute: PositiveInt({ default: 20 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false, $id: 'ToolgateConfig' },
+);
+
+export type Config = Static<typeof ConfigSchema>;
+export type ToolConfig = Static<typeof ToolConfigSchema>;
+export type HttpSpec = Static<typeof HttpSpecSchema>;
+export type KeyConfig = Static<typeof KeySchema>;
+export type PolicyRule = Static<typeof PolicyRuleSchema>;
+export type BuiltinOverride = Static<typeof BuiltinOverrideSchema>;

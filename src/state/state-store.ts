@@ -1,0 +1,130 @@
+import type { BreakerSettings } from '../tools/tool.js';
+
+/** mtime and size of a file as a Read saw it; the lock an Edit or Write is checked against. */
+export interface LockMeta {
+  file_mtime_ms: number;
+  file_size_bytes: number;
+}
+
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+export interface CircuitStatus {
+  scope: string;
+  state: CircuitState;
+  failures: number;
+  /** When an open breaker lets its probe through (epoch ms); null unless open. */
+  reopens_at: number | null;
+}
+
+/** A finished call result as stored for replay: JSON, already within the per-call budget. */
+export type StoredResult = Record<string, unknown>;
+
+/** Identifies one call of one session of one tenant. */
+export interface CallRef {
+  tenant: string;
+  sessionId: string;
+  callId: string;
+}
+
+/**
+ * Everything the state-dependent gates need to decide one call, asked in one
+ * go so a store can answer a whole batch in one round trip. Checks happen in
+ * this order and the first that stops the call wins; nothing is taken (lease,
+ * approval, probe slot, rate token) unless the call is admitted.
+ */
+export interface AdmitRequest extends CallRef {
+  tool: string;
+  /** Call-id replay for side-effecting calls. */
+  replay?: { fingerprint: string; leaseMs: number };
+  /** The policy said ASK: an approved request for these arguments admits the call once. */
+  approval?: { argsHash: string; ttlMs: number; summary: ApprovalSummary };
+  /** Fetch the session's last lock metadata for this workspace path. */
+  lockPath?: string;
+  breaker: { scope: string } & BreakerSettings;
+  rateLimit?: { subject: string; perMinute: number };
+}
+
+export type Admission =
+  | { outcome: 'admitted'; lock: LockMeta | null; probe: boolean }
+  | { outcome: 'replayed'; result: StoredResult }
+  | { outcome: 'in_flight' }
+  | { outcome: 'mismatch' }
+  | { outcome: 'approval_pending'; approvalId: string }
+  | { outcome: 'approval_denied'; approvalId: string; reason?: string }
+  | { outcome: 'circuit_open'; retryAfterMs: number }
+  | { outcome: 'rate_limited'; retryAfterMs: number };
+
+/** What an executed call leaves behind. */
+export interface SettleRequest extends CallRef {
+  tool: string;
+  /** `neutral`: the tool answered but the caller was wrong (NOT_FOUND, CONFLICT, 4xx); counts neither way. */
+  breaker: { scope: string; outcome: 'success' | 'failure' | 'neutral'; probe: boolean } & BreakerSettings;
+  lock?: { path: string; meta: LockMeta; ttlMs: number };
+  replay?: { result: StoredResult; ttlMs: number };
+}
+
+export interface ApprovalSummary {
+  tool: string;
+  /** Arguments with secrets redacted, for the approver to read. */
+  arguments: unknown;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied';
+
+export interface ApprovalRecord extends ApprovalSummary {
+  id: string;
+  tenant: string;
+  session_id: string;
+  status: ApprovalStatus;
+  reason?: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Outcome of claiming a whole-request Idempotency-Key. */
+export type RequestClaim =
+  | { outcome: 'claimed' }
+  | { outcome: 'done'; response: StoredResult }
+  | { outcome: 'in_flight' }
+  | { outcome: 'mismatch' };
+
+/**
+ * Shared gateway state: breakers, rate limits, Read locks, replay records and
+ * approvals. All values are JSON; all times are epoch ms from the caller's
+ * clock. Implementations throw `StateUnavailableError` when they cannot answer.
+ */
+export interface StateStore {
+  /** Decide a batch of calls; one answer per request, in order. */
+  admit(requests: AdmitRequest[], now: number): Promise<Admission[]>;
+  /** Record the outcomes of executed calls. */
+  settle(requests: SettleRequest[], now: number): Promise<void>;
+  /** Wait for the stored result of a call another request is running; null when `timeoutMs` passes first. */
+  awaitResult(ref: CallRef, timeoutMs: number): Promise<StoredResult | null>;
+  /** Give up a replay lease without a result (the admitted call was never executed). */
+  releaseCall(ref: CallRef): Promise<void>;
+
+  claimRequest(tenant: string, key: string, fingerprint: string, leaseMs: number): Promise<RequestClaim>;
+  completeRequest(tenant: string, key: string, response: StoredResult, ttlMs: number): Promise<void>;
+  releaseRequest(tenant: string, key: string): Promise<void>;
+  awaitRequest(tenant: string, key: string, timeoutMs: number): Promise<StoredResult | null>;
+
+  circuits(scopes: string[], now: number): Promise<CircuitStatus[]>;
+  resetCircuit(scope: string): Promise<void>;
+
+  /** Pending and decided approvals visible to a tenant (all tenants when null). */
+  listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]>;
+  decideApproval(id: string, tenant: string | null, decision: 'approved' | 'denied', reason: string | undefined, now: number): Promise<ApprovalRecord | null>;
+
+  /** Hit a fixed-window counter; used to slow down failed authentication. */
+  hit(subject: string, limit: number, windowMs: number, now: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class StateUnavailableError extends Error {
+  constructor(message = 'state store unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StateUnavailableError';
+  }
+}

@@ -1,0 +1,75 @@
+import type { SpillRecord } from '../spill/spill-store.js';
+import type { ErrorCode } from '../protocol/errors.js';
+
+/** A JSON Schema object describing a tool's arguments (always `type: "object"`). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface BreakerSettings {
+  failureThreshold: number;
+  recoveryMs: number;
+}
+
+export interface RateLimitSettings {
+  perMinute: number;
+}
+
+/**
+ * How a tool takes part in optimistic locking. A `read` tool reports the
+ * mtime and size it saw in `data`; a `write` tool accepts `expected_mtime_ms`
+ * and `expected_size_bytes`, which the gateway fills from the session's last
+ * read of the same path when the caller gave none.
+ */
+export interface LockRole {
+  role: 'read' | 'write';
+  /** Name of the argument holding the workspace-relative path. */
+  pathArg: string;
+}
+
+/** What a tool sees of the call it runs. */
+export interface ToolContext {
+  /** Aborted at the call's deadline; tools should stop work when it fires. */
+  signal: AbortSignal;
+  tenant: string;
+  sessionId: string;
+  callId: string;
+  /** Epoch ms after which the result is dropped. */
+  deadline: number;
+  /** Store a large output in the spill store as it streams in (e.g. an HTTP body over its cap). */
+  spill(content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord>;
+}
+
+/** A tool's own answer. The gateway adds status, timing and budgets. */
+export interface ToolOutput {
+  text: string;
+  data?: unknown;
+  /** The tool did only part of the work (e.g. a search stopped at max_results). */
+  partial?: boolean;
+  /** The tool already cut `text` and stored the whole output; the budget reuses this record. */
+  spilled?: { originalBytes: number; record: SpillRecord };
+}
+
+/** Permission a tool derives from its own arguments, e.g. a shell command's risk. */
+export type ToolClassification = 'allow' | 'ask' | 'deny' | 'unknown';
+
+/** A registered tool: its model-facing schema, gateway settings and implementation. */
+export interface Tool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  concurrencySafe: boolean;
+  /** Upper bound for one call; the configured default applies when absent. */
+  timeoutMs?: number;
+  requiresApproval?: boolean;
+  breaker?: Partial<BreakerSettings>;
+  rateLimit?: RateLimitSettings;
+  lock?: LockRole;
+  /** Where present, consulted by the permission gate; `unknown` fails closed. */
+  classify?(args: Record<string, unknown>): ToolClassification;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** Codes a tool may fail with; the pipeline owns the others. */
+export type ToolErrorCode = Extract<
+  ErrorCode,
+  'NOT_FOUND' | 'CONFLICT' | 'UPSTREAM_ERROR' | 'EXECUTION_FAILED' | 'RATE_LIMITED' | 'TIMEOUT' | 'INVALID_ARGS' | 'PERMISSION_DENIED'
+>;

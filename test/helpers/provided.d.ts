@@ -1,0 +1,10 @@
+import 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A loopback Redis the whole run shares; isolate by key prefix. */
+    redisUrl: string;
+    /** The redis-server binary, for tests that start and stop their own; empty when unavailable. */
+    redisBinary: string;
+  }
+}
