@@ -1,0 +1,38 @@
+import type { CallError } from './errors.js';
+
+export type CallStatus = 'success' | 'partial' | 'error';
+
+/** Where a cut output can be read whole (contract 5). */
+export interface TruncationRecord {
+  original_bytes: number;
+  uri: string;
+  url: string;
+  sha256: string;
+}
+
+/**
+ * What the model sees of a call: the serialized form is the `content` of the
+ * tool message, and what the output budgets count.
+ */
+export interface Payload {
+  status: CallStatus;
+  text: string;
+  data?: unknown;
+  error?: CallError;
+  truncated: TruncationRecord | null;
+}
+
+/** One entry of `results` in the POST /execute response. */
+export interface CallResult extends Payload {
+  tool_call_id: string;
+  name: string;
+  stats: { time_ms: number; output_bytes: number };
+  replayed: boolean;
+}
+
+export function payloadOf(result: Payload): Payload {
+  const payload: Payload = { status: result.status, text: result.text, truncated: result.truncated };
+  if (result.data !== undefined) payload.data = result.data;
+  if (result.error !== undefined) payload.error = result.error;
+  return payload;
+}
