@@ -1,0 +1,40 @@
+import { GatewayError } from '../../protocol/errors.js';
+
+type Args = Record<string, unknown>;
+
+// The validate gate checks arguments against each tool's schema before a run;
+// these re-checks keep a tool safe when it is called directly. An optional
+// argument given as null counts as absent: OpenAI strict mode makes models
+// send null for every optional property they leave out.
+function invalid(name: string, expected: string): GatewayError {
+  return new GatewayError('INVALID_ARGS', {
+    message: `Argument "${name}" must be ${expected}.`,
+    details: { errors: [{ path: `/${name}`, message: `must be ${expected}` }] },
+  });
+}
+
+export function requireString(args: Args, name: string): string {
+  const value = args[name];
+  if (typeof value !== 'string') throw invalid(name, 'a string');
+  return value;
+}
+
+export function optionalString(args: Args, name: string): string | undefined {
+  return args[name] == null ? undefined : requireString(args, name);
+}
+
+export function optionalBoolean(args: Args, name: string): boolean | undefined {
+  const value = args[name];
+  if (value == null) return undefined;
+  if (typeof value !== 'boolean') throw invalid(name, 'a boolean');
+  return value;
+}
+
+export function optionalNumber(args: Args, name: string, min: number, max: number, integer = false): number | undefined {
+  const value = args[name];
+  if (value == null) return undefined;
+  const kind = integer ? 'an integer' : 'a number';
+  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) throw invalid(name, kind);
+  if (value < min || value > max) throw invalid(name, `${kind} from ${min} to ${max}`);
+  return value;
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Workspace } from '../workspace.js';
+import { throwIfAborted } from './abort.js';
+import { stampOf, type FileStamp } from './stamp.js';
+
+export interface AtomicWriteOptions {
+  /** Exact permission bits, e.g. the overwritten file's; absent → the default mode under the umask. */
+  mode?: number;
+  signal: AbortSignal;
+  /** Runs just before the rename: the last moment a conflict can still stop the write. */
+  beforeRename(): Promise<void>;
+}
+
+/**
+ * Writes `content` to `target` (a path from the workspace) so that readers see
+ * the old file or the new one, never a mix: a temp file in the same directory,
+ * fsynced, then renamed over the target. Missing parent directories are
+ * created. Returns the new file's stamp, taken from the temp file itself so it
+ * describes what this call wrote even if someone writes right after.
+ */
+export async function writeAtomic(ws: Workspace, target: string, content: string, options: AtomicWriteOptions): Promise<FileStamp> {
+  const dir = path.dirname(target);
+  await mkdir(dir, { recursive: true });
+  await ws.recheck(dir);
+  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await ws.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, options.mode ?? 0o666);
+  let renamed = false;
+  try {
+    await handle.writeFile(content);
+    // open() applies the umask; an overwrite must keep the old file's exact bits.
+    if (options.mode !== undefined) await handle.chmod(options.mode);
+    await handle.sync();
+    const stamp = stampOf(await handle.stat());
+    throwIfAborted(options.signal);
+    await ws.recheck(dir);
+    await options.beforeRename();
+    await rename(temp, target);
+    renamed = true;
+    return stamp;
+  } finally {
+    await handle.close();
+    if (!renamed) await rm(temp, { force: true });
+  }
+}

@@ -1,0 +1,143 @@
+import { GatewayError } from '../../protocol/errors.js';
+import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import type { Workspace } from '../workspace.js';
+import { throwIfAborted } from './abort.js';
+import { optionalBoolean, requireString } from './args.js';
+import { writeAtomic } from './atomic-write.js';
+import { LOCK_PARAMETERS } from './lock-params.js';
+import { READ_FLAGS } from './read.js';
+import { assertExpected, currentStamp, expectedFrom, expectedOf, stampOf, type FileStamp } from './stamp.js';
+import { looksBinary } from './text.js';
+
+/** Edit holds the whole file in memory twice; bigger files are for Write. */
+export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
+
+// fatal: a file that is not valid UTF-8 would be silently altered on the way back;
+// ignoreBOM: keep a BOM in the text so it is written back.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+interface Loaded {
+  content: string;
+  stamp: FileStamp;
+  mode: number;
+}
+
+async function load(ws: Workspace, real: string, shown: string): Promise<Loaded> {
+  const handle = await ws.open(real, READ_FLAGS);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file; Edit changes files only.` });
+    if (stats.size > MAX_EDIT_BYTES) {
+      throw new GatewayError('INVALID_ARGS', {
+        message: `${JSON.stringify(shown)} is ${stats.size} bytes, over Edit's ${MAX_EDIT_BYTES}-byte limit.`,
+        suggestion: 'Split the file, or rewrite it with Write.',
+      });
+    }
+    const bytes = await handle.readFile();
+    if (looksBinary(bytes)) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} looks like a binary file; Edit changes text files only.` });
+    let content: string;
+    try {
+      content = decoder.decode(bytes);
+    } catch {
+      throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not valid UTF-8; editing it as text would corrupt it.` });
+    }
+    return { content, stamp: stampOf(stats), mode: stats.mode & 0o7777 };
+  } finally {
+    await handle.close();
+  }
+}
+
+function countOccurrences(haystack: string, needle: string): number {
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+export function createEditTool(ws: Workspace): Tool {
+  return {
+    name: 'Edit',
+    description:
+      'Replace an exact string in a workspace file. `old_string` must match the file byte for byte (indentation and ' +
+      'line breaks included; copy it from Read output without the line-number prefix) and, unless `replace_all` is true, ' +
+      'occur exactly once: include a few surrounding lines to make it unique. Read the file first: if it changed since, ' +
+      'the call fails with CONFLICT and the file is left as it is. The write is atomic. Returns how many occurrences were ' +
+      'replaced, and the new file_mtime_ms and file_size_bytes in data. To create a file or replace all of it use Write.',
+    parameters: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['path', 'old_string', 'new_string'],
+      properties: {
+        path: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 4096,
+          description: 'File path relative to the workspace root.',
+          examples: ['src/app.ts'],
+        },
+        old_string: {
+          type: 'string',
+          minLength: 1,
+          description: 'The exact text to replace.',
+          examples: ['const retries = 3;'],
+        },
+        new_string: {
+          type: 'string',
+          description: 'The text to put in its place (may be empty to delete); must differ from old_string.',
+          examples: ['const retries = 5;'],
+        },
+        replace_all: {
+          type: 'boolean',
+          default: false,
+          description: 'Replace every occurrence instead of requiring exactly one.',
+          examples: [true],
+        },
+        ...LOCK_PARAMETERS,
+      },
+      examples: [
+        { path: 'src/app.ts', old_string: 'const retries = 3;', new_string: 'const retries = 5;' },
+        { path: 'src/app.ts', old_string: 'oldName', new_string: 'newName', replace_all: true },
+      ],
+    },
+    concurrencySafe: false,
+    lock: { role: 'write', pathArg: 'path' },
+    async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const shown = requireString(args, 'path');
+      const oldString = requireString(args, 'old_string');
+      const newString = requireString(args, 'new_string');
+      const replaceAll = optionalBoolean(args, 'replace_all') ?? false;
+      const expected = expectedFrom(args);
+      if (oldString === '') throw new GatewayError('INVALID_ARGS', { message: 'old_string is empty.', suggestion: 'To create or fill a file use Write.' });
+      if (oldString === newString) throw new GatewayError('INVALID_ARGS', { message: 'old_string and new_string are the same; there is nothing to change.' });
+      throwIfAborted(ctx.signal);
+      const real = await ws.resolveExisting(shown);
+      const { content, stamp, mode } = await load(ws, real, shown);
+      assertExpected(stamp, expected, shown);
+      const count = countOccurrences(content, oldString);
+      if (count === 0) {
+        throw new GatewayError('INVALID_ARGS', {
+          message: `old_string was not found in ${shown}.`,
+          suggestion: 'Read the file again and copy the text exactly, including indentation and line breaks.',
+        });
+      }
+      if (count > 1 && !replaceAll) {
+        throw new GatewayError('INVALID_ARGS', {
+          message: `old_string occurs ${count} times in ${shown}; Edit needs exactly one match.`,
+          suggestion: 'Include more surrounding lines in old_string so it matches once, or set replace_all to true.',
+          details: { occurrences: count },
+        });
+      }
+      const at = content.indexOf(oldString);
+      const updated = replaceAll
+        ? content.split(oldString).join(newString)
+        : content.slice(0, at) + newString + content.slice(at + oldString.length);
+      const written = await writeAtomic(ws, real, updated, {
+        mode,
+        signal: ctx.signal,
+        // Whatever the caller expected, the change was computed from `stamp`; anything newer must not be overwritten.
+        beforeRename: async () => assertExpected(await currentStamp(real), expectedOf(stamp), shown),
+      });
+      const replaced = replaceAll ? count : 1;
+      return { text: `Replaced ${replaced} occurrence${replaced === 1 ? '' : 's'} in ${shown}.`, data: written };
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { stat } from 'node:fs/promises';
+import picomatch from 'picomatch';
+import { GatewayError } from '../../protocol/errors.js';
+import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import type { Workspace } from '../workspace.js';
+import { throwIfAborted } from './abort.js';
+import { optionalString, requireString } from './args.js';
+import { MAX_WALK_ENTRIES, walkFiles } from './walk.js';
+
+export const MAX_GLOB_RESULTS = 1000;
+
+/** The real directory a search starts in; INVALID_ARGS when `shown` names a file. */
+export async function searchBase(ws: Workspace, shown: string, tool: string): Promise<string> {
+  const real = await ws.resolveExisting(shown);
+  if (!(await stat(real)).isDirectory()) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `${JSON.stringify(shown)} is a file; ${tool} needs a directory in path.`,
+      suggestion: 'Use Read for a single file, or pass its directory.',
+    });
+  }
+  return real;
+}
+
+function checkPattern(pattern: string): void {
+  if (pattern.startsWith('/')) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: 'Glob patterns are relative to path, not absolute.',
+      suggestion: 'Put the directory in path and the rest in pattern, e.g. path "src", pattern "**/*.ts".',
+    });
+  }
+  if (pattern.split('/').includes('..')) {
+    throw new GatewayError('PERMISSION_DENIED', {
+      message: 'Glob patterns may not contain ".." segments; a glob only matches inside path.',
+      suggestion: 'Set path to the directory to search (inside the workspace) instead.',
+    });
+  }
+}
+
+export function createGlobTool(ws: Workspace): Tool {
+  return {
+    name: 'Glob',
+    description:
+      'Find files in the workspace by name pattern (glob syntax: `*` within a directory, `**` across directories, ' +
+      '`{a,b}` alternatives, `[abc]` classes), matched against paths relative to `path`. Dotfiles match. ' +
+      `Returns matching file paths relative to the workspace root, one a line, sorted by name, at most ${MAX_GLOB_RESULTS}. ` +
+      'Skips .git and node_modules and does not follow symbolic links. Use Grep to search file contents, LS to list one directory.',
+    parameters: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['pattern'],
+      properties: {
+        pattern: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 1000,
+          description: 'Glob pattern relative to path. "*.ts" matches only directly inside path; "**/*.ts" at any depth.',
+          examples: ['**/*.ts', 'src/**/*.test.{ts,js}', '*.md'],
+        },
+        path: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 4096,
+          default: '.',
+          description: 'Directory to search in, relative to the workspace root. Defaults to the root.',
+          examples: ['src', '.'],
+        },
+      },
+      examples: [{ pattern: '**/*.ts' }, { pattern: '*.json', path: 'config' }],
+    },
+    concurrencySafe: true,
+    async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const pattern = requireString(args, 'pattern');
+      checkPattern(pattern);
+      throwIfAborted(ctx.signal);
+      const base = await searchBase(ws, optionalString(args, 'path') ?? '.', 'Glob');
+      const isMatch = picomatch(pattern, { dot: true });
+      const walk = walkFiles(base, ctx.signal);
+      const found: string[] = [];
+      let cut = false;
+      for await (const file of walk.files) {
+        if (!isMatch(file.rel)) continue;
+        if (found.length === MAX_GLOB_RESULTS) {
+          cut = true;
+          break;
+        }
+        found.push(ws.relative(file.abs));
+      }
+      found.sort();
+      const notes: string[] = [];
+      if (cut) notes.push(`(stopped at ${MAX_GLOB_RESULTS} files; use a narrower pattern or path)`);
+      if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
+      const list = found.length > 0 ? found.join('\n') : 'No files matched.';
+      return { text: [list, ...notes].join('\n\n'), partial: cut || walk.truncated };
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { GatewayError } from '../../protocol/errors.js';
+import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import type { Workspace } from '../workspace.js';
+import { throwIfAborted } from './abort.js';
+import { optionalBoolean, optionalNumber, optionalString, requireString } from './args.js';
+import { READ_FLAGS } from './read.js';
+import { compileSearchPattern } from './regex.js';
+import { cutLine, looksBinary } from './text.js';
+import { MAX_WALK_ENTRIES, walkFiles, type FileWalk, type WalkedFile } from './walk.js';
+
+export const DEFAULT_GREP_RESULTS = 100;
+export const MAX_GREP_RESULTS = 1000;
+/** Files over this are skipped (and counted in a note): they are data or builds more often than code. */
+export const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
+/** Only a line's first characters are searched, bounding what one backtracking regex can cost per line. */
+export const MAX_SEARCHED_LINE_CHARS = 2000;
+const SHOWN_LINE_CHARS = 500;
+
+type FileOutcome = 'skipped-large' | 'searched';
+
+async function searchFile(
+  ws: Workspace,
+  file: WalkedFile,
+  regex: RegExp,
+  room: number,
+  out: string[],
+): Promise<FileOutcome> {
+  const handle = await ws.open(file.abs, READ_FLAGS);
+  let bytes: Buffer;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return 'searched';
+    if (stats.size > MAX_GREP_FILE_BYTES) return 'skipped-large';
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+  if (looksBinary(bytes)) return 'searched';
+  const shown = ws.relative(file.abs);
+  const lines = bytes.toString('utf8').split('\n');
+  for (let i = 0; i < lines.length && room > 0; i++) {
+    const line = (lines[i] ?? '').replace(/\r$/, '');
+    if (!regex.test(line.length > MAX_SEARCHED_LINE_CHARS ? line.slice(0, MAX_SEARCHED_LINE_CHARS) : line)) continue;
+    out.push(`${shown}:${i + 1}:${cutLine(line, SHOWN_LINE_CHARS)}`);
+    room--;
+  }
+  return 'searched';
+}
+
+async function filesToSearch(ws: Workspace, shown: string, signal: AbortSignal): Promise<FileWalk | { files: WalkedFile[]; truncated: false }> {
+  const real = await ws.resolveExisting(shown);
+  const stats = await stat(real);
+  if (stats.isDirectory()) return walkFiles(real, signal);
+  if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is neither a file nor a directory.` });
+  return { files: [{ abs: real, rel: path.basename(real) }], truncated: false };
+}
+
+/** A glob without "/" matches file names (as in ripgrep's --glob); with one, paths relative to the search base. */
+function fileFilter(glob: string | undefined): (rel: string) => boolean {
+  if (glob === undefined) return () => true;
+  const isMatch = picomatch(glob, { dot: true });
+  return glob.includes('/') ? isMatch : (rel) => isMatch(path.posix.basename(rel));
+}
+
+export function createGrepTool(ws: Workspace): Tool {
+  return {
+    name: 'Grep',
+    description:
+      'Search file contents in the workspace with a JavaScript regular expression. Returns matching lines as ' +
+      '`path:line:text` (path relative to the workspace root, line 1-based), at most `max_results` (default ' +
+      `${DEFAULT_GREP_RESULTS}). Searches a file or every file under a directory, skipping .git, node_modules, binary files, ` +
+      `files over ${MAX_GREP_FILE_BYTES / 1024 / 1024} MiB and symbolic links; only the first ${MAX_SEARCHED_LINE_CHARS} characters ` +
+      'of a line are searched. Patterns with nested repetition such as "(a+)+" are refused. ' +
+      'Use Glob to find files by name, Read to see a match in context.',
+    parameters: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['pattern'],
+      properties: {
+        pattern: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 1000,
+          description: 'JavaScript regular expression (no slashes, no flags), e.g. "function\\s+\\w+".',
+          examples: ['TODO', 'import .* from \'react\'', 'class\\s+\\w+Error'],
+        },
+        path: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 4096,
+          default: '.',
+          description: 'File or directory to search, relative to the workspace root. Defaults to the root.',
+          examples: ['src', 'README.md'],
+        },
+        glob: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 1000,
+          description: 'Only search files whose path (relative to path) matches this glob; a pattern without "/" matches file names.',
+          examples: ['*.ts', 'src/**/*.{js,jsx}'],
+        },
+        ignore_case: {
+          type: 'boolean',
+          default: false,
+          description: 'Match letters regardless of case.',
+          examples: [true],
+        },
+        max_results: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_GREP_RESULTS,
+          default: DEFAULT_GREP_RESULTS,
+          description: 'Stop after this many matching lines.',
+          examples: [20],
+        },
+      },
+      examples: [{ pattern: 'TODO' }, { pattern: 'useState\\(', path: 'src', glob: '*.tsx', max_results: 50 }],
+    },
+    concurrencySafe: true,
+    async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const regex = compileSearchPattern(requireString(args, 'pattern'), optionalBoolean(args, 'ignore_case') ?? false);
+      const glob = optionalString(args, 'glob');
+      const max = optionalNumber(args, 'max_results', 1, MAX_GREP_RESULTS, true) ?? DEFAULT_GREP_RESULTS;
+      const wanted = fileFilter(glob);
+      throwIfAborted(ctx.signal);
+      const walk = await filesToSearch(ws, optionalString(args, 'path') ?? '.', ctx.signal);
+      const matches: string[] = [];
+      let skippedLarge = 0;
+      for await (const file of walk.files) {
+        throwIfAborted(ctx.signal);
+        if (!wanted(file.rel)) continue;
+        if ((await searchFile(ws, file, regex, max - matches.length, matches)) === 'skipped-large') skippedLarge++;
+        if (matches.length === max) break;
+      }
+      const hitMax = matches.length === max;
+      const notes: string[] = [];
+      if (hitMax) notes.push(`(stopped at max_results=${max}; narrow the pattern, path or glob to see the rest)`);
+      if (skippedLarge > 0) notes.push(`(${skippedLarge} file(s) over ${MAX_GREP_FILE_BYTES} bytes were not searched)`);
+      if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
+      const list = matches.length > 0 ? matches.join('\n') : 'No matches.';
+      return { text: [list, ...notes].join('\n\n'), partial: hitMax || walk.truncated };
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { GatewayError } from '../../protocol/errors.js';
+import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import type { Workspace } from '../workspace.js';
+import { throwIfAborted } from './abort.js';
+import { optionalNumber, requireString } from './args.js';
+import { stampOf } from './stamp.js';
+import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
+
+export const DEFAULT_READ_LIMIT = 2000;
+export const MAX_LINE_CHARS = 2000;
+const CHUNK_BYTES = 64 * 1024;
+
+/** Flags for opening a file only to read it: O_NONBLOCK so a FIFO planted in the workspace cannot hang the open. */
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+interface Window {
+  offset: number;
+  limit: number;
+}
+
+interface Lines {
+  numbered: string[];
+  /** Lines seen; the whole file's count when `more` is false. */
+  seen: number;
+  more: boolean;
+  cut: boolean;
+}
+
+/** `cat -n` lines of the window, streamed so memory stays bounded even for huge files or huge lines. */
+async function numberLines(handle: FileHandle, window: Window, signal: AbortSignal): Promise<Lines> {
+  const result: Lines = { numbered: [], seen: 0, more: false, cut: false };
+  const decoder = new StringDecoder('utf8');
+  const buffer = Buffer.alloc(CHUNK_BYTES);
+  let line = '';
+  let omitted = 0;
+  const append = (piece: string): void => {
+    const room = MAX_LINE_CHARS + 1 - line.length;
+    line += piece.slice(0, room);
+    omitted += Math.max(0, piece.length - room);
+  };
+  const emit = (): boolean => {
+    result.seen++;
+    if (result.seen >= window.offset) {
+      if (result.numbered.length === window.limit) {
+        result.more = true;
+        return false;
+      }
+      const shown = cutLine(line, MAX_LINE_CHARS, omitted);
+      result.cut ||= shown !== line;
+      result.numbered.push(`${String(result.seen).padStart(6)}\t${shown}`);
+    }
+    line = '';
+    omitted = 0;
+    return true;
+  };
+  for (;;) {
+    throwIfAborted(signal);
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+    const text = bytesRead === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytesRead));
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      append(text.slice(start, nl));
+      start = nl + 1;
+      if (!emit()) return result;
+    }
+    append(text.slice(start));
+    if (bytesRead === 0) {
+      if (line.length > 0 || omitted > 0) emit();
+      return result;
+    }
+  }
+}
+
+function render(lines: Lines, window: Window, limitGiven: boolean): { text: string; partial: boolean } {
+  if (lines.seen === 0) return { text: '(empty file)', partial: false };
+  if (lines.numbered.length === 0) {
+    return { text: `(the file has ${lines.seen} lines; offset ${window.offset} is past the end)`, partial: false };
+  }
+  const notes: string[] = [];
+  if (lines.cut) notes.push(`(lines longer than ${MAX_LINE_CHARS} characters were cut)`);
+  if (lines.more) notes.push(`(more lines follow; continue with offset=${window.offset + lines.numbered.length})`);
+  const text = [lines.numbered.join('\n'), ...notes].join('\n\n');
+  return { text, partial: lines.cut || (lines.more && !limitGiven) };
+}
+
+export function createReadTool(ws: Workspace): Tool {
+  return {
+    name: 'Read',
+    description:
+      'Read a text file from the workspace. Returns its lines numbered like `cat -n` (line number, a tab, the line), ' +
+      `from \`offset\` (1-based, default 1) for up to \`limit\` lines (default ${DEFAULT_READ_LIMIT}); ` +
+      `lines over ${MAX_LINE_CHARS} characters are cut, and a note says how to continue when more lines follow. ` +
+      'Read a file before you Edit or Write it: the gateway remembers its modification time and size, so the edit fails ' +
+      'with CONFLICT instead of overwriting a change made since. Binary files are refused. ' +
+      'Use LS for directories, Glob to find files by name, Grep to search contents.',
+    parameters: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['path'],
+      properties: {
+        path: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 4096,
+          description: 'File path relative to the workspace root.',
+          examples: ['src/index.ts', 'README.md'],
+        },
+        offset: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1_000_000_000,
+          default: 1,
+          description: 'Line number to start at (1-based).',
+          examples: [1, 120],
+        },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: DEFAULT_READ_LIMIT,
+          default: DEFAULT_READ_LIMIT,
+          description: 'How many lines to return at most.',
+          examples: [200],
+        },
+      },
+      examples: [{ path: 'src/index.ts' }, { path: 'logs/app.log', offset: 500, limit: 100 }],
+    },
+    concurrencySafe: true,
+    lock: { role: 'read', pathArg: 'path' },
+    async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const shown = requireString(args, 'path');
+      const limitArg = optionalNumber(args, 'limit', 1, DEFAULT_READ_LIMIT, true);
+      const window = {
+        offset: optionalNumber(args, 'offset', 1, 1_000_000_000, true) ?? 1,
+        limit: limitArg ?? DEFAULT_READ_LIMIT,
+      };
+      throwIfAborted(ctx.signal);
+      const real = await ws.resolveExisting(shown);
+      const handle = await ws.open(real, READ_FLAGS);
+      try {
+        const stats = await handle.stat();
+        if (stats.isDirectory()) {
+          throw new GatewayError('INVALID_ARGS', {
+            message: `${JSON.stringify(shown)} is a directory, not a file.`,
+            suggestion: 'Use LS to list a directory, or Glob to find files in it.',
+          });
+        }
+        if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file.` });
+        const head = Buffer.alloc(Math.min(SNIFF_BYTES, stats.size));
+        await handle.read(head, 0, head.length, 0);
+        if (looksBinary(head)) {
+          throw new GatewayError('INVALID_ARGS', {
+            message: `${JSON.stringify(shown)} looks like a binary file (it contains NUL bytes); Read shows text only.`,
+            suggestion: 'Use Grep to check whether it contains a string, or LS to see its size.',
+          });
+        }
+        const lines = await numberLines(handle, window, ctx.signal);
+        return { ...render(lines, window, limitArg !== undefined), data: stampOf(stats) };
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { throwIfAborted } from './abort.js';
+
+/** Directories a walk never descends into: tool noise that would swamp results and the entry cap. */
+const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
+/** Entries (files and directories) one walk looks at before it gives up. */
+export const MAX_WALK_ENTRIES = 100_000;
+
+export interface WalkedFile {
+  abs: string;
+  /** Relative to the walk's base, `/`-separated. */
+  rel: string;
+}
+
+export interface FileWalk {
+  files: AsyncIterable<WalkedFile>;
+  /** True once the walk stopped at {@link MAX_WALK_ENTRIES}. */
+  readonly truncated: boolean;
+}
+
+/** Code-unit order: the same on every machine, unlike locale order. */
+export function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+async function entries(dir: string): Promise<Dirent[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).sort(byName);
+  } catch (err) {
+    // Removed or locked while we walked: skip it like `find` does.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM') return [];
+    throw err;
+  }
+}
+
+/**
+ * Regular files under `base` (a real directory in the workspace), depth-first
+ * in name order. Symbolic links are neither followed nor yielded, so a walk
+ * never leaves the directory it started in.
+ */
+export function walkFiles(base: string, signal: AbortSignal): FileWalk {
+  let truncated = false;
+  async function* files(): AsyncGenerator<WalkedFile> {
+    const pending = [''];
+    let seen = 0;
+    for (let relDir = pending.pop(); relDir !== undefined; relDir = pending.pop()) {
+      throwIfAborted(signal);
+      const subdirs: string[] = [];
+      for (const entry of await entries(path.join(base, relDir))) {
+        if (++seen > MAX_WALK_ENTRIES) {
+          truncated = true;
+          return;
+        }
+        const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (!SKIPPED_DIRS.has(entry.name)) subdirs.push(rel);
+        } else if (entry.isFile()) {
+          yield { abs: path.join(base, rel), rel };
+        }
+      }
+      pending.push(...subdirs.reverse());
+    }
+  }
+  return {
+    files: files(),
+    get truncated() {
+      return truncated;
+    },
+  };
+}

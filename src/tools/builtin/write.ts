@@ -1,0 +1,74 @@
+import { stat } from 'node:fs/promises';
+import { GatewayError } from '../../protocol/errors.js';
+import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import type { Workspace } from '../workspace.js';
+import { throwIfAborted } from './abort.js';
+import { requireString } from './args.js';
+import { writeAtomic } from './atomic-write.js';
+import { LOCK_PARAMETERS } from './lock-params.js';
+import { assertExpected, currentStamp, expectedFrom, stampOf } from './stamp.js';
+
+function countLines(content: string): number {
+  if (content === '') return 0;
+  const breaks = content.split('\n').length - 1;
+  return content.endsWith('\n') ? breaks : breaks + 1;
+}
+
+export function createWriteTool(ws: Workspace): Tool {
+  return {
+    name: 'Write',
+    description:
+      'Create a file in the workspace or replace its whole content. Missing parent directories are created; ' +
+      'an overwritten file keeps its permissions. The write is atomic: readers see the old content or the new, never a mix. ' +
+      'To change part of an existing file prefer Edit. Before overwriting an existing file, Read it: if it changed since, ' +
+      'the call fails with CONFLICT and the file is left as it is. Returns the new file_mtime_ms and file_size_bytes in data.',
+    parameters: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['path', 'content'],
+      properties: {
+        path: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 4096,
+          description: 'File path relative to the workspace root.',
+          examples: ['src/config.json', 'notes/todo.md'],
+        },
+        content: {
+          type: 'string',
+          description: 'The complete new content of the file.',
+          examples: ['{\n  "debug": false\n}\n'],
+        },
+        ...LOCK_PARAMETERS,
+      },
+      examples: [{ path: 'notes/todo.md', content: '# TODO\n\n- write tests\n' }],
+    },
+    concurrencySafe: false,
+    lock: { role: 'write', pathArg: 'path' },
+    async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const shown = requireString(args, 'path');
+      const content = requireString(args, 'content');
+      const expected = expectedFrom(args);
+      throwIfAborted(ctx.signal);
+      const target = await ws.resolveTarget(shown);
+      const before = target.exists ? await stat(target.path) : null;
+      if (before !== null && !before.isFile()) {
+        throw new GatewayError('INVALID_ARGS', {
+          message: `${JSON.stringify(shown)} is ${before.isDirectory() ? 'a directory' : 'not a regular file'}; Write replaces files only.`,
+          suggestion: 'Give the path of a file, e.g. "dir/name.txt".',
+        });
+      }
+      assertExpected(before && stampOf(before), expected, shown);
+      const stamp = await writeAtomic(ws, target.path, content, {
+        mode: before === null ? undefined : before.mode & 0o7777,
+        signal: ctx.signal,
+        beforeRename: async () => assertExpected(await currentStamp(target.path), expected, shown),
+      });
+      const verb = before === null ? 'Created' : 'Overwrote';
+      return {
+        text: `${verb} ${shown} (${stamp.file_size_bytes} bytes, ${countLines(content)} lines).`,
+        data: stamp,
+      };
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { constants, realpathSync, statSync } from 'node:fs';
+import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { GatewayError } from '../protocol/errors.js';
+
+/** Where a file is to be written; see {@link Workspace.resolveTarget}. */
+export interface WriteTarget {
+  /** Absolute path inside the root: real up to its nearest existing ancestor. */
+  path: string;
+  exists: boolean;
+}
+
+/**
+ * A workspace root and the only way the built-in tools turn a caller's path
+ * into a filesystem path. Paths are relative to the root. An absolute path is
+ * accepted when it lies inside the root (spelled with the root as configured
+ * or as its real path), because models often echo absolute paths they were
+ * shown; any other absolute path is refused. Everything returned is inside
+ * the root after symlinks are resolved.
+ */
+export interface Workspace {
+  /** The root's real path, resolved once at creation. */
+  readonly root: string;
+  /** Real path of an existing entry; NOT_FOUND when nothing is there. */
+  resolveExisting(p: string): Promise<string>;
+  /**
+   * Where a file named by `p` would be written: its real path when it exists,
+   * else the real path of its nearest existing ancestor (which must be a
+   * directory) joined with the missing rest.
+   */
+  resolveTarget(p: string): Promise<WriteTarget>;
+  /**
+   * Opens a resolved path without following a symlink in its last component,
+   * then, where the OS can tell (Linux /proc), checks that the file actually
+   * opened is inside the root, so a parent swapped for a symlink after
+   * resolution is caught.
+   */
+  open(real: string, flags: number, mode?: number): Promise<FileHandle>;
+  /** PERMISSION_DENIED unless `real` is still its own real path inside the root (no symlink swapped in since). */
+  recheck(real: string): Promise<void>;
+  /** Workspace-relative form of a path inside the root, with `/` separators; `.` for the root. */
+  relative(real: string): string;
+}
+
+const OUTSIDE_SUGGESTION = 'Use a path relative to the workspace root that stays inside it, e.g. "src/index.ts".';
+
+function denied(p: string, why: string): GatewayError {
+  return new GatewayError('PERMISSION_DENIED', {
+    message: `Path ${JSON.stringify(p)} ${why}.`,
+    suggestion: OUTSIDE_SUGGESTION,
+  });
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
+function isInside(rel: string): boolean {
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+/**
+ * The root must exist and be a directory; it is resolved here once so every
+ * later containment check compares real paths.
+ */
+export function createWorkspace(root: string): Workspace {
+  const configured = path.resolve(root);
+  const realRoot = realpathSync.native(configured);
+  if (!statSync(realRoot).isDirectory()) throw new Error(`Workspace root ${realRoot} is not a directory`);
+
+  const contains = (real: string): boolean => isInside(path.relative(realRoot, real));
+
+  function lexical(p: string): string {
+    if (p.length === 0) {
+      throw new GatewayError('INVALID_ARGS', { message: 'The path is empty.', suggestion: 'Give a path relative to the workspace root, or "." for the root.' });
+    }
+    if (p.includes('\0')) throw denied(p, 'contains a NUL byte');
+    if (p.includes('\\')) {
+      throw new GatewayError('INVALID_ARGS', {
+        message: `Path ${JSON.stringify(p)} contains a backslash.`,
+        suggestion: 'Separate path segments with "/", e.g. "src/index.ts".',
+      });
+    }
+    if (!path.isAbsolute(p)) {
+      const abs = path.resolve(realRoot, p);
+      if (!contains(abs)) throw denied(p, 'is outside the workspace');
+      return abs;
+    }
+    for (const base of [realRoot, configured]) {
+      const rel = path.relative(base, p);
+      if (isInside(rel)) return path.join(realRoot, rel);
+    }
+    throw denied(p, 'is an absolute path outside the workspace');
+  }
+
+  async function isSymlink(abs: string): Promise<boolean> {
+    try {
+      return (await lstat(abs)).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  }
+
+  function mapResolveError(p: string, err: unknown): unknown {
+    switch (errnoCode(err)) {
+      case 'ELOOP':
+        return denied(p, 'has too many levels of symbolic links');
+      case 'EACCES':
+      case 'EPERM':
+        return denied(p, 'cannot be accessed');
+      case 'ENAMETOOLONG':
+        return new GatewayError('INVALID_ARGS', { message: `Path ${JSON.stringify(p)} is too long.` });
+      default:
+        return err;
+    }
+  }
+
+  /** Real path of the longest existing prefix of `abs`, and the components missing below it. */
+  async function locate(p: string, abs: string): Promise<{ real: string; missing: string[] }> {
+    const missing: string[] = [];
+    let current = abs;
+    for (;;) {
+      let real: string;
+      try {
+        real = await realpath(current);
+      } catch (err) {
+        const code = errnoCode(err);
+        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || current === realRoot) throw mapResolveError(p, err);
+        // A dangling link would let a later create land wherever it points; its target cannot be checked.
+        if (await isSymlink(current)) throw denied(p, 'goes through a symbolic link whose target does not exist');
+        missing.unshift(path.basename(current));
+        current = path.dirname(current);
+        continue;
+      }
+      if (!contains(real)) throw denied(p, 'resolves through a symbolic link to outside the workspace');
+      return { real, missing };
+    }
+  }
+
+  async function resolveExisting(p: string): Promise<string> {
+    const { real, missing } = await locate(p, lexical(p));
+    if (missing.length > 0) {
+      throw new GatewayError('NOT_FOUND', {
+        message: `No such file or directory: ${JSON.stringify(p)}.`,
+        suggestion: 'Check the path with LS or Glob; paths are relative to the workspace root.',
+      });
+    }
+    return real;
+  }
+
+  async function resolveTarget(p: string): Promise<WriteTarget> {
+    const { real, missing } = await locate(p, lexical(p));
+    if (missing.length === 0) return { path: real, exists: true };
+    if (!(await stat(real)).isDirectory()) {
+      throw new GatewayError('INVALID_ARGS', {
+        message: `Cannot create ${JSON.stringify(p)}: ${JSON.stringify(relative(real))} is a file, not a directory.`,
+      });
+    }
+    return { path: path.join(real, ...missing), exists: false };
+  }
+
+  async function openConfined(real: string, flags: number, mode?: number): Promise<FileHandle> {
+    const shown = relative(real);
+    let handle: FileHandle;
+    try {
+      handle = await open(real, flags | constants.O_NOFOLLOW, mode);
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'ELOOP') throw denied(shown, 'became a symbolic link while in use');
+      if (code === 'ENOENT') throw new GatewayError('NOT_FOUND', { message: `${JSON.stringify(shown)} disappeared while in use.` });
+      if (code === 'EISDIR') throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is a directory.` });
+      throw mapResolveError(shown, err);
+    }
+    let opened: string | undefined;
+    try {
+      opened = await realpath(`/proc/self/fd/${handle.fd}`);
+    } catch {
+      // No /proc (macOS, Windows): O_NOFOLLOW on the last component is the guard left.
+    }
+    if (opened !== undefined && !contains(opened)) {
+      await handle.close();
+      throw denied(shown, 'was moved outside the workspace while in use');
+    }
+    return handle;
+  }
+
+  async function recheck(real: string): Promise<void> {
+    let now: string;
+    try {
+      now = await realpath(real);
+    } catch (err) {
+      throw mapResolveError(relative(real), err);
+    }
+    if (now !== real || !contains(now)) throw denied(relative(real), 'changed into a symbolic link while in use');
+  }
+
+  function relative(real: string): string {
+    return path.relative(realRoot, real).split(path.sep).join('/') || '.';
+  }
+
+  return { root: realRoot, resolveExisting, resolveTarget, open: openConfined, recheck, relative };
+}

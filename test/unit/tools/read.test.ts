@@ -1,0 +1,100 @@
+import { execFileSync } from 'node:child_process';
+import { stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS } from '../../../src/tools/builtin/read.js';
+import { makeCtx, makeSandbox, run, type Sandbox } from './fixtures.js';
+
+describe('Read', () => {
+  let sb: Sandbox;
+  beforeEach(async () => {
+    sb = await makeSandbox();
+  });
+  afterEach(() => sb.cleanup());
+
+  it('numbers lines like cat -n and reports the stat mtime and size for the lock', async () => {
+    await sb.put({ 'a.txt': 'alpha\nbeta\n' });
+    const out = await run(sb, 'Read', { path: 'a.txt' });
+    expect(out.text).toBe('     1\talpha\n     2\tbeta');
+    const stats = await stat(path.join(sb.root, 'a.txt'));
+    expect(out.data).toEqual({ file_mtime_ms: stats.mtimeMs, file_size_bytes: 11 });
+    expect(out.partial).toBeFalsy();
+  });
+
+  it('keeps a last line without a trailing newline and keeps empty lines', async () => {
+    await sb.put({ 'a.txt': 'one\n\nthree' });
+    expect((await run(sb, 'Read', { path: 'a.txt' })).text).toBe('     1\tone\n     2\t\n     3\tthree');
+  });
+
+  it('offset is the first line (1-based), limit the line count, numbers stay the file\'s own', async () => {
+    await sb.put({ 'a.txt': ['l1', 'l2', 'l3', 'l4', 'l5'].join('\n') + '\n' });
+    const out = await run(sb, 'Read', { path: 'a.txt', offset: 3, limit: 2 });
+    expect(out.text).toBe('     3\tl3\n     4\tl4\n\n(more lines follow; continue with offset=5)');
+    expect(out.partial).toBeFalsy();
+    expect((await run(sb, 'Read', { path: 'a.txt', offset: 5 })).text).toBe('     5\tl5');
+    expect((await run(sb, 'Read', { path: 'a.txt', offset: 9 })).text).toMatch(/has 5 lines; offset 9 is past the end/);
+  });
+
+  it('stops at the default limit with partial and a note on how to continue', async () => {
+    const lines = Array.from({ length: DEFAULT_READ_LIMIT + 5 }, (_, i) => `line ${i + 1}`);
+    await sb.put({ 'big.txt': lines.join('\n') });
+    const out = await run(sb, 'Read', { path: 'big.txt' });
+    expect(out.partial).toBe(true);
+    expect(out.text).toContain(`  2000\tline 2000\n\n(more lines follow; continue with offset=${DEFAULT_READ_LIMIT + 1})`);
+    expect(out.text).not.toContain('line 2001');
+  });
+
+  it('cuts long lines with a marker saying how much was left out', async () => {
+    await sb.put({ 'long.txt': `${'x'.repeat(MAX_LINE_CHARS + 300)}\nshort\n` });
+    const out = await run(sb, 'Read', { path: 'long.txt' });
+    expect(out.text).toContain(`${'x'.repeat(MAX_LINE_CHARS)}… [300 more characters]`);
+    expect(out.text).toContain('     2\tshort');
+    expect(out.partial).toBe(true);
+  });
+
+  it('reads a multi-byte UTF-8 text split across chunk borders intact', async () => {
+    const line = 'é'.repeat(40_000);
+    await sb.put({ 'u.txt': `${line}\nend\n` });
+    const out = await run(sb, 'Read', { path: 'u.txt' });
+    expect(out.text).not.toContain('\uFFFD');
+    expect(out.text).toContain('     2\tend');
+  });
+
+  it('says so for an empty file', async () => {
+    await sb.put({ 'empty.txt': '' });
+    expect(await run(sb, 'Read', { path: 'empty.txt' })).toMatchObject({ text: '(empty file)', data: { file_size_bytes: 0 } });
+  });
+
+  it('refuses binary files, directories (suggesting LS) and missing files', async () => {
+    await writeFile(path.join(sb.root, 'img.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
+    await sb.put({ 'dir/x.txt': 'x' });
+    await expect(run(sb, 'Read', { path: 'img.bin' })).rejects.toMatchObject({ code: 'INVALID_ARGS', message: /binary/ });
+    await expect(run(sb, 'Read', { path: 'dir' })).rejects.toMatchObject({ code: 'INVALID_ARGS', suggestion: /LS/ });
+    await expect(run(sb, 'Read', { path: 'nope.txt' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it.skipIf(process.platform === 'win32')('refuses a FIFO without blocking on it', async () => {
+    execFileSync('mkfifo', [path.join(sb.root, 'pipe')]);
+    await expect(run(sb, 'Read', { path: 'pipe' })).rejects.toMatchObject({ code: 'INVALID_ARGS', message: /not a regular file/ });
+  });
+
+  it('takes null for an optional argument as absent (OpenAI strict mode sends null)', async () => {
+    await sb.put({ 'a.txt': 'a\n' });
+    expect((await run(sb, 'Read', { path: 'a.txt', offset: null, limit: null })).text).toBe('     1\ta');
+    await run(sb, 'Write', { path: 'a.txt', content: 'b\n', expected_mtime_ms: null, expected_size_bytes: null });
+  });
+
+  it('rejects arguments of the wrong type when called without the validate gate', async () => {
+    await expect(run(sb, 'Read', { path: 42 })).rejects.toMatchObject({ code: 'INVALID_ARGS' });
+    await sb.put({ 'a.txt': 'a' });
+    await expect(run(sb, 'Read', { path: 'a.txt', offset: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGS' });
+    await expect(run(sb, 'Read', { path: 'a.txt', limit: 1.5 })).rejects.toMatchObject({ code: 'INVALID_ARGS' });
+  });
+
+  it('stops with TIMEOUT when the call is already aborted', async () => {
+    await sb.put({ 'a.txt': 'a\n' });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(run(sb, 'Read', { path: 'a.txt' }, makeCtx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
+  });
+});
