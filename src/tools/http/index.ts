@@ -1,0 +1,2 @@
+export { createHttpDispatchers, type HttpDispatcherOptions, type HttpDispatchers } from './dispatcher.js';
+export { createHttpTool, type HttpToolDeps } from './http-tool.js';
