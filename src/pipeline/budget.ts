@@ -1,0 +1,160 @@
+/**
+ * The output budgets of contract section 5. A budget counts the UTF-8 bytes of
+ * `JSON.stringify(payload)`, the string that becomes a tool message's content.
+ *
+ * Rules, for both budgets:
+ * - A cut keeps `status`, `error` and as much of `text` as fits; `status`
+ *   becomes `partial` unless it is `error`. `data` stays while the payload
+ *   with an empty text still fits, and is dropped otherwise.
+ * - A payload is spilled at most once, before its first cut. The spill holds
+ *   the call's whole `text` (contract 5: /outputs serves the full text), so a
+ *   later, deeper cut (the batch budget) reuses the record. `data` is small
+ *   metadata or the text parsed (an HTTP tool's JSON body), so a `data` too
+ *   big to keep loses nothing the spilled text does not hold.
+ * - A payload that already carries a `truncated` record (a tool that spilled
+ *   its own output, or an earlier cut) is cut further against that record and
+ *   never spilled again.
+ * - When even status, error and the record alone exceed the target, the
+ *   payload is cut to that minimum and stays over the budget: nothing smaller
+ *   can still point at the whole output.
+ *
+ * Both functions take any object with the payload's fields (a `CallResult`
+ * type-checks as a `Payload`) and measure and return only those fields, so
+ * nothing else of a result can be counted or leak into a tool message.
+ */
+import { payloadOf, type Payload, type TruncationRecord } from '../protocol/result.js';
+import type { SpillRecord } from '../spill/spill-store.js';
+
+/** Stores one whole output in the spill store, for the caller's tenant. */
+export type Spill = (content: string) => Promise<SpillRecord>;
+
+/** The `truncated` record pointing at a spill, e.g. one a tool made itself (`ToolOutput.spilled`). */
+export function truncationRecord(record: SpillRecord): TruncationRecord {
+  return { original_bytes: record.bytes, uri: record.uri, url: `/outputs/${record.id}`, sha256: record.sha256 };
+}
+
+export function payloadBytes(payload: Payload): number {
+  return Buffer.byteLength(JSON.stringify(payload), 'utf8');
+}
+
+/** Cuts one payload over `budgetBytes`, spilling its whole output unless it already has a record. */
+export async function applyCallBudget(
+  payload: Payload,
+  budgetBytes: number,
+  spill: Spill,
+): Promise<{ payload: Payload; bytes: number; spilledBytes: number }> {
+  payload = payloadOf(payload);
+  const bytes = payloadBytes(payload);
+  if (bytes <= budgetBytes) return { payload, bytes, spilledBytes: 0 };
+  let record = payload.truncated;
+  let spilledBytes = 0;
+  if (!record) {
+    const spilled = await spill(payload.text);
+    record = truncationRecord(spilled);
+    spilledBytes = spilled.bytes;
+  }
+  return { ...cutToFit(payload, record, budgetBytes), spilledBytes };
+}
+
+/**
+ * Fits a batch's payloads into `budgetBytes` together, largest first: finds
+ * the highest cap C such that the sizes, each payload at most C (or its
+ * minimum), fit, and cuts every payload over C down to C. Payloads at or
+ * under C stay whole. `cut` counts the payloads this call cut.
+ */
+export async function applyBatchBudget(
+  payloads: Payload[],
+  budgetBytes: number,
+  spill: Spill,
+): Promise<{ payloads: Payload[]; spilledBytes: number; cut: number }> {
+  payloads = payloads.map(payloadOf);
+  const sizes = payloads.map(payloadBytes);
+  if (sizes.reduce((a, b) => a + b, 0) <= budgetBytes) return { payloads, spilledBytes: 0, cut: 0 };
+  const records = payloads.map((p) => p.truncated);
+  // A payload's minimum size depends on its record; until it is spilled, the
+  // size with `"truncated":null` is a lower bound. Spilling can only raise
+  // minimums and so lower the cap, which may bring more payloads over it: the
+  // loop ends because each round spills at least one payload that had no record.
+  const floors = payloads.map((p, i) => payloadBytes(shell(p, records[i] ?? null, false)));
+  let spilledBytes = 0;
+  for (;;) {
+    const cap = waterLevel(sizes, floors, budgetBytes);
+    const over = sizes.flatMap((size, i) => (size > Math.max(cap, floors[i]!) ? [i] : []));
+    const unspilled = over.filter((i) => records[i] === null);
+    if (unspilled.length === 0) {
+      const result = payloads.slice();
+      for (const i of over) result[i] = cutToFit(payloads[i]!, records[i]!, cap).payload;
+      return { payloads: result, spilledBytes, cut: over.length };
+    }
+    const spilled = await Promise.all(unspilled.map((i) => spill(payloads[i]!.text)));
+    unspilled.forEach((i, k) => {
+      const record = truncationRecord(spilled[k]!);
+      records[i] = record;
+      floors[i] = payloadBytes(shell(payloads[i]!, record, false));
+      spilledBytes += record.original_bytes;
+    });
+  }
+}
+
+/** Largest cap whose capped sizes fit the budget; 0 when even every minimum together does not. */
+function waterLevel(sizes: number[], floors: number[], budget: number): number {
+  const total = (cap: number) => sizes.reduce((sum, size, i) => sum + Math.min(size, Math.max(cap, floors[i]!)), 0);
+  let lo = 0;
+  let hi = sizes.reduce((a, b) => Math.max(a, b), 0);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (total(mid) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The payload as cut, with an empty text; spreading keeps the caller's key order. */
+function shell(payload: Payload, truncated: TruncationRecord | null, keepData: boolean): Payload {
+  const { data, ...rest } = payload;
+  const status = payload.status === 'error' ? 'error' : 'partial';
+  return keepData && data !== undefined ? { ...payload, status, text: '', truncated } : { ...rest, status, text: '', truncated };
+}
+
+/** The serialized size of `""`, counted in a shell's size and replaced by the kept text's. */
+const EMPTY_TEXT_BYTES = 2;
+
+function cutToFit(payload: Payload, record: TruncationRecord, target: number): { payload: Payload; bytes: number } {
+  let cut = shell(payload, record, true);
+  let base = payloadBytes(cut);
+  if (base > target && payload.data !== undefined) {
+    cut = shell(payload, record, false);
+    base = payloadBytes(cut);
+  }
+  const text = longestPrefix(payload.text, target - base + EMPTY_TEXT_BYTES);
+  return { payload: { ...cut, text }, bytes: base - EMPTY_TEXT_BYTES + literalBytes(text) };
+}
+
+function literalBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text), 'utf8');
+}
+
+/**
+ * The longest prefix of `text` whose JSON string literal takes at most
+ * `maxBytes`. Binary search over prefixes no longer than `maxBytes` code units
+ * (each takes at least one byte), so a huge text costs O(maxBytes log maxBytes).
+ * The literal's size grows with the prefix once cuts inside a surrogate pair
+ * are moved before it (a lone high surrogate serializes to six bytes, the
+ * pair to four), so the search stays monotone.
+ */
+function longestPrefix(text: string, maxBytes: number): string {
+  let lo = 0;
+  let hi = Math.min(text.length, Math.max(0, maxBytes - EMPTY_TEXT_BYTES));
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (literalBytes(text.slice(0, pairSafeEnd(text, mid))) <= maxBytes) lo = mid;
+    else hi = mid - 1;
+  }
+  return text.slice(0, pairSafeEnd(text, lo));
+}
+
+function pairSafeEnd(text: string, end: number): number {
+  const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
+  const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+  return end > 0 && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end)) ? end - 1 : end;
+}

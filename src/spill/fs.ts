@@ -1,0 +1,184 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename, rm, stat as fileStat, writeFile, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import type { Clock } from '../state/clock.js';
+import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
+
+export interface FsSpillStoreOptions {
+  /** Root directory; created on first use. */
+  dir: string;
+  /** An entry expires this long after it was written. */
+  ttlMs: number;
+  clock: Clock;
+}
+
+/** What `<id>.json` holds next to the content file `<id>`. */
+interface EntryMeta {
+  tenant: string;
+  size: number;
+  sha256: string;
+  created_at: number;
+}
+
+/** 16 random bytes in base64url: 128 bits, and nothing a path could be built from. */
+const ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+const TENANT_DIR_PATTERN = /^[0-9a-f]{64}$/;
+const META_SUFFIX = '.json';
+const TEMP_SUFFIX = '.tmp';
+
+/**
+ * Spill store on a local directory:
+ * `<dir>/<sha256(tenant)>/<id>` holds the bytes, `<id>.json` the metadata.
+ * The tenant directory is a hash so no tenant string can name a path. Both
+ * files are written under a temporary name and renamed, content first: the
+ * metadata file is the commit, so a reader that finds it finds whole content.
+ */
+export class FsSpillStore implements SpillStore {
+  private readonly dir: string;
+  private readonly ttlMs: number;
+  private readonly clock: Clock;
+
+  constructor(options: FsSpillStoreOptions) {
+    this.dir = resolve(options.dir);
+    this.ttlMs = options.ttlMs;
+    this.clock = options.clock;
+  }
+
+  async put(tenant: string, content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord> {
+    const id = randomBytes(16).toString('base64url');
+    const dir = this.tenantDir(tenant);
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, id);
+    const metaFile = file + META_SUFFIX;
+    const temps = [file + TEMP_SUFFIX, metaFile + TEMP_SUFFIX] as const;
+    const hash = createHash('sha256');
+    let size = 0;
+    const source = typeof content === 'string' ? [Buffer.from(content, 'utf8')] : Buffer.isBuffer(content) ? [content] : content;
+    try {
+      await pipeline(
+        (async function* () {
+          for await (const chunk of source) {
+            hash.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        })(),
+        // flush: a crash after the rename must not leave committed metadata over bytes that never reached the disk.
+        createWriteStream(temps[0], { flags: 'wx', flush: true }),
+      );
+      const meta: EntryMeta = { tenant, size, sha256: hash.digest('hex'), created_at: this.clock.now() };
+      await writeFile(temps[1], JSON.stringify(meta), { flag: 'wx', flush: true });
+      await rename(temps[0], file);
+      await rename(temps[1], metaFile);
+      return { id, uri: pathToFileURL(file).href, bytes: meta.size, sha256: meta.sha256 };
+    } catch (err) {
+      await Promise.all([...temps, file, metaFile].map((path) => rm(path, { force: true })));
+      throw err;
+    }
+  }
+
+  async get(tenant: string, id: string, range?: { start: number; end: number }): Promise<SpillRead | null> {
+    const meta = await this.liveMeta(tenant, id);
+    if (!meta) return null;
+    let handle: FileHandle;
+    try {
+      handle = await open(join(this.tenantDir(tenant), id), 'r');
+    } catch (err) {
+      // A sweep may remove the entry between reading its metadata and opening it.
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+    const body = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    return { size: meta.size, sha256: meta.sha256, body };
+  }
+
+  async stat(tenant: string, id: string): Promise<{ size: number; sha256: string } | null> {
+    const meta = await this.liveMeta(tenant, id);
+    return meta && { size: meta.size, sha256: meta.sha256 };
+  }
+
+  async sweep(now: number): Promise<number> {
+    let removed = 0;
+    for (const tenantDir of await this.tenantDirs()) {
+      const names = await readdir(tenantDir);
+      const committed = new Set<string>();
+      for (const name of names) {
+        const id = name.slice(0, -META_SUFFIX.length);
+        if (!name.endsWith(META_SUFFIX) || !ID_PATTERN.test(id)) continue;
+        const meta = await readMeta(join(tenantDir, name));
+        if (!meta) continue;
+        committed.add(id);
+        if (now - meta.created_at >= this.ttlMs) {
+          // Metadata first: once it is gone no reader can find the entry, whatever happens to the content.
+          await rm(join(tenantDir, name), { force: true });
+          await rm(join(tenantDir, id), { force: true });
+          removed++;
+        }
+      }
+      // Files of a put that crashed have no readable metadata, so they age by mtime instead.
+      for (const name of names) {
+        const id = name.split('.')[0] ?? '';
+        if (committed.has(id)) continue;
+        const path = join(tenantDir, name);
+        const info = await fileStat(path).catch(() => null);
+        if (info && now - info.mtimeMs >= this.ttlMs) await rm(path, { force: true });
+      }
+    }
+    return removed;
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const probe = join(this.dir, `.ping-${randomBytes(8).toString('hex')}`);
+    await writeFile(probe, '');
+    await rm(probe, { force: true });
+  }
+
+  private tenantDir(tenant: string): string {
+    return join(this.dir, createHash('sha256').update(tenant, 'utf8').digest('hex'));
+  }
+
+  private async tenantDirs(): Promise<string[]> {
+    const entries = await readdir(this.dir, { withFileTypes: true }).catch((err: unknown) => {
+      if (isNotFound(err)) return [];
+      throw err;
+    });
+    return entries.filter((e) => e.isDirectory() && TENANT_DIR_PATTERN.test(e.name)).map((e) => join(this.dir, e.name));
+  }
+
+  /** The entry's metadata, or null when the id is malformed, absent, another tenant's or expired. */
+  private async liveMeta(tenant: string, id: string): Promise<EntryMeta | null> {
+    if (!ID_PATTERN.test(id)) return null;
+    const meta = await readMeta(join(this.tenantDir(tenant), id + META_SUFFIX));
+    // The directory already derives from the tenant; the recorded owner is checked too so isolation does not rest on the layout alone.
+    if (!meta || meta.tenant !== tenant) return null;
+    return this.clock.now() - meta.created_at >= this.ttlMs ? null : meta;
+  }
+}
+
+export function createFsSpillStore(options: FsSpillStoreOptions): FsSpillStore {
+  return new FsSpillStore(options);
+}
+
+async function readMeta(path: string): Promise<EntryMeta | null> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+  try {
+    return JSON.parse(raw) as EntryMeta;
+  } catch {
+    // Only a damaged file can fail to parse (writes are atomic); treat it as absent and let sweep age it out.
+    return null;
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+}
