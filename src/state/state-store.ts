@@ -115,8 +115,11 @@ export interface StateStore {
   listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]>;
   decideApproval(id: string, tenant: string | null, decision: 'approved' | 'denied', reason: string | undefined, now: number): Promise<ApprovalRecord | null>;
 
-  /** Hit a fixed-window counter; used to slow down failed authentication. */
-  hit(subject: string, limit: number, windowMs: number, now: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
+  /**
+   * Add `cost` (default 1; 0 only reads) to a fixed-window counter and say
+   * whether it is still within `limit`; used to slow down failed authentication.
+   */
+  hit(subject: string, limit: number, windowMs: number, now: number, cost?: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { GatewayError } from '../protocol/errors.js';
+import { errorResponses, schemaRef } from '../protocol/schemas.js';
+import type { Caller, PipelineDeps } from '../pipeline/types.js';
+import { LOCAL_CALLER } from './auth.js';
+
+/**
+ * Operators' routes. An admin key sees and decides only its own tenant's
+ * approvals; only the unauthenticated loopback caller (no keys configured)
+ * sees every tenant's.
+ */
+export function adminRoutes(deps: PipelineDeps) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    const tenantOf = (caller: Caller) => (caller === LOCAL_CALLER ? null : caller.tenant);
+
+    app.get(
+      '/approvals',
+      {
+        config: { scope: 'admin' },
+        schema: {
+          summary: 'Pending approval requests',
+          response: { 200: Type.Object({ approvals: Type.Array(schemaRef('Approval')) }), ...errorResponses(401, 403, 503) },
+        },
+      },
+      async (request) => {
+        const approvals = await deps.state.listApprovals(tenantOf(request.caller), deps.clock.now());
+        return { approvals: approvals.filter((a) => a.status === 'pending') };
+      },
+    );
+
+    app.post(
+      '/approvals/:id',
+      {
+        config: { scope: 'admin' },
+        schema: {
+          summary: 'Approve or deny a pending call',
+          params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
+          body: Type.Object(
+            { decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]), reason: Type.Optional(Type.String({ maxLength: 1000 })) },
+            { additionalProperties: false },
+          ),
+          response: { 200: schemaRef('Approval'), ...errorResponses(400, 401, 403, 404, 503) },
+        },
+      },
+      async (request) => {
+        const { id } = request.params as { id: string };
+        const { decision, reason } = request.body as { decision: 'approve' | 'deny'; reason?: string };
+        const record = await deps.state.decideApproval(
+          id,
+          tenantOf(request.caller),
+          decision === 'approve' ? 'approved' : 'denied',
+          reason,
+          deps.clock.now(),
+        );
+        if (!record) throw new GatewayError('NOT_FOUND', { message: 'No pending approval with this id.' });
+        request.log.info({ approval_id: id, decision, key_id: request.caller.keyId }, 'approval decided');
+        return record;
+      },
+    );
+
+    app.get(
+      '/circuits',
+      {
+        config: { scope: 'admin' },
+        schema: {
+          summary: "Every tool's breaker state",
+          response: { 200: Type.Object({ circuits: Type.Array(schemaRef('Circuit')) }), ...errorResponses(401, 403, 503) },
+        },
+      },
+      async () => {
+        const names = deps.registry.list().map((e) => e.name);
+        const circuits = await deps.state.circuits(names, deps.clock.now());
+        return { circuits: circuits.map((c, i) => ({ tool: names[i]!, state: c.state, failures: c.failures, reopens_at: c.reopens_at })) };
+      },
+    );
+
+    app.post(
+      '/circuits/:tool/reset',
+      {
+        config: { scope: 'admin' },
+        schema: {
+          summary: 'Force a breaker closed',
+          params: Type.Object({ tool: Type.String({ maxLength: 200 }) }),
+          response: { 200: schemaRef('Circuit'), ...errorResponses(401, 403, 404, 503) },
+        },
+      },
+      async (request) => {
+        const { tool } = request.params as { tool: string };
+        if (!deps.registry.get(tool)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(tool)}.` });
+        await deps.state.resetCircuit(tool);
+        request.log.info({ tool, key_id: request.caller.keyId }, 'circuit reset');
+        const [circuit] = await deps.state.circuits([tool], deps.clock.now());
+        return { tool, state: circuit!.state, failures: circuit!.failures, reopens_at: circuit!.reopens_at };
+      },
+    );
+  };
+}

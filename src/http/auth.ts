@@ -1,0 +1,113 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import picomatch from 'picomatch';
+import type { Config, KeyConfig } from '../config/schema.js';
+import { GatewayError } from '../protocol/errors.js';
+import type { Caller } from '../pipeline/types.js';
+import type { Clock } from '../state/clock.js';
+import { StateUnavailableError, type StateStore } from '../state/state-store.js';
+
+export type Scope = 'execute' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a route needs; routes without one are public. */
+    scope?: Scope;
+  }
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+/** With no keys configured, the gateway binds loopback only and serves one local caller with every scope. */
+export const LOCAL_CALLER: Caller = Object.freeze({
+  keyId: 'local',
+  tenant: 'local',
+  scopes: new Set<Scope>(['execute', 'admin']),
+  allows: () => true,
+});
+
+interface CompiledKey {
+  hash: Buffer;
+  caller: Caller;
+}
+
+function compileKey(key: KeyConfig): CompiledKey {
+  const matchers = key.tools?.map((pattern) => picomatch(pattern));
+  const caller: Caller = {
+    keyId: key.id,
+    tenant: key.tenant,
+    scopes: new Set(key.scopes),
+    allows: matchers ? (tool) => matchers.some((m) => m(tool)) : () => true,
+  };
+  if (key.rate_limit) caller.rateLimit = { perMinute: key.rate_limit.per_minute };
+  return { hash: Buffer.from(key.sha256, 'hex'), caller };
+}
+
+/** Compare against every key, always all of them, so timing says nothing about which (or whether one) matched. */
+function findKey(keys: readonly CompiledKey[], presented: string): Caller | undefined {
+  const digest = createHash('sha256').update(presented).digest();
+  let found: Caller | undefined;
+  for (const key of keys) {
+    if (timingSafeEqual(key.hash, digest)) found = key.caller;
+  }
+  return found;
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer +([\x21-\x7e]{1,512})$/i.exec(header.trim());
+  return match?.[1];
+}
+
+/**
+ * Resolve the caller of every request that names a scope. Failed attempts are
+ * counted per client address across replicas; past the limit every attempt
+ * from that address is refused, right key or not, until the window passes.
+ */
+export function installAuth(app: FastifyInstance, config: Pick<Config, 'keys' | 'auth'>, state: StateStore, clock: Clock): void {
+  const keys = config.keys.map(compileKey);
+  const limit = config.auth.failures_per_minute;
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request) => {
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return;
+    if (keys.length === 0) {
+      request.caller = LOCAL_CALLER;
+      return;
+    }
+    const subject = `auth-failures:${request.ip}`;
+    const blocked = await failureCount(state, subject, limit, clock, 0);
+    if (blocked) throw blocked;
+    const presented = bearer(request);
+    const caller = presented === undefined ? undefined : findKey(keys, presented);
+    if (!caller) {
+      const over = await failureCount(state, subject, limit, clock, 1);
+      if (over) throw over;
+      throw new GatewayError('UNAUTHORIZED', {
+        message: presented === undefined ? 'Send an API key as "Authorization: Bearer <key>".' : 'The API key is not valid.',
+      });
+    }
+    if (!caller.scopes.has(scope)) {
+      throw new GatewayError('FORBIDDEN', { message: `The API key lacks the "${scope}" scope.` });
+    }
+    request.caller = caller;
+  });
+}
+
+/** Rate-limit error once `subject` has more than `limit` failures in the minute; `cost` 0 only looks. */
+async function failureCount(state: StateStore, subject: string, limit: number, clock: Clock, cost: 0 | 1): Promise<GatewayError | undefined> {
+  try {
+    const { allowed, retryAfterMs } = await state.hit(subject, limit, 60_000, clock.now(), cost);
+    if (allowed) return undefined;
+    return new GatewayError('RATE_LIMITED', {
+      message: 'Too many failed authentication attempts from this address.',
+      retryAfterMs,
+    });
+  } catch (err) {
+    // The brute-force guard is a second line; keys are still checked without it.
+    if (err instanceof StateUnavailableError) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,56 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { ERROR_CODES, GatewayError, isGatewayError, type ErrorCode } from '../protocol/errors.js';
+
+/** Fastify's own errors that are the client's fault, mapped to our codes. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BAD_REQUEST',
+  FST_ERR_VALIDATION: 'BAD_REQUEST',
+};
+
+export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  if (error.retryAfterMs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+  const body: { code: ErrorCode; message: string; details?: unknown } = { code: error.code, message: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  return reply.code(error.status).send({ error: body });
+}
+
+function fromFastify(err: FastifyError): GatewayError | undefined {
+  if (err.validation) {
+    return new GatewayError('BAD_REQUEST', {
+      message: `The request is invalid: ${err.message}`,
+      details: { errors: err.validation.map((v) => ({ path: v.instancePath || '/', message: v.message ?? 'is invalid' })) },
+    });
+  }
+  const code = err.code ? FASTIFY_CODES[err.code] : undefined;
+  if (code) return new GatewayError(code, { message: code === 'BAD_REQUEST' ? `The request body is not valid JSON: ${err.message}` : ERROR_CODES[code].message });
+  if (err.statusCode === 400 && /prototype|constructor/i.test(err.message)) {
+    return new GatewayError('BAD_REQUEST', { message: 'The body has a forbidden __proto__ or constructor key.' });
+  }
+  if (err.statusCode === 413) return new GatewayError('PAYLOAD_TOO_LARGE');
+  if (err.statusCode === 415) return new GatewayError('UNSUPPORTED_MEDIA_TYPE');
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return new GatewayError('BAD_REQUEST', { message: err.message });
+  }
+  return undefined;
+}
+
+/**
+ * One error shape for every route. Anything we did not classify is an internal
+ * error: logged in full with the request id, answered without internals.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (isGatewayError(err)) return sendError(reply, err);
+    const mapped = fromFastify(err);
+    if (mapped) return sendError(reply, mapped);
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, new GatewayError('INTERNAL'));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new GatewayError('NOT_FOUND', { message: `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}.` })),
+  );
+}

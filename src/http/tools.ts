@@ -1,0 +1,126 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { sha256Hex } from '../protocol/canonical.js';
+import { GatewayError } from '../protocol/errors.js';
+import { errorResponses } from '../protocol/schemas.js';
+import { breakerScope } from '../pipeline/gates/breaker.js';
+import type { Caller, PipelineDeps } from '../pipeline/types.js';
+import { toAnthropic, toGemini, toMcp, toOpenAI } from '../registry/dialects.js';
+import type { RegisteredTool } from '../registry/registry.js';
+import { StateUnavailableError, type CircuitStatus } from '../state/state-store.js';
+
+const Format = Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('mcp')]);
+type FormatName = 'openai' | 'anthropic' | 'gemini' | 'mcp';
+
+const ToolsQuery = Type.Object({
+  format: Type.Optional(Format),
+  strict: Type.Optional(Type.Boolean({ description: 'openai only: emit strict-mode schemas.' })),
+  include_unavailable: Type.Optional(Type.Boolean({ description: 'List every tool the key may use, with an x-toolgate object.' })),
+});
+
+function gatewayInfo(entry: RegisteredTool, circuit: CircuitStatus) {
+  return {
+    available: circuit.state !== 'open',
+    circuit: { state: circuit.state, failures: circuit.failures, reopens_at: circuit.reopens_at },
+    concurrency_safe: entry.concurrencySafe,
+    requires_approval: entry.requiresApproval,
+    timeout_ms: entry.timeoutMs,
+  };
+}
+
+/** The `tools` value of each format, one element per tool (gemini's single wrapper is added after). */
+function render(format: FormatName, entries: readonly RegisteredTool[], strict: boolean): Record<string, unknown>[] {
+  const tools = entries.map((e) => e.tool);
+  switch (format) {
+    case 'openai':
+      return toOpenAI(tools, { strict }) as unknown as Record<string, unknown>[];
+    case 'anthropic':
+      return toAnthropic(tools) as unknown as Record<string, unknown>[];
+    case 'mcp':
+      return toMcp(tools) as unknown as Record<string, unknown>[];
+    case 'gemini':
+      return (toGemini(tools)[0]?.functionDeclarations ?? []) as unknown as Record<string, unknown>[];
+  }
+}
+
+export function toolsRoutes(deps: PipelineDeps) {
+  /** Breaker state of each tool; when the store is down every breaker reads closed, as for execution. */
+  async function circuitsOf(entries: readonly RegisteredTool[], caller: Caller): Promise<CircuitStatus[]> {
+    const scopes = entries.map((e) => breakerScope(e, caller, deps));
+    try {
+      const circuits = await deps.state.circuits(scopes, deps.clock.now());
+      deps.health.ok();
+      return circuits;
+    } catch (err) {
+      if (!(err instanceof StateUnavailableError)) throw err;
+      deps.health.failed(err);
+      return scopes.map((scope) => ({ scope, state: 'closed', failures: 0, reopens_at: null }));
+    }
+  }
+
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    app.get(
+      '/tools',
+      {
+        config: { scope: 'execute' },
+        schema: {
+          summary: 'Tool schemas in the dialect of a model provider',
+          querystring: ToolsQuery,
+          response: { 200: Type.Object({ tools: Type.Array(Type.Unknown()), version: Type.String() }), 304: Type.Null(), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as { format?: FormatName; strict?: boolean; include_unavailable?: boolean };
+        const format = query.format ?? 'openai';
+        const allowed = deps.registry.list().filter((e) => request.caller.allows(e.name));
+        const circuits = await circuitsOf(allowed, request.caller);
+        const shown = query.include_unavailable ? allowed : allowed.filter((_, i) => circuits[i]!.state !== 'open');
+        let tools = render(format, shown, format === 'openai' && query.strict === true);
+        if (query.include_unavailable) {
+          const info = new Map(allowed.map((e, i) => [e.name, gatewayInfo(e, circuits[i]!)]));
+          tools = tools.map((t, i) => ({ ...t, 'x-toolgate': info.get(shown[i]!.name) }));
+        }
+        const list = format === 'gemini' ? [{ functionDeclarations: tools }] : tools;
+        const etag = `"${sha256Hex(JSON.stringify(list)).slice(0, 32)}"`;
+        reply.header('etag', etag).header('cache-control', 'no-cache');
+        const match = request.headers['if-none-match'];
+        if (typeof match === 'string' && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+          return reply.code(304).send();
+        }
+        return { tools: list, version: etag.slice(1, -1) };
+      },
+    );
+
+    app.get(
+      '/tools/:name',
+      {
+        config: { scope: 'execute' },
+        schema: {
+          summary: 'One tool: its schema, gateway settings and circuit state',
+          params: Type.Object({ name: Type.String({ maxLength: 200 }) }),
+          response: {
+            200: Type.Object({
+              name: Type.String(),
+              description: Type.String(),
+              parameters: Type.Unknown(),
+              'x-toolgate': Type.Unknown(),
+            }),
+            ...errorResponses(401, 403, 404),
+          },
+        },
+      },
+      async (request) => {
+        const { name } = request.params as { name: string };
+        const entry = deps.registry.get(name);
+        if (!entry || !request.caller.allows(entry.name)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(name)}.` });
+        const [circuit] = await circuitsOf([entry], request.caller);
+        return {
+          name: entry.name,
+          description: entry.tool.description,
+          parameters: entry.tool.parameters,
+          'x-toolgate': { ...gatewayInfo(entry, circuit!), rate_limit: entry.rateLimit ? { per_minute: entry.rateLimit.perMinute } : null },
+        };
+      },
+    );
+  };
+}

@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The gateway's Prometheus metrics, on a registry of its own so several apps can live in one process. */
+export interface Metrics {
+  registry: Registry;
+  toolCalls: Counter<'tool' | 'status' | 'code'>;
+  toolDuration: Histogram<'tool'>;
+  batchSize: Histogram;
+  breakerState: Gauge<'tool'>;
+  truncations: Counter;
+  spilledBytes: Counter;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route'>;
+  stateUnavailable: Counter;
+}
+
+/** Numeric breaker states for the `toolgate_breaker_state` gauge. */
+export const BREAKER_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
+
+export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'toolgate_' });
+  const registers = [registry];
+  return {
+    registry,
+    toolCalls: new Counter({
+      name: 'toolgate_tool_calls_total',
+      help: 'Tool calls by tool, result status and error code (empty when none).',
+      labelNames: ['tool', 'status', 'code'],
+      registers,
+    }),
+    toolDuration: new Histogram({
+      name: 'toolgate_tool_duration_seconds',
+      help: 'Time from admission to result of one tool call.',
+      labelNames: ['tool'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 30, 60],
+      registers,
+    }),
+    batchSize: new Histogram({
+      name: 'toolgate_batch_size',
+      help: 'Tool calls per POST /execute request.',
+      buckets: [0, 1, 2, 4, 8, 16, 32, 64],
+      registers,
+    }),
+    breakerState: new Gauge({
+      name: 'toolgate_breaker_state',
+      help: 'Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.',
+      labelNames: ['tool'],
+      registers,
+    }),
+    truncations: new Counter({ name: 'toolgate_truncations_total', help: 'Results cut by an output budget.', registers }),
+    spilledBytes: new Counter({
+      name: 'toolgate_spilled_bytes_total',
+      help: 'Bytes written to the spill store.',
+      registers,
+    }),
+    httpRequests: new Counter({
+      name: 'toolgate_http_requests_total',
+      help: 'HTTP requests by method, route and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'toolgate_http_request_duration_seconds',
+      help: 'HTTP request duration by method and route.',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+      registers,
+    }),
+    stateUnavailable: new Counter({
+      name: 'toolgate_state_unavailable_total',
+      help: 'Operations that found the state store unreachable.',
+      registers,
+    }),
+  };
+}

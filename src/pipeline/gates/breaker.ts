@@ -1,0 +1,28 @@
+import type { GatewayError } from '../../protocol/errors.js';
+import type { RegisteredTool } from '../../registry/registry.js';
+import type { Caller, PipelineDeps } from '../types.js';
+
+/** Breakers are per tool across tenants unless the config makes them per tenant. */
+export function breakerScope(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): string {
+  return deps.config.defaults.per_tenant_breakers ? `${caller.tenant}:${entry.name}` : entry.name;
+}
+
+/**
+ * Gate 9's breaker half: only the tool's own malfunction counts. Caller
+ * mistakes (NOT_FOUND, CONFLICT, upstream 4xx, upstream 429) leave the count
+ * alone; timeouts, crashes, upstream 5xx and unreachable upstreams are failures.
+ */
+export function breakerOutcome(error: GatewayError | undefined): 'success' | 'failure' | 'neutral' {
+  if (!error) return 'success';
+  switch (error.code) {
+    case 'TIMEOUT':
+    case 'EXECUTION_FAILED':
+      return 'failure';
+    case 'UPSTREAM_ERROR': {
+      const status = (error.details as { status?: unknown } | undefined)?.status;
+      return typeof status === 'number' && status < 500 ? 'neutral' : 'failure';
+    }
+    default:
+      return 'neutral';
+  }
+}

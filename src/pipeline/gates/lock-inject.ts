@@ -1,0 +1,45 @@
+import { posix } from 'node:path';
+import type { LockMeta } from '../../state/state-store.js';
+import type { ToolOutput } from '../../tools/tool.js';
+import type { PlannedCall } from '../types.js';
+
+/**
+ * The cache key of a workspace path: `./a//b/../c.txt` and `a/c.txt` are the
+ * same file. The tool itself still confines and resolves the real path.
+ */
+export function normalizeLockPath(path: string): string {
+  const normal = posix.normalize(path.replaceAll('\\', '/'));
+  return normal.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
+}
+
+function pathArg(call: PlannedCall): string | undefined {
+  const lock = call.entry!.tool.lock;
+  const value = lock ? call.args![lock.pathArg] : undefined;
+  return typeof value === 'string' ? normalizeLockPath(value) : undefined;
+}
+
+/** Gate 5, first half: a write the caller sent without a lock asks for the session's last Read of its path. */
+export function lockPathToFetch(call: PlannedCall): string | undefined {
+  if (call.entry!.tool.lock?.role !== 'write') return undefined;
+  // null counts as absent: strict-mode models send null for every optional field.
+  if (call.args!.expected_mtime_ms != null || call.args!.expected_size_bytes != null) return undefined;
+  return pathArg(call);
+}
+
+/** Gate 5, second half: the arguments the tool runs with carry the lock the session saw. */
+export function injectLock(call: PlannedCall, meta: LockMeta | null): void {
+  if (!meta) return;
+  call.args = { ...call.args, expected_mtime_ms: meta.file_mtime_ms, expected_size_bytes: meta.file_size_bytes };
+}
+
+/**
+ * After a successful Read the session holds the file's mtime and size; after a
+ * successful Write or Edit it holds the new ones, so a second Edit of the same
+ * file does not conflict with the gateway's own first Edit.
+ */
+export function lockToStore(call: PlannedCall, output: ToolOutput): { path: string; meta: LockMeta } | undefined {
+  const path = pathArg(call);
+  const data = output.data as Partial<LockMeta> | undefined;
+  if (!path || typeof data?.file_mtime_ms !== 'number' || typeof data.file_size_bytes !== 'number') return undefined;
+  return { path, meta: { file_mtime_ms: data.file_mtime_ms, file_size_bytes: data.file_size_bytes } };
+}

@@ -1,0 +1,47 @@
+import { GatewayError } from '../../protocol/errors.js';
+import type { LocalGate } from '../types.js';
+
+/** Deeper arguments are refused so that no later step (hashing, validation, logging) can recurse without bound. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max`, found without recursion. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Gate 1: the arguments are a JSON object (a string is parsed; an absent value is `{}`). */
+export const parseGate: LocalGate = (call) => {
+  let value = call.rawArguments;
+  if (value === undefined || value === null || value === '') value = {};
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch (err) {
+      return new GatewayError('INVALID_JSON', {
+        message: `The arguments are not valid JSON: ${(err as Error).message}`,
+        suggestion: 'Send the arguments as one JSON object.',
+      });
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return new GatewayError('INVALID_JSON', {
+      message: 'The arguments must be a JSON object.',
+      suggestion: 'Send the arguments as one JSON object.',
+    });
+  }
+  if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) {
+    return new GatewayError('INVALID_ARGS', {
+      message: `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels.`,
+      details: { errors: [{ path: '/', message: `nests deeper than ${MAX_ARGUMENT_DEPTH} levels` }] },
+    });
+  }
+  call.args = value as Record<string, unknown>;
+  return undefined;
+};

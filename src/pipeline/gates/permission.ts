@@ -1,0 +1,83 @@
+import picomatch from 'picomatch';
+import type { PolicyRule } from '../../config/schema.js';
+import { GatewayError } from '../../protocol/errors.js';
+import type { LocalGate } from '../types.js';
+
+type Decision = 'allow' | 'ask' | 'deny';
+const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+export interface PolicyVerdict {
+  decision: Decision;
+  reason: string;
+}
+
+/** The permission policy: rules from the config, compiled once. */
+export interface Policy {
+  decide(tool: string, args: Record<string, unknown>, requiresApproval: boolean, classify?: (args: Record<string, unknown>) => string): PolicyVerdict;
+}
+
+/**
+ * Every matching rule counts and the most restrictive decision wins (deny over
+ * ask over allow), so the order of rules never weakens a deny. A rule on an
+ * argument whose value is not a string cannot classify the call: deny.
+ */
+export function createPolicy(rules: readonly PolicyRule[]): Policy {
+  const compiled = rules.map((rule, i) => ({
+    index: i,
+    decision: rule.decision,
+    matchesTool: picomatch(rule.tool),
+    when: Object.entries(rule.when ?? {}).map(([arg, pattern]) => ({ arg, re: new RegExp(pattern) })),
+  }));
+  return {
+    decide(tool, args, requiresApproval, classify) {
+      let verdict: PolicyVerdict = requiresApproval
+        ? { decision: 'ask', reason: 'the tool requires approval' }
+        : { decision: 'allow', reason: 'no rule matched' };
+      const raise = (decision: Decision, reason: string) => {
+        if (RANK[decision] > RANK[verdict.decision]) verdict = { decision, reason };
+      };
+      for (const rule of compiled) {
+        if (!rule.matchesTool(tool)) continue;
+        let matches = true;
+        for (const { arg, re } of rule.when) {
+          const value = Object.hasOwn(args, arg) ? args[arg] : undefined;
+          if (value === undefined) {
+            matches = false;
+            break;
+          }
+          if (typeof value !== 'string') {
+            raise('deny', `policy rule ${rule.index} cannot classify argument ${arg}`);
+            matches = false;
+            break;
+          }
+          re.lastIndex = 0;
+          if (!re.test(value)) {
+            matches = false;
+            break;
+          }
+        }
+        if (matches) raise(rule.decision, `policy rule ${rule.index}`);
+      }
+      if (classify) {
+        const own = classify(args);
+        if (own === 'unknown') raise('deny', 'the tool cannot classify these arguments');
+        else if (own === 'ask' || own === 'deny') raise(own, 'the tool classifies these arguments as risky');
+      }
+      return verdict;
+    },
+  };
+}
+
+/** Gate 4: DENY stops the call here; ASK is settled with the approval store at admission. */
+export const permissionGate: LocalGate = (call, _ctx, deps) => {
+  const entry = call.entry!;
+  const verdict = deps.policy.decide(entry.name, call.args!, entry.requiresApproval, entry.tool.classify?.bind(entry.tool));
+  if (verdict.decision === 'deny') {
+    return new GatewayError('PERMISSION_DENIED', {
+      message: `The policy denies this call to ${entry.name} (${verdict.reason}).`,
+      suggestion: 'Do not retry this call; choose another approach or ask the user.',
+    });
+  }
+  call.decision = verdict.decision;
+  return undefined;
+};

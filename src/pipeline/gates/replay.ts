@@ -1,0 +1,34 @@
+import { canonicalJson, sha256Hex } from '../../protocol/canonical.js';
+import { GatewayError } from '../../protocol/errors.js';
+import type { AdmitRequest } from '../../state/state-store.js';
+import type { PlannedCall } from '../types.js';
+
+/** Binds a call id to what it asked for, so the same id with other arguments is caught. */
+export function fingerprintOf(name: string, args: Record<string, unknown>): string {
+  return sha256Hex(`${name}\n${canonicalJson(args)}`);
+}
+
+/**
+ * Call-id replay applies to side-effecting tools only: read-only calls are
+ * simply run again. The lease outlives the call's timeout so a slow first run
+ * is not mistaken for a crashed one.
+ */
+export function replayPart(call: PlannedCall, timeoutMs: number): AdmitRequest['replay'] {
+  if (call.entry!.concurrencySafe) return undefined;
+  return { fingerprint: call.fingerprint!, leaseMs: timeoutMs + 5_000 };
+}
+
+export function mismatchError(call: PlannedCall): GatewayError {
+  return new GatewayError('IDEMPOTENCY_MISMATCH', {
+    message: `The call id ${call.id} was already used in this session with a different tool or arguments.`,
+    suggestion: 'Use a new call id for a different call.',
+  });
+}
+
+export function stillRunningError(call: PlannedCall): GatewayError {
+  return new GatewayError('TIMEOUT', {
+    message: `The call id ${call.id} is still running in another request; its result was not ready in time.`,
+    retryAfterMs: 1_000,
+    suggestion: 'Retry with the same call id to get its result once it finishes.',
+  });
+}

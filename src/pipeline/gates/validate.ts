@@ -1,0 +1,85 @@
+import { GatewayError } from '../../protocol/errors.js';
+import type { LocalGate } from '../types.js';
+
+const MAX_REPORTED_ERRORS = 20;
+
+/** The first string longer than `limit` characters, at any depth, as a JSON pointer. */
+function oversizedString(value: unknown, limit: number, path: string, depth: number): string | undefined {
+  if (typeof value === 'string') return value.length > limit ? path || '/' : undefined;
+  if (value === null || typeof value !== 'object' || depth > 64) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = oversizedString(child, limit, `${path}/${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+type Schema = Record<string, unknown>;
+
+function acceptsNull(schema: Schema): boolean {
+  const type = schema.type;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  const branches = [schema.anyOf, schema.oneOf].filter(Array.isArray).flat() as Schema[];
+  return branches.some((b) => b && typeof b === 'object' && acceptsNull(b));
+}
+
+/**
+ * OpenAI strict mode (GET /tools?strict=true) makes every property required
+ * and nullable, so models send `null` for an optional property they mean to
+ * leave out. Drop those nulls where the tool's own schema does not take null.
+ * Returns the same object when there is nothing to drop.
+ */
+export function dropStrictNulls(schema: Schema, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (!items || typeof items !== 'object') return value;
+    const mapped = value.map((v) => dropStrictNulls(items as Schema, v));
+    return mapped.some((v, i) => v !== value[i]) ? mapped : value;
+  }
+  const properties = schema.properties as Record<string, Schema> | undefined;
+  if (!properties) return value;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  let out: Record<string, unknown> | undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const own = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (!own) continue;
+    const next = child === null && !required.has(key) && !acceptsNull(own) ? undefined : dropStrictNulls(own, child);
+    if (next !== child) {
+      out ??= { ...(value as Record<string, unknown>) };
+      if (next === undefined) delete out[key];
+      else out[key] = next;
+    }
+  }
+  return out ?? value;
+}
+
+/** Gate 3: string sizes, then the tool's JSON Schema with every error reported. */
+export const validateGate: LocalGate = (call, _ctx, deps) => {
+  const entry = call.entry!;
+  const args = dropStrictNulls(entry.tool.parameters, call.args!) as Record<string, unknown>;
+  call.args = args;
+  const limit = deps.config.limits.arg_chars;
+  const oversized = oversizedString(args, limit, '', 0);
+  if (oversized) {
+    return new GatewayError('ARG_TOO_LARGE', {
+      message: `The argument at ${oversized} is over ${limit} characters.`,
+      details: { path: oversized, limit },
+      suggestion: 'Send a smaller value, or split the work into several calls.',
+    });
+  }
+  if (entry.validate(args)) return undefined;
+  const errors = (entry.validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => ({
+    path: e.instancePath || '/',
+    message:
+      e.keyword === 'additionalProperties'
+        ? `unknown property ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`
+        : (e.message ?? 'is invalid'),
+  }));
+  return new GatewayError('INVALID_ARGS', {
+    message: `The arguments do not match the schema of ${entry.name}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
+    details: { errors },
+    suggestion: `Fix the arguments to match the parameters of ${entry.name} and call it again.`,
+  });
+};

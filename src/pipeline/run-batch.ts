@@ -1,0 +1,196 @@
+import { redactForLog } from '../observability/logger.js';
+import type { NormalizedCall } from '../protocol/calls.js';
+import { sha256Hex } from '../protocol/canonical.js';
+import { GatewayError, isGatewayError } from '../protocol/errors.js';
+import { payloadOf, type CallResult, type Payload } from '../protocol/result.js';
+import { StateUnavailableError, type SettleRequest, type StoredResult } from '../state/state-store.js';
+import type { ToolOutput } from '../tools/tool.js';
+import { admitBatch, callTimeout, type AdmitOutcome } from './admit.js';
+import { applyBatchBudget, applyCallBudget, truncationRecord } from './budget.js';
+import { breakerOutcome, breakerScope } from './gates/breaker.js';
+import { lockToStore } from './gates/lock-inject.js';
+import { partition } from './partition.js';
+import { planCalls } from './plan.js';
+import { mapBounded, runWithTimeout } from './timeout.js';
+import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
+
+/** A finished call, before the batch budget and rendering. */
+interface Finished {
+  call: PlannedCall;
+  result: CallResult;
+  /** Set for executed calls; the error a tool failed with, for logs and the breaker. */
+  error?: GatewayError;
+}
+
+function errorResult(call: PlannedCall, error: GatewayError, timeMs = 0): CallResult {
+  return {
+    tool_call_id: call.id,
+    name: call.name,
+    status: 'error',
+    text: '',
+    error: error.toCallError(),
+    truncated: null,
+    stats: { time_ms: timeMs, output_bytes: 0 },
+    replayed: false,
+  };
+}
+
+function replayedResult(call: PlannedCall, stored: StoredResult): CallResult {
+  return { ...(stored as unknown as CallResult), tool_call_id: call.id, name: call.name, replayed: true };
+}
+
+function successResult(call: PlannedCall, output: ToolOutput, timeMs: number): CallResult {
+  const truncated = output.spilled ? truncationRecord(output.spilled.record) : null;
+  const result: CallResult = {
+    tool_call_id: call.id,
+    name: call.name,
+    status: output.partial || truncated ? 'partial' : 'success',
+    text: output.text,
+    truncated,
+    stats: { time_ms: timeMs, output_bytes: Buffer.byteLength(output.text) },
+    replayed: false,
+  };
+  if (output.data !== undefined) result.data = output.data;
+  return result;
+}
+
+/** The result with its payload fields replaced: a budget may have dropped `data`. */
+function withPayload(result: CallResult, payload: Payload): CallResult {
+  const { data: _data, error: _error, ...rest } = result;
+  return { ...rest, ...payload };
+}
+
+function asGatewayError(err: unknown, call: PlannedCall, ctx: ExecContext): GatewayError {
+  if (isGatewayError(err)) return err;
+  ctx.log.error({ err, call_id: call.id, tool: call.name }, 'tool threw an unexpected error');
+  return new GatewayError('EXECUTION_FAILED', { message: `${call.name} failed unexpectedly.` });
+}
+
+function spillFor(ctx: ExecContext, deps: PipelineDeps) {
+  return async (content: string | Buffer | AsyncIterable<Buffer>) => {
+    const record = await deps.spill.put(ctx.caller.tenant, content);
+    deps.metrics.spilledBytes.inc(record.bytes);
+    return record;
+  };
+}
+
+/** Gate 8: run the tool under its deadline; then the per-call budget. */
+async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<Finished & { output?: ToolOutput }> {
+  const started = performance.now();
+  const timeoutMs = callTimeout(call, ctx);
+  const spill = spillFor(ctx, deps);
+  try {
+    const output = await runWithTimeout(timeoutMs, (signal) =>
+      call.entry!.tool.run(call.args!, {
+        signal,
+        tenant: ctx.caller.tenant,
+        sessionId: ctx.sessionId,
+        callId: call.id,
+        deadline: Date.now() + timeoutMs,
+        spill,
+      }),
+    );
+    const result = successResult(call, output, Math.round(performance.now() - started));
+    const budgeted = await applyCallBudget(payloadOf(result), deps.config.limits.call_budget_bytes, spill);
+    return { call, result: withPayload(result, budgeted.payload), output };
+  } catch (err) {
+    const error = asGatewayError(err, call, ctx);
+    return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
+  }
+}
+
+/** Gate 9: what the executed calls of a batch leave in the state store, in one request. */
+async function settle(executed: Array<Finished & { output?: ToolOutput; outcome: AdmitOutcome & { kind: 'run' } }>, ctx: ExecContext, deps: PipelineDeps): Promise<void> {
+  if (executed.length === 0) return;
+  const requests: SettleRequest[] = executed.map(({ call, result, error, output, outcome }) => {
+    const entry = call.entry!;
+    const request: SettleRequest = {
+      tenant: ctx.caller.tenant,
+      sessionId: ctx.sessionId,
+      callId: call.id,
+      tool: entry.name,
+      breaker: { scope: breakerScope(entry, ctx.caller, deps), outcome: breakerOutcome(error), probe: outcome.probe, ...entry.breaker },
+    };
+    const lock = output && !error ? lockToStore(call, output) : undefined;
+    if (lock) request.lock = { ...lock, ttlMs: deps.config.state.lock_ttl_ms };
+    if (outcome.replayLease) {
+      const { tool_call_id: _id, replayed: _replayed, ...stored } = result;
+      request.replay = { result: stored as StoredResult, ttlMs: deps.config.state.replay_ttl_ms };
+    }
+    return request;
+  });
+  try {
+    await deps.state.settle(requests, deps.clock.now());
+    deps.health.ok();
+  } catch (err) {
+    if (!(err instanceof StateUnavailableError)) throw err;
+    deps.health.failed(err);
+  }
+}
+
+async function runBatch(batch: readonly PlannedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<Finished[]> {
+  const runnable = batch.filter((c) => !c.failure);
+  const outcomes = runnable.length > 0 ? await admitBatch(runnable, ctx, deps) : [];
+  const outcomeOf = new Map(runnable.map((call, i) => [call, outcomes[i]!]));
+  const toRun = runnable.filter((c) => outcomeOf.get(c)!.kind === 'run');
+  const executed = await mapBounded(toRun, deps.config.limits.concurrency, async (call) => ({
+    ...(await execute(call, ctx, deps)),
+    outcome: outcomeOf.get(call) as AdmitOutcome & { kind: 'run' },
+  }));
+  await settle(executed, ctx, deps);
+  const byCall = new Map<PlannedCall, Finished>(executed.map((f) => [f.call, f]));
+  return batch.map((call) => {
+    const done = byCall.get(call);
+    if (done) return done;
+    const outcome = outcomeOf.get(call);
+    if (outcome?.kind === 'replayed') return { call, result: replayedResult(call, outcome.result) };
+    return { call, result: errorResult(call, call.failure!) };
+  });
+}
+
+function record(finished: readonly Finished[], payloads: readonly Payload[], ctx: ExecContext, deps: PipelineDeps, bytes: readonly string[]): void {
+  finished.forEach(({ call, result }, i) => {
+    const code = result.error?.code ?? '';
+    deps.metrics.toolCalls.inc({ tool: call.entry ? call.name : '(unknown)', status: result.status, code });
+    if (call.entry && !result.replayed) deps.metrics.toolDuration.observe({ tool: call.name }, result.stats.time_ms / 1000);
+    if (payloads[i]!.truncated) deps.metrics.truncations.inc();
+    ctx.log.info(
+      {
+        session_id: ctx.sessionId,
+        tenant: ctx.caller.tenant,
+        call_id: call.id,
+        tool: call.name.slice(0, 100),
+        arguments: call.args === undefined ? undefined : redactForLog(call.args),
+        result_sha256: bytes[i],
+        status: result.status,
+        error_code: code || undefined,
+        replayed: result.replayed,
+        duration_ms: result.stats.time_ms,
+      },
+      'tool call',
+    );
+  });
+}
+
+/**
+ * Run a parsed request: local gates, batches in order (concurrency-safe ones
+ * concurrently), the batch budget, then metrics and one log line per call.
+ * Results come back in request order, one per call.
+ */
+export async function executeCalls(calls: readonly NormalizedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<{ results: CallResult[]; payloads: Payload[]; serialized: string[] }> {
+  deps.metrics.batchSize.observe(calls.length);
+  const planned = planCalls(calls, ctx, deps);
+  const finished: Finished[] = [];
+  for (const batch of partition(planned)) finished.push(...(await runBatch(batch, ctx, deps)));
+  let payloads = finished.map((f) => payloadOf(f.result));
+  try {
+    payloads = (await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spillFor(ctx, deps))).payloads;
+  } catch (err) {
+    // The calls have run; answering with payloads over the batch budget beats losing their results.
+    ctx.log.error({ err }, 'batch budget could not spill; answering with per-call budgets only');
+  }
+  const results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
+  const serialized = payloads.map((p) => JSON.stringify(p));
+  record(finished, payloads, ctx, deps, serialized.map((s) => sha256Hex(s)));
+  return { results, payloads, serialized };
+}

@@ -1,0 +1,59 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config/schema.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { GatewayError } from '../protocol/errors.js';
+import type { RegisteredTool, ToolRegistry } from '../registry/registry.js';
+import type { SpillStore } from '../spill/spill-store.js';
+import type { Clock } from '../state/clock.js';
+import type { StateStore } from '../state/state-store.js';
+import type { RateLimitSettings } from '../tools/tool.js';
+import type { Policy } from './gates/permission.js';
+import type { StateHealth } from './state-health.js';
+
+/** Who is calling: resolved from the API key (or the anonymous loopback caller). */
+export interface Caller {
+  keyId: string;
+  tenant: string;
+  scopes: ReadonlySet<'execute' | 'admin'>;
+  /** Whether the key may see and call this tool. */
+  allows(tool: string): boolean;
+  rateLimit?: RateLimitSettings;
+}
+
+/** One request's view of the pipeline. */
+export interface ExecContext {
+  caller: Caller;
+  sessionId: string;
+  log: FastifyBaseLogger;
+  /** The request's `timeout_ms`: lowers, never raises, each call's timeout. */
+  timeoutMs?: number;
+}
+
+export interface PipelineDeps {
+  registry: ToolRegistry;
+  state: StateStore;
+  spill: SpillStore;
+  clock: Clock;
+  metrics: Metrics;
+  policy: Policy;
+  health: StateHealth;
+  config: Pick<Config, 'limits' | 'state' | 'defaults'>;
+}
+
+/** A call on its way through the gates. Later gates fill in what earlier ones found. */
+export interface PlannedCall {
+  index: number;
+  id: string;
+  name: string;
+  rawArguments: unknown;
+  entry?: RegisteredTool;
+  args?: Record<string, unknown>;
+  /** sha256 of tool name and canonical arguments, as the caller sent them. */
+  fingerprint?: string;
+  decision?: 'allow' | 'ask';
+  /** Set by the first gate that stops the call; nothing runs after it. */
+  failure?: GatewayError;
+}
+
+/** A gate that needs nothing but the call and the request: it stops the call or lets it on. */
+export type LocalGate = (call: PlannedCall, ctx: ExecContext, deps: PipelineDeps) => GatewayError | undefined;

@@ -1,0 +1,118 @@
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES } from './errors.js';
+
+/**
+ * Wire schemas, each defined once with an `$id`: registered on the app,
+ * referenced by the routes for validation and response serialization, and
+ * emitted into the OpenAPI document.
+ */
+const ErrorCodeSchema = Type.Unsafe<string>({
+  $id: 'ErrorCode',
+  type: 'string',
+  enum: Object.keys(ERROR_CODES),
+  description: 'The closed set of error codes.',
+});
+
+const ref = (id: string) => Type.Unsafe({ $ref: `${id}#` });
+
+const CallErrorSchema = Type.Object(
+  {
+    code: ref('ErrorCode'),
+    message: Type.String(),
+    retryable: Type.Boolean(),
+    retry_after_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    suggestion: Type.Optional(Type.String()),
+    details: Type.Optional(Type.Unknown()),
+  },
+  { $id: 'CallError' },
+);
+
+const ErrorEnvelopeSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: ref('ErrorCode'),
+      message: Type.String(),
+      details: Type.Optional(Type.Unknown()),
+    }),
+  },
+  { $id: 'ErrorEnvelope', description: 'Every error of the HTTP envelope (not of a single call) has this shape.' },
+);
+
+const TruncationSchema = Type.Union(
+  [
+    Type.Object({
+      original_bytes: Type.Integer(),
+      uri: Type.String(),
+      url: Type.String(),
+      sha256: Type.String(),
+    }),
+    Type.Null(),
+  ],
+  { $id: 'Truncation' },
+);
+
+const CallResultSchema = Type.Object(
+  {
+    tool_call_id: Type.String(),
+    name: Type.String(),
+    status: Type.Union([Type.Literal('success'), Type.Literal('partial'), Type.Literal('error')]),
+    text: Type.String(),
+    data: Type.Optional(Type.Unknown()),
+    error: Type.Optional(ref('CallError')),
+    stats: Type.Object({ time_ms: Type.Number(), output_bytes: Type.Integer() }),
+    truncated: ref('Truncation'),
+    replayed: Type.Boolean(),
+  },
+  { $id: 'CallResult' },
+);
+
+const ExecuteResponseSchema = Type.Object(
+  {
+    results: Type.Array(ref('CallResult')),
+    messages: Type.Array(Type.Unknown(), { description: 'Ready-to-append messages in the request format (openai, anthropic or gemini).' }),
+  },
+  { $id: 'ExecuteResponse' },
+);
+
+const CircuitSchema = Type.Object(
+  {
+    tool: Type.String(),
+    state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')]),
+    failures: Type.Integer(),
+    reopens_at: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { $id: 'Circuit' },
+);
+
+const ApprovalSchema = Type.Object(
+  {
+    id: Type.String(),
+    tenant: Type.String(),
+    session_id: Type.String(),
+    tool: Type.String(),
+    arguments: Type.Unknown({ description: 'The call arguments, secrets redacted.' }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied')]),
+    reason: Type.Optional(Type.String()),
+    created_at: Type.Integer(),
+    expires_at: Type.Integer(),
+  },
+  { $id: 'Approval' },
+);
+
+export const WIRE_SCHEMAS: readonly TSchema[] = [
+  ErrorCodeSchema,
+  CallErrorSchema,
+  ErrorEnvelopeSchema,
+  TruncationSchema,
+  CallResultSchema,
+  ExecuteResponseSchema,
+  CircuitSchema,
+  ApprovalSchema,
+];
+
+/** Response entries for the envelope errors a route can answer with. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ref('ErrorEnvelope')]));
+}
+
+export { ref as schemaRef };

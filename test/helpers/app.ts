@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { configFrom } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { createRegistry, registryDefaults } from '../../src/registry/registry.js';
+import { createFsSpillStore } from '../../src/spill/fs.js';
+import type { SpillStore } from '../../src/spill/spill-store.js';
+import { ManualClock } from '../../src/state/clock.js';
+import { createMemoryStateStore } from '../../src/state/memory.js';
+import type { StateStore } from '../../src/state/state-store.js';
+import { createHttpDispatchers } from '../../src/tools/http/index.js';
+import { loadTools } from '../../src/tools/index.js';
+import type { Tool } from '../../src/tools/tool.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  clock: ManualClock;
+  state: StateStore;
+  spill: SpillStore;
+  workspace: string;
+  config: Config;
+  /** Log lines the app wrote, parsed. */
+  logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Record<string, unknown>;
+  /** Extra tools next to the built-ins. */
+  tools?: Tool[];
+  builtins?: boolean;
+  state?: StateStore;
+  clock?: ManualClock;
+  workspace?: string;
+  spillDir?: string;
+  /** Environment for `${VAR}` in HTTP tool headers. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const BUILTIN_NAMES = new Set(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS']);
+
+/** An app on memory state (unless given), a manual clock, a temp workspace and a temp spill directory. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const workspace = options.workspace ?? (await mkdtemp(join(tmpdir(), 'toolgate-ws-')));
+  const spillDir = options.spillDir ?? (await mkdtemp(join(tmpdir(), 'toolgate-spill-')));
+  const clock = options.clock ?? new ManualClock();
+  const config = configFrom({ workspace, ...options.config });
+  const state = options.state ?? createMemoryStateStore({ clock });
+  const spill = createFsSpillStore({ dir: spillDir, ttlMs: config.spill.ttl_ms, clock });
+  const dispatchers = createHttpDispatchers();
+  const configured = loadTools(config, { workspace, env: options.env ?? {}, dispatchers });
+  const tools = [...(options.builtins === false ? configured.filter((tool) => !BUILTIN_NAMES.has(tool.name)) : configured), ...(options.tools ?? [])];
+  const registry = createRegistry(tools, registryDefaults(config));
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  const app = await buildApp({ state, spill, registry, clock, logger, metrics: createMetrics({ processMetrics: false }) }, config);
+  await app.ready();
+  return {
+    app,
+    clock,
+    state,
+    spill,
+    workspace,
+    config,
+    logs,
+    async close() {
+      await app.close();
+      await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+      if (!options.state) await state.close();
+      if (!options.workspace) await rm(workspace, { recursive: true, force: true });
+      if (!options.spillDir) await rm(spillDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POST /execute with a JSON body; returns the parsed response. */
+export async function execute(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}) {
+  const response = await app.inject({ method: 'POST', url: '/execute', payload: body as object, headers });
+  return { status: response.statusCode, body: response.json() as Record<string, any>, headers: response.headers };
+}
