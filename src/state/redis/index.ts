@@ -1,0 +1,1 @@
+export { createRedisStateStore, RedisStateStore, type RedisStateStoreOptions } from './store.js';

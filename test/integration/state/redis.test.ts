@@ -1,0 +1,316 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { ManualClock } from '../../../src/state/clock.js';
+import { createRedisStateStore } from '../../../src/state/redis/index.js';
+import { StateUnavailableError, type AdmitRequest, type StateStore } from '../../../src/state/state-store.js';
+import { describeStateStore } from '../../contract/state-store.contract.js';
+import { freePort } from '../../helpers/redis-global-setup.js';
+
+const url = inject('redisUrl');
+const redisBinary = inject('redisBinary');
+
+const newPrefix = () => `test-${randomUUID()}`;
+const BREAKER = { scope: 'Edit', failureThreshold: 3, recoveryMs: 300_000 };
+const call = (overrides: Partial<AdmitRequest> = {}): AdmitRequest => ({
+  tenant: 'acme',
+  sessionId: 's1',
+  callId: 'c1',
+  tool: 'Edit',
+  breaker: BREAKER,
+  ...overrides,
+});
+
+describeStateStore('redis', async () => {
+  const clock = new ManualClock();
+  const store = createRedisStateStore({ url, keyPrefix: newPrefix(), clock });
+  return { store, clock, cleanup: () => store.close() };
+});
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** A redis-server of the test's own, to count its commands or to stop and start it. */
+class OwnRedis {
+  private child: ChildProcess | undefined;
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn(redisBinary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()], {
+      stdio: 'ignore',
+    });
+    for (let attempt = 0; !(await accepts(this.port)); attempt++) {
+      if (attempt > 200) throw new Error(`redis-server did not listen on ${this.port}`);
+      await sleep(25);
+    }
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null;
+  }
+
+  /** SIGSTOP: the server keeps its sockets open but answers nothing. */
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
+}
+
+describe.skipIf(!redisBinary)('RedisStateStore on a server of its own', () => {
+  let server: OwnRedis;
+  beforeAll(async () => {
+    server = new OwnRedis(await freePort());
+    await server.start();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('costs one round trip per admit and per settle, whatever the batch size', async () => {
+    const clock = new ManualClock();
+    const client = new Redis(server.url, { connectionName: 'store-under-test' });
+    const store = createRedisStateStore({ client, keyPrefix: newPrefix(), clock });
+    // Threshold 0: the slow log records every command a client sends, and not the ones scripts run.
+    const admin = new Redis(server.url);
+    await admin.config('SET', 'slowlog-log-slower-than', '0');
+    const commandsDuring = async (work: () => Promise<unknown>) => {
+      const sent = vi.spyOn(client, 'sendCommand');
+      await admin.slowlog('RESET');
+      await work();
+      const log = (await admin.slowlog('GET', 1000)) as [number, number, number, string[], string, string][];
+      const clientSide = sent.mock.calls.length;
+      sent.mockRestore();
+      const serverSide = log.filter((entry) => entry[5] === 'store-under-test').map((entry) => entry[3][0]?.toLowerCase());
+      return { serverSide, clientSide };
+    };
+    try {
+      await store.ping();
+      for (const n of [1, 10, 64]) {
+        const batch = Array.from({ length: n }, (_, i) =>
+          call({
+            callId: `c${n}-${i}`,
+            replay: { fingerprint: 'f', leaseMs: 60_000 },
+            approval: i % 2 ? { argsHash: `h${i}`, ttlMs: 60_000, summary: { tool: 'Edit', arguments: {} } } : undefined,
+            lockPath: `p${i}`,
+            breaker: { ...BREAKER, scope: `tool-${i % 5}` },
+            rateLimit: { subject: 'key', perMinute: 1000 },
+          }),
+        );
+        expect(await commandsDuring(() => store.admit(batch, clock.now()))).toEqual({ serverSide: [expect.stringMatching(/^eval(sha)?$/)], clientSide: 1 });
+        const settled = batch.map((r, i) => ({
+          ...r,
+          breaker: { ...r.breaker, outcome: 'failure' as const, probe: false },
+          lock: { path: `p${i}`, meta: { file_mtime_ms: 1, file_size_bytes: 2 }, ttlMs: 60_000 },
+          replay: { result: { i }, ttlMs: 60_000 },
+        }));
+        expect(await commandsDuring(() => store.settle(settled, clock.now()))).toEqual({ serverSide: [expect.stringMatching(/^eval(sha)?$/)], clientSide: 1 });
+      }
+    } finally {
+      await store.close();
+      client.disconnect();
+      admin.disconnect();
+    }
+  });
+
+  describe('when the server goes away', () => {
+    const timeouts = { connectTimeoutMs: 200, commandTimeoutMs: 200 };
+    let store: StateStore | undefined;
+    afterEach(async () => {
+      server.signal('SIGCONT');
+      await store?.close();
+      store = undefined;
+      if (!server.running) await server.start();
+    });
+
+    const everyMethod = (s: StateStore, now: number): Record<string, () => Promise<unknown>> => {
+      const ref = { tenant: 'acme', sessionId: 's1', callId: 'c1' };
+      return {
+        admit: () => s.admit([call()], now),
+        settle: () => s.settle([{ ...ref, tool: 'Edit', breaker: { ...BREAKER, outcome: 'success', probe: false } }], now),
+        awaitResult: () => s.awaitResult(ref, 5000),
+        releaseCall: () => s.releaseCall(ref),
+        claimRequest: () => s.claimRequest('acme', 'k', 'f', 1000),
+        completeRequest: () => s.completeRequest('acme', 'k', {}, 1000),
+        releaseRequest: () => s.releaseRequest('acme', 'k'),
+        awaitRequest: () => s.awaitRequest('acme', 'k', 5000),
+        circuits: () => s.circuits(['Edit'], now),
+        resetCircuit: () => s.resetCircuit('Edit'),
+        listApprovals: () => s.listApprovals(null, now),
+        decideApproval: () => s.decideApproval('apr_x', null, 'approved', undefined, now),
+        hit: () => s.hit('ip', 5, 1000, now),
+        ping: () => s.ping(),
+      };
+    };
+
+    /** Each method on its own rejects with StateUnavailableError, and soon. */
+    const expectUnavailable = async (s: StateStore, now: number) => {
+      for (const [name, method] of Object.entries(everyMethod(s, now))) {
+        const started = performance.now();
+        const error = await method().then(
+          () => new Error(`${name} resolved`),
+          (e: unknown) => e,
+        );
+        const elapsed = performance.now() - started;
+        expect(error, name).toBeInstanceOf(StateUnavailableError);
+        expect(elapsed, name).toBeLessThan(500);
+      }
+    };
+
+    it('throws StateUnavailableError from every method when nothing listens', async () => {
+      store = createRedisStateStore({ url: `redis://127.0.0.1:${await freePort()}`, keyPrefix: newPrefix(), ...timeouts });
+      await expectUnavailable(store, Date.now());
+    });
+
+    it('throws StateUnavailableError when the server hangs, within the command timeout', async () => {
+      store = createRedisStateStore({ url: server.url, keyPrefix: newPrefix(), ...timeouts });
+      await store.ping();
+      server.signal('SIGSTOP');
+      await expectUnavailable(store, Date.now());
+    });
+
+    it('fails fast while the server is down and recovers by itself on the same port', async () => {
+      const clock = new ManualClock();
+      store = createRedisStateStore({ url: server.url, keyPrefix: newPrefix(), clock, ...timeouts });
+      expect((await store.admit([call({ replay: { fingerprint: 'f', leaseMs: 60_000 } })], clock.now()))[0]?.outcome).toBe('admitted');
+      await server.stop();
+      await expectUnavailable(store, clock.now());
+      await server.start();
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        try {
+          await store.ping();
+          break;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await sleep(50);
+        }
+      }
+      // A fresh server has neither data nor scripts: the store loads them again on its own.
+      expect((await store.admit([call({ replay: { fingerprint: 'f', leaseMs: 60_000 } })], clock.now()))[0]?.outcome).toBe('admitted');
+      expect(await store.claimRequest('acme', 'k', 'f', 1000)).toEqual({ outcome: 'claimed' });
+    });
+  });
+});
+
+describe('RedisStateStore on the shared server', () => {
+  const stores: StateStore[] = [];
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+  const open = (keyPrefix: string, clock: ManualClock) => {
+    const store = createRedisStateStore({ url, keyPrefix, clock });
+    stores.push(store);
+    return store;
+  };
+
+  it('lets exactly one of 50 concurrent admits from two clients probe a half-open breaker', async () => {
+    const clock = new ManualClock();
+    const prefix = newPrefix();
+    const [a, b] = [open(prefix, clock), open(prefix, clock)] as [StateStore, StateStore];
+    const failure = { tenant: 'acme', sessionId: 's', callId: 'x', tool: 'Edit', breaker: { ...BREAKER, outcome: 'failure' as const, probe: false } };
+    await a.settle([failure, failure, failure], clock.now());
+    clock.advance(BREAKER.recoveryMs);
+    const answers = (
+      await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).admit([call({ callId: `c${i}` })], clock.now())))
+    ).flat();
+    expect(answers.filter((x) => x.outcome === 'admitted')).toEqual([{ outcome: 'admitted', lock: null, probe: true }]);
+    expect(answers.filter((x) => x.outcome === 'circuit_open')).toHaveLength(49);
+  });
+
+  it('hands one lease and exactly perMinute tokens to concurrent callers', async () => {
+    const clock = new ManualClock();
+    const prefix = newPrefix();
+    const [a, b] = [open(prefix, clock), open(prefix, clock)] as [StateStore, StateStore];
+    const replays = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).admit([call({ replay: { fingerprint: 'f', leaseMs: 60_000 } })], clock.now())),
+    );
+    expect(replays.flat().filter((x) => x.outcome === 'admitted')).toHaveLength(1);
+    const limited = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 ? a : b).admit([call({ callId: `r${i}`, rateLimit: { subject: 'key', perMinute: 10 } })], clock.now()),
+      ),
+    );
+    expect(limited.flat().filter((x) => x.outcome === 'admitted')).toHaveLength(10);
+  });
+
+  it('writes every key with a TTL, under one hash tag', async () => {
+    const clock = new ManualClock();
+    const prefix = newPrefix();
+    const store = open(prefix, clock);
+    const now = clock.now();
+    const summary = { tool: 'Edit', arguments: { a: 1 } };
+    await store.admit(
+      [
+        call({ replay: { fingerprint: 'f', leaseMs: 60_000 }, lockPath: 'a', rateLimit: { subject: 'key', perMinute: 5 } }),
+        call({ callId: 'c2', replay: { fingerprint: 'f', leaseMs: 60_000 } }),
+        call({ callId: 'c3', approval: { argsHash: 'h', ttlMs: 60_000, summary } }),
+      ],
+      now,
+    );
+    const ref = { tenant: 'acme', sessionId: 's1', callId: 'c1', tool: 'Edit' };
+    await store.settle(
+      [
+        {
+          ...ref,
+          breaker: { ...BREAKER, outcome: 'failure', probe: false },
+          lock: { path: 'a', meta: { file_mtime_ms: 1, file_size_bytes: 1 }, ttlMs: 60_000 },
+          replay: { result: { ok: true }, ttlMs: 60_000 },
+        },
+      ],
+      now,
+    );
+    await store.claimRequest('acme', 'idem', 'f', 60_000);
+    await store.hit('ip', 5, 60_000, now);
+
+    const redis = new Redis(url);
+    try {
+      const keys = await redis.keys(`{${prefix}}:*`);
+      const kinds = new Set(keys.map((key) => key.split(':')[1]));
+      expect([...kinds].sort()).toEqual(
+        ['approval', 'approval-id', 'approvals', 'approvals-all', 'breaker', 'call', 'hit', 'lock', 'rate', 'request'].sort(),
+      );
+      for (const key of keys) expect(await redis.pttl(key), key).toBeGreaterThan(0);
+      expect(new Set(keys.map((key) => key.slice(0, key.indexOf('}') + 1)))).toEqual(new Set([`{${prefix}}`]));
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('keeps a tenant, session or path with separators and braces apart', async () => {
+    const clock = new ManualClock();
+    const store = open(newPrefix(), clock);
+    const meta = { file_mtime_ms: 5, file_size_bytes: 6 };
+    const ref = { tenant: 'a:b', sessionId: 'c', callId: 'x', tool: 'Edit' };
+    await store.settle([{ ...ref, breaker: { ...BREAKER, outcome: 'neutral', probe: false }, lock: { path: '{p}', meta, ttlMs: 60_000 } }], clock.now());
+    const [same, other] = await store.admit(
+      [call({ tenant: 'a:b', sessionId: 'c', lockPath: '{p}' }), call({ tenant: 'a', sessionId: 'b:c', lockPath: '{p}' })],
+      clock.now(),
+    );
+    expect(same).toMatchObject({ lock: meta });
+    expect(other).toMatchObject({ lock: null });
+  });
+});
