@@ -7,7 +7,7 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalBoolean, optionalNumber, optionalString, requireString } from './args.js';
 import { READ_FLAGS } from './read.js';
-import { compileSearchPattern } from './regex.js';
+import { compileSearchPattern, type LinePattern } from './regex.js';
 import { cutLine, looksBinary } from './text.js';
 import { MAX_WALK_ENTRIES, walkFiles, type FileWalk, type WalkedFile } from './walk.js';
 
@@ -15,7 +15,7 @@ export const DEFAULT_GREP_RESULTS = 100;
 export const MAX_GREP_RESULTS = 1000;
 /** Files over this are skipped (and counted in a note): they are data or builds more often than code. */
 export const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
-/** Only a line's first characters are searched, bounding what one backtracking regex can cost per line. */
+/** Only a line's first characters are searched, so one long line cannot dominate a search. */
 export const MAX_SEARCHED_LINE_CHARS = 2000;
 const SHOWN_LINE_CHARS = 500;
 
@@ -24,7 +24,7 @@ type FileOutcome = 'skipped-large' | 'searched';
 async function searchFile(
   ws: Workspace,
   file: WalkedFile,
-  regex: RegExp,
+  regex: LinePattern,
   room: number,
   out: string[],
 ): Promise<FileOutcome> {
@@ -69,11 +69,11 @@ export function createGrepTool(ws: Workspace): Tool {
   return {
     name: 'Grep',
     description:
-      'Search file contents in the workspace with a JavaScript regular expression. Returns matching lines as ' +
+      'Search file contents in the workspace with a regular expression (RE2 syntax: like JavaScript without lookaround or backreferences). Returns matching lines as ' +
       '`path:line:text` (path relative to the workspace root, line 1-based), at most `max_results` (default ' +
       `${DEFAULT_GREP_RESULTS}). Searches a file or every file under a directory, skipping .git, node_modules, binary files, ` +
       `files over ${MAX_GREP_FILE_BYTES / 1024 / 1024} MiB and symbolic links; only the first ${MAX_SEARCHED_LINE_CHARS} characters ` +
-      'of a line are searched. Patterns with nested repetition such as "(a+)+" are refused. ' +
+      'of a line are searched. ' +
       'Use Glob to find files by name, Read to see a match in context.',
     parameters: {
       type: 'object',
@@ -84,7 +84,7 @@ export function createGrepTool(ws: Workspace): Tool {
           type: 'string',
           minLength: 1,
           maxLength: 1000,
-          description: 'JavaScript regular expression (no slashes, no flags), e.g. "function\\s+\\w+".',
+          description: 'Regular expression in RE2 syntax (no slashes, no flags), e.g. "function\\s+\\w+".',
           examples: ['TODO', 'import .* from \'react\'', 'class\\s+\\w+Error'],
         },
         path: {
