@@ -1,5 +1,6 @@
-import { Agent, type Dispatcher } from 'undici';
-import { createGuardedConnector, isForbiddenAddress } from './ssrf.js';
+import type { LookupFunction } from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { createGuardedConnector, isForbiddenAddress, type ConnectorFactory } from './ssrf.js';
 
 /**
  * The two connection pools HTTP tools share. The private-network allowance
@@ -24,6 +25,16 @@ export interface HttpDispatcherOptions {
   connectionsPerOrigin?: number;
   /** Replaces the SSRF policy of `guarded` (default `isForbiddenAddress`), e.g. to treat one test address as public. */
   isForbidden?: (address: string) => boolean;
+  /**
+   * The network edge of both pools, for tests and embedding; production
+   * leaves both unset. `lookup` resolves host names (default `dns.lookup`;
+   * in `guarded` its every answer is checked). `buildConnector` makes the
+   * final connect step (default undici's): `guarded` calls it only for
+   * addresses that passed the check. Tests put a tripwire here that refuses
+   * anything outside loopback, so a broken guard cannot reach the network.
+   */
+  lookup?: LookupFunction;
+  buildConnector?: ConnectorFactory;
 }
 
 /**
@@ -33,6 +44,7 @@ export interface HttpDispatcherOptions {
  */
 export function createHttpDispatchers(options: HttpDispatcherOptions = {}): HttpDispatchers {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const build = options.buildConnector ?? buildConnector;
   const common = {
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
     connections: options.connectionsPerOrigin ?? 32,
@@ -42,8 +54,13 @@ export function createHttpDispatchers(options: HttpDispatcherOptions = {}): Http
   return {
     guarded: new Agent({
       ...common,
-      connect: createGuardedConnector({ connectTimeoutMs, isForbidden: options.isForbidden ?? isForbiddenAddress }),
+      connect: createGuardedConnector({
+        connectTimeoutMs,
+        isForbidden: options.isForbidden ?? isForbiddenAddress,
+        lookup: options.lookup,
+        buildConnector: build,
+      }),
     }),
-    open: new Agent({ ...common, connect: { timeout: connectTimeoutMs } }),
+    open: new Agent({ ...common, connect: build({ timeout: connectTimeoutMs, ...(options.lookup && { lookup: options.lookup }) }) }),
   };
 }

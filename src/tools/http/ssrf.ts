@@ -98,13 +98,14 @@ export class ForbiddenAddressError extends Error {
  * somewhere else between a check and the connect (DNS rebinding) cannot slip
  * through.
  */
-function guardedLookup(isForbidden: (address: string) => boolean): LookupFunction {
+function guardedLookup(isForbidden: (address: string) => boolean, resolve: LookupFunction): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, result) => {
       if (err) {
         callback(err, '', 0);
         return;
       }
+      const addresses = Array.isArray(result) ? result : [{ address: result, family: net.isIP(result) }];
       const bad = addresses.find((a) => isForbidden(a.address));
       const first = addresses[0];
       if (bad) callback(new ForbiddenAddressError(hostname, bad.address), '', 0);
@@ -115,10 +116,17 @@ function guardedLookup(isForbidden: (address: string) => boolean): LookupFunctio
   };
 }
 
+/** Makes the connector that opens sockets, given undici's connect options; undici's `buildConnector` by default. */
+export type ConnectorFactory = (options: buildConnector.BuildOptions) => buildConnector.connector;
+
 export interface GuardedConnectorOptions {
   connectTimeoutMs: number;
   /** Decides which resolved addresses are refused. */
   isForbidden: (address: string) => boolean;
+  /** Resolves host names; every address it returns is checked. Default `dns.lookup`. */
+  lookup?: LookupFunction | undefined;
+  /** Opens the socket once the address passed the check (receives the checking lookup). Default undici's `buildConnector`. */
+  buildConnector?: ConnectorFactory | undefined;
 }
 
 /**
@@ -127,7 +135,8 @@ export interface GuardedConnectorOptions {
  * literals are checked here and names in the lookup.
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
-  const connect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup(options.isForbidden) });
+  const build = options.buildConnector ?? buildConnector;
+  const connect = build({ timeout: options.connectTimeoutMs, lookup: guardedLookup(options.isForbidden, options.lookup ?? dns.lookup) });
   return (target, callback) => {
     if (net.isIP(target.hostname) !== 0 && options.isForbidden(target.hostname)) {
       const refusal = new ForbiddenAddressError(target.hostname, target.hostname);

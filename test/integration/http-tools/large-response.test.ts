@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolConfig } from '../../../src/config/schema.js';
-import { createHttpDispatchers, createHttpTool } from '../../../src/tools/http/index.js';
-import { callContext, createTempSpill, httpToolConfig, startServer, type TempSpill, type TestServer } from './helpers.js';
+import { createHttpTool } from '../../../src/tools/http/index.js';
+import { callContext, createTempSpill, createTestDispatchers, expectTripwireQuiet, httpToolConfig, startServer, type TempSpill, type TestServer } from './helpers.js';
 
 // The test measures live memory, so it needs to force collections; this fork is its own process.
 v8.setFlagsFromString('--expose-gc');
@@ -12,7 +12,8 @@ const gc = runInNewContext('gc') as () => void;
 
 const MiB = 1024 * 1024;
 const CHUNK = 64 * 1024;
-const dispatchers = createHttpDispatchers();
+const dispatchers = createTestDispatchers();
+afterEach(expectTripwireQuiet);
 let server: TestServer;
 let spill: TempSpill;
 

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpDispatchers, createHttpTool } from '../../../src/tools/http/index.js';
-import { callContext, failure, httpToolConfig, startServer, type TestServer } from './helpers.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpTool } from '../../../src/tools/http/index.js';
+import { callContext, createTestDispatchers, expectTripwireQuiet, failure, httpToolConfig, startServer, type TestServer } from './helpers.js';
 
-const dispatchers = createHttpDispatchers();
+const dispatchers = createTestDispatchers();
+afterEach(expectTripwireQuiet);
 const SECRET = 's3cr3t-token-0123456789';
 const env = { TG_TEST_TOKEN: SECRET };
 

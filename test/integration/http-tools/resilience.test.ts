@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ToolConfig } from '../../../src/config/schema.js';
-import { createHttpDispatchers, createHttpTool } from '../../../src/tools/http/index.js';
-import { callContext, failure, httpToolConfig, startServer, type TestServer } from './helpers.js';
+import { createHttpTool } from '../../../src/tools/http/index.js';
+import { callContext, createTestDispatchers, expectTripwireQuiet, failure, httpToolConfig, startServer, type TestServer } from './helpers.js';
 
-const dispatchers = createHttpDispatchers();
+const dispatchers = createTestDispatchers();
+afterEach(expectTripwireQuiet);
 const servers: TestServer[] = [];
 const open: ServerResponse[] = [];
 

@@ -1,10 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolConfig } from '../../../src/config/schema.js';
-import { createHttpDispatchers, createHttpTool, type HttpDispatchers } from '../../../src/tools/http/index.js';
+import { createHttpTool, type HttpDispatchers } from '../../../src/tools/http/index.js';
 import { isForbiddenAddress } from '../../../src/tools/http/ssrf.js';
-import { callContext, failure, httpToolConfig, startServer, type TestServer } from './helpers.js';
+import {
+  callContext,
+  createTestDispatchers,
+  expectTripwireQuiet,
+  expectWiredThroughTripwire,
+  failure,
+  httpToolConfig,
+  startServer,
+  type TestServer,
+} from './helpers.js';
 
-const dispatchers = createHttpDispatchers();
+// The addresses below must never be reached even if the guard breaks: every pool here connects through
+// the tripwire (helpers.ts), which refuses anything outside loopback, and resolves names in memory.
+const dispatchers = createTestDispatchers();
 let target: TestServer;
 let other: TestServer;
 
@@ -24,7 +35,10 @@ beforeAll(async () => {
     res.writeHead(200);
     res.end('other origin');
   });
+  // Nothing below runs unless both pools really connect through the tripwire.
+  await expectWiredThroughTripwire(dispatchers, other.port);
 });
+afterEach(expectTripwireQuiet);
 afterAll(async () => {
   await Promise.all([target.close(), other.close()]);
   await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
@@ -63,6 +77,33 @@ describe('SSRF guard: without allow_private_network, non-public targets are refu
     expect(target.requests.length).toBe(before);
   });
 
+  it.each([
+    ['a private address', ['10.0.0.1'], '10.0.0.1'],
+    ['the metadata service', ['169.254.169.254'], '169.254.169.254'],
+    ['a public and a private address', ['198.51.100.7', '10.0.0.1'], '10.0.0.1'],
+  ])('a hostname resolving to %s', async (_name, addresses, refused) => {
+    // The tripwire's resolver answers `localhost` with these addresses; no DNS is asked.
+    const pools = createTestDispatchers({ localhost: addresses });
+    try {
+      const err = await failure(() => tool({ url: `http://localhost:${target.port}/` }, pools).run({}, callContext(5000)));
+      expect(err).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'private_network', host: 'localhost', address: refused } });
+    } finally {
+      await Promise.all([pools.guarded.close(), pools.open.close()]);
+    }
+  });
+
+  it('both pools open their sockets through the tripwire', async () => {
+    const pools = createTestDispatchers({ isForbidden: (ip) => ip !== '127.0.0.1' && isForbiddenAddress(ip) });
+    try {
+      expect(await tool({ url: `${target.origin}/ok` }, pools).run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
+      const open = tool({ url: `http://localhost:${target.port}/ok`, allow_private_network: true }, pools);
+      expect(await open.run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
+      expect(pools.tripwire.passed).toEqual(['127.0.0.1', 'localhost']);
+    } finally {
+      await Promise.all([pools.guarded.close(), pools.open.close()]);
+    }
+  });
+
   it('with allow_private_network: true the same targets are reached', async () => {
     expect(await tool({ url: `${target.origin}/ok`, allow_private_network: true }).run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
     expect(await tool({ url: `http://localhost:${target.port}/ok`, allow_private_network: true }).run({}, callContext(5000))).toEqual({
@@ -90,7 +131,7 @@ describe('redirects: not followed unless allowed, then checked at every hop', ()
 
   it('a redirect to loopback is refused even when the first hop was allowed', async () => {
     // Treat the test server's own address as public so the first hop connects; everything else keeps the real policy.
-    const pools = createHttpDispatchers({ isForbidden: (ip) => ip !== '127.0.0.1' && isForbiddenAddress(ip) });
+    const pools = createTestDispatchers({ isForbidden: (ip) => ip !== '127.0.0.1' && isForbiddenAddress(ip) });
     try {
       const hop = tool({ url: `${target.origin}/ok`, follow_redirects: 3 }, pools);
       expect(await hop.run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
