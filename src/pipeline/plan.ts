@@ -13,14 +13,19 @@ const LOCAL_GATES: readonly LocalGate[] = [parseGate, lookupGate, validateGate, 
 export function planCalls(calls: readonly NormalizedCall[], ctx: ExecContext, deps: PipelineDeps): PlannedCall[] {
   return calls.map((c) => {
     const call: PlannedCall = { index: c.index, id: c.id, name: c.name, rawArguments: c.rawArguments };
+    let sent: Record<string, unknown> | undefined;
     for (const gate of LOCAL_GATES) {
       const failure = gate(call, ctx, deps);
       if (failure) {
         call.failure = failure;
         return call;
       }
-      if (gate === parseGate) call.fingerprint = fingerprintOf(call.name, call.args!);
+      // The arguments as the caller sent them: the validate gate may drop strict-mode nulls from call.args.
+      if (gate === parseGate) sent = call.args;
     }
+    // Only call-id replay (tools that are not concurrency-safe) and approvals use the fingerprint;
+    // hashing the canonical arguments of every read-only call was measurable work on the hot path.
+    if (!call.entry!.concurrencySafe || call.decision === 'ask') call.fingerprint = fingerprintOf(call.name, sent!);
     return call;
   });
 }

@@ -80,9 +80,12 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
   const timeoutMs = callTimeout(call, ctx);
   const spill = spillFor(ctx, deps);
   try {
-    const output = await runWithTimeout(timeoutMs, (signal) =>
+    const output = await runWithTimeout(timeoutMs, (abort) =>
       call.entry!.tool.run(call.args!, {
-        signal,
+        // A getter, so the signal is made only for a tool that reads it (see runWithTimeout).
+        get signal() {
+          return abort.signal;
+        },
         tenant: ctx.caller.tenant,
         sessionId: ctx.sessionId,
         callId: call.id,
