@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ERROR_CODES, GatewayError, isGatewayError, type ErrorCode } from '../protocol/errors.js';
+import { StateUnavailableError } from '../state/state-store.js';
 
 /** Fastify's own errors that are the client's fault, mapped to our codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -45,6 +46,10 @@ function fromFastify(err: FastifyError): GatewayError | undefined {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (isGatewayError(err)) return sendError(reply, err);
+    // Routes that need the state store (admin, Idempotency-Key waits) answer a Redis outage as what it is.
+    if (err instanceof StateUnavailableError) {
+      return sendError(reply, new GatewayError('STATE_UNAVAILABLE', { message: 'The state store is unreachable; retry shortly.', retryAfterMs: 1_000 }));
+    }
     const mapped = fromFastify(err);
     if (mapped) return sendError(reply, mapped);
     request.log.error({ err }, 'unhandled error');

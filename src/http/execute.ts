@@ -66,8 +66,9 @@ export function executeRoutes(deps: PipelineDeps) {
     try {
       claim = await deps.state.claimRequest(tenant, key, fingerprint, leaseMs);
     } catch (err) {
-      if (err instanceof StateUnavailableError) throw stateUnavailable();
-      throw err;
+      if (!(err instanceof StateUnavailableError)) throw err;
+      deps.health.failed(err);
+      throw stateUnavailable();
     }
     if (claim.outcome === 'mismatch') {
       throw new GatewayError('IDEMPOTENCY_MISMATCH', { message: 'This Idempotency-Key was already used with a different request body.' });

@@ -43,6 +43,10 @@ function admitRequest(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): 
   return request;
 }
 
+function stateUnavailable(message: string): GatewayError {
+  return new GatewayError('STATE_UNAVAILABLE', { message, retryAfterMs: 1_000, suggestion: 'Retry shortly.' });
+}
+
 /** Whether a call cannot run safely without the state store (contract 3.5, STATE_UNAVAILABLE). */
 function needsState(request: AdmitRequest): boolean {
   return request.replay !== undefined || request.approval !== undefined || request.lockPath !== undefined;
@@ -56,10 +60,19 @@ async function interpret(call: PlannedCall, request: AdmitRequest, admission: Ad
     case 'replayed':
       return { kind: 'replayed', result: admission.result };
     case 'in_flight': {
-      const result = await deps.state.awaitResult(
-        { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id },
-        callTimeout(call, ctx),
-      );
+      let result: StoredResult | null;
+      try {
+        result = await deps.state.awaitResult(
+          { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id },
+          callTimeout(call, ctx),
+        );
+      } catch (err) {
+        // The store went away while waiting: this call cannot be answered, the rest of the batch still can.
+        if (!(err instanceof StateUnavailableError)) throw err;
+        deps.health.failed(err);
+        call.failure = stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`);
+        return { kind: 'stopped' };
+      }
       if (result) return { kind: 'replayed', result };
       call.failure = stillRunningError(call);
       return { kind: 'stopped' };
@@ -114,11 +127,7 @@ export async function admitBatch(calls: readonly PlannedCall[], ctx: ExecContext
     deps.health.failed(err);
     return calls.map((call, i) => {
       if (!needsState(requests[i]!)) return { kind: 'run', probe: false, replayLease: false };
-      call.failure = new GatewayError('STATE_UNAVAILABLE', {
-        message: `${call.name} needs the state store, which is unreachable; nothing was run.`,
-        retryAfterMs: 1_000,
-        suggestion: 'Retry shortly.',
-      });
+      call.failure = stateUnavailable(`${call.name} needs the state store, which is unreachable; nothing was run.`);
       return { kind: 'stopped' };
     });
   }

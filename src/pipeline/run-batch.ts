@@ -94,11 +94,21 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
       }),
     );
     const result = successResult(call, output, Math.round(performance.now() - started));
-    const budgeted = await applyCallBudget(payloadOf(result), deps.config.limits.call_budget_bytes, spill);
-    return { call, result: withPayload(result, budgeted.payload), output };
+    return { call, result: await withinCallBudget(result, ctx, deps), output };
   } catch (err) {
     const error = asGatewayError(err, call, ctx);
     return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
+  }
+}
+
+/** The tool has run: a spill store failure must not turn its result into an error (nor be replayed as one). */
+async function withinCallBudget(result: CallResult, ctx: ExecContext, deps: PipelineDeps): Promise<CallResult> {
+  try {
+    const budgeted = await applyCallBudget(payloadOf(result), deps.config.limits.call_budget_bytes, spillFor(ctx, deps));
+    return withPayload(result, budgeted.payload);
+  } catch (err) {
+    ctx.log.error({ err, call_id: result.tool_call_id }, 'output could not be spilled; answering with the whole output');
+    return result;
   }
 }
 

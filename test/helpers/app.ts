@@ -38,6 +38,8 @@ export interface TestAppOptions {
   clock?: ManualClock;
   workspace?: string;
   spillDir?: string;
+  /** Replaces the temp-dir spill store, e.g. with one that fails. */
+  spill?: SpillStore;
   /** Environment for `${VAR}` in HTTP tool headers. */
   env?: NodeJS.ProcessEnv;
 }
@@ -51,7 +53,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const clock = options.clock ?? new ManualClock();
   const config = configFrom({ workspace, ...options.config });
   const state = options.state ?? createMemoryStateStore({ clock });
-  const spill = createFsSpillStore({ dir: spillDir, ttlMs: config.spill.ttl_ms, clock });
+  const spill = options.spill ?? createFsSpillStore({ dir: spillDir, ttlMs: config.spill.ttl_ms, clock });
   const dispatchers = createHttpDispatchers();
   const configured = loadTools(config, { workspace, env: options.env ?? {}, dispatchers });
   const tools = [...(options.builtins === false ? configured.filter((tool) => !BUILTIN_NAMES.has(tool.name)) : configured), ...(options.tools ?? [])];

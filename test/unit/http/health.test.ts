@@ -53,3 +53,23 @@ describe('health, readiness and metrics (contract 1, 8)', () => {
     expect(text).toMatch(/toolgate_http_requests_total\{method="POST",route="\/execute",status="200"\} 4/);
   });
 });
+
+describe('admin routes during a state outage', () => {
+  it('answer 503 STATE_UNAVAILABLE with Retry-After, not 500', async () => {
+    const state = createMemoryStateStore();
+    const down = async () => {
+      throw new StateUnavailableError();
+    };
+    state.listApprovals = down;
+    state.circuits = down;
+    t = await buildTestApp({ state });
+    for (const url of ['/approvals', '/circuits']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().error.code).toBe('STATE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    expect(t.logs.filter((l) => l.level === 50)).toEqual([]);
+    await state.close();
+  });
+});

@@ -65,3 +65,32 @@ describe('output budgets and GET /outputs/{id}', () => {
     }
   });
 });
+
+describe('when the spill store fails', () => {
+  it('a call that ran keeps its whole result (nothing lost), and a side-effecting one is replayed as it ran', async () => {
+    const failing = {
+      put: async () => {
+        throw new Error('disk full');
+      },
+      get: async () => null,
+      stat: async () => null,
+      sweep: async () => 0,
+      ping: async () => undefined,
+    };
+    const { slowTool } = await import('../../helpers/tools.js');
+    const big = { ...slowTool('BigWrite', { safe: false, ms: 1 }), run: async () => ({ text: 'y'.repeat(80_000) }) };
+    const t = await buildTestApp({ tools: [bigOutputTool('Big'), big], spill: failing });
+    try {
+      const { status, body } = await execute(t.app, [{ id: 'b', name: 'Big', arguments: { size: 60_000 } }, { id: 'w', name: 'BigWrite', arguments: {} }]);
+      expect(status).toBe(200);
+      expect(body.results[0]).toMatchObject({ status: 'success', truncated: null });
+      expect(body.results[0].text).toHaveLength(60_000);
+      expect(body.results[1]).toMatchObject({ status: 'success' });
+      const again = await execute(t.app, [{ id: 'w', name: 'BigWrite', arguments: {} }]);
+      expect(again.body.results[0]).toMatchObject({ status: 'success', replayed: true });
+      expect(t.logs.some((l) => l.msg === 'output could not be spilled; answering with the whole output')).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});

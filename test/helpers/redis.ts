@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './redis-global-setup.js';
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A redis-server of the test's own on a loopback port that stays the same
+ * across stop and start, so a client can reconnect to it by itself; and whose
+ * settings (the slow log) the test may change without touching the shared one.
+ */
+export class OwnRedis {
+  private child: ChildProcess | undefined;
+
+  private constructor(
+    private readonly binary: string,
+    readonly port: number,
+  ) {}
+
+  static async start(binary: string): Promise<OwnRedis> {
+    const server = new OwnRedis(binary, await freePort());
+    await server.start();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn(this.binary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let attempt = 0; !(await accepts(this.port)); attempt++) {
+      if (attempt > 200) throw new Error(`redis-server did not listen on ${this.port}`);
+      await sleep(25);
+    }
+  }
+
+  /** Returns once the process is gone and the port refuses connections. */
+  async stop(signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await once(child, 'exit');
+  }
+}
+
+/** Polls `check` until it holds; throws with `what` once `timeoutMs` passes. */
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
