@@ -8,17 +8,20 @@ import { installAuth } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { healthRoutes, metricsRoute } from './http/health.js';
+import { mcpRoutes } from './http/mcp.js';
 import { outputsRoutes } from './http/outputs.js';
 import { toolsRoutes } from './http/tools.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createPolicy } from './pipeline/gates/permission.js';
 import { StateHealth } from './pipeline/state-health.js';
 import type { PipelineDeps } from './pipeline/types.js';
+import { GatewayError } from './protocol/errors.js';
 import { WIRE_SCHEMAS } from './protocol/schemas.js';
 import type { ToolRegistry } from './registry/registry.js';
 import type { SpillStore } from './spill/spill-store.js';
 import type { Clock } from './state/clock.js';
 import type { StateStore } from './state/state-store.js';
+import { VERSION } from './version.js';
 
 /** Everything the app uses from outside; tests pass memory stores, a manual clock and their own registry. */
 export interface AppDeps {
@@ -46,7 +49,8 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     },
     // One 'request completed' line of our own (onResponse) replaces fastify's two per request.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
-    return503OnClosing: true,
+    // Requests during shutdown get our own NOT_READY envelope (onRequest below), not fastify's.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 256 },
   });
 
@@ -66,10 +70,25 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   for (const schema of WIRE_SCHEMAS) app.addSchema(schema);
   installErrorHandling(app);
 
+  // Bounds the memory a burst can take: past the limit a request is refused before its body is read.
+  let inflight = 0;
+  let closing = false;
+  const admitted = new WeakSet<object>();
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) throw new GatewayError('NOT_READY', { retryAfterMs: 1_000 });
+    if (inflight >= config.limits.inflight_requests) throw new GatewayError('OVERLOADED', { retryAfterMs: 1_000 });
+    inflight += 1;
+    admitted.add(request);
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    if (admitted.delete(request)) inflight -= 1;
   });
   app.addHook('onResponse', async (request, reply) => {
+    if (admitted.delete(request)) inflight -= 1;
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
@@ -85,7 +104,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
       openapi: '3.1.0',
       info: {
         title: 'toolgate',
-        version: '0.1.0',
+        version: VERSION,
         description: 'HTTP tool-execution gateway for LLM agents: tool schemas per model dialect, validated, authorized, ordered execution.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
@@ -100,6 +119,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   if (config.metrics_port === undefined) await app.register(metricsRoute(metrics, pipeline));
   await app.register(toolsRoutes(pipeline));
   await app.register(executeRoutes(pipeline));
+  await app.register(mcpRoutes(pipeline));
   await app.register(outputsRoutes(deps.spill));
   await app.register(adminRoutes(pipeline));
 

@@ -58,7 +58,8 @@ const PolicyRuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const KeySchema = Type.Object(
+/** One API key entry, in `keys` or in the file `keys_file` names. */
+export const KeySchema = Type.Object(
   {
     id: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
@@ -90,6 +91,7 @@ export const ConfigSchema = Type.Object(
         batch_budget_bytes: Type.Integer({ minimum: 1024, default: 204_800 }),
         concurrency: PositiveInt({ default: 8, maximum: 256 }),
         tool_timeout_ms: PositiveInt({ default: 30_000 }),
+        inflight_requests: PositiveInt({ default: 1024 }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -127,6 +129,9 @@ export const ConfigSchema = Type.Object(
     tools: Type.Array(ToolConfigSchema, { default: [] }),
     policy: Type.Object({ rules: Type.Array(PolicyRuleSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
     keys: Type.Array(KeySchema, { default: [] }),
+    keys_file: Type.Optional(
+      Type.String({ minLength: 1, description: 'A YAML file holding a list of key entries, relative to the config file; they join `keys`.' }),
+    ),
     auth: Type.Object(
       {
         failures_per_minute: PositiveInt({ default: 20 }),

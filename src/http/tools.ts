@@ -3,11 +3,11 @@ import { Type } from 'typebox';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
-import { breakerScope } from '../pipeline/gates/breaker.js';
-import type { Caller, PipelineDeps } from '../pipeline/types.js';
+import { circuitsFor } from '../pipeline/circuits.js';
+import type { PipelineDeps } from '../pipeline/types.js';
 import { toAnthropic, toGemini, toMcp, toOpenAI } from '../registry/dialects.js';
 import type { RegisteredTool } from '../registry/registry.js';
-import { StateUnavailableError, type CircuitStatus } from '../state/state-store.js';
+import type { CircuitStatus } from '../state/state-store.js';
 
 const Format = Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('mcp')]);
 type FormatName = 'openai' | 'anthropic' | 'gemini' | 'mcp';
@@ -44,20 +44,6 @@ function render(format: FormatName, entries: readonly RegisteredTool[], strict: 
 }
 
 export function toolsRoutes(deps: PipelineDeps) {
-  /** Breaker state of each tool; when the store is down every breaker reads closed, as for execution. */
-  async function circuitsOf(entries: readonly RegisteredTool[], caller: Caller): Promise<CircuitStatus[]> {
-    const scopes = entries.map((e) => breakerScope(e, caller, deps));
-    try {
-      const circuits = await deps.state.circuits(scopes, deps.clock.now());
-      deps.health.ok();
-      return circuits;
-    } catch (err) {
-      if (!(err instanceof StateUnavailableError)) throw err;
-      deps.health.failed(err);
-      return scopes.map((scope) => ({ scope, state: 'closed', failures: 0, reopens_at: null }));
-    }
-  }
-
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.get(
       '/tools',
@@ -73,7 +59,7 @@ export function toolsRoutes(deps: PipelineDeps) {
         const query = request.query as { format?: FormatName; strict?: boolean; include_unavailable?: boolean };
         const format = query.format ?? 'openai';
         const allowed = deps.registry.list().filter((e) => request.caller.allows(e.name));
-        const circuits = await circuitsOf(allowed, request.caller);
+        const circuits = await circuitsFor(allowed, request.caller, deps);
         const shown = query.include_unavailable ? allowed : allowed.filter((_, i) => circuits[i]!.state !== 'open');
         let tools = render(format, shown, format === 'openai' && query.strict === true);
         if (query.include_unavailable) {
@@ -113,7 +99,7 @@ export function toolsRoutes(deps: PipelineDeps) {
         const { name } = request.params as { name: string };
         const entry = deps.registry.get(name);
         if (!entry || !request.caller.allows(entry.name)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(name)}.` });
-        const [circuit] = await circuitsOf([entry], request.caller);
+        const [circuit] = await circuitsFor([entry], request.caller, deps);
         return {
           name: entry.name,
           description: entry.tool.description,

@@ -103,3 +103,41 @@ describe('envelope errors and hostile bodies', () => {
     expect(t.logs.filter((l) => l.msg === 'tool call' && l.request_id !== 'trace-me')).toEqual([]);
   });
 });
+
+describe('request bounds', () => {
+  it('past limits.inflight_requests a request gets 503 OVERLOADED with Retry-After, and the next one is served', async () => {
+    const { slowTool } = await import('../../helpers/tools.js');
+    const t = await buildTestApp({ tools: [slowTool('Slow', { safe: true, ms: 300 })], config: { limits: { inflight_requests: 2 } } });
+    try {
+      const slow = () => t.app.inject({ method: 'POST', url: '/execute', payload: [{ name: 'Slow', arguments: {} }] });
+      const responses = await Promise.all([slow(), slow(), slow()]);
+      const statuses = responses.map((r) => r.statusCode).sort();
+      expect(statuses).toEqual([200, 200, 503]);
+      const refused = responses.find((r) => r.statusCode === 503)!;
+      expect(refused.json().error.code).toBe('OVERLOADED');
+      expect(refused.headers['retry-after']).toBe('1');
+      expect((await slow()).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('Idempotency-Key with a hostile body', () => {
+  it('a 10,000-deep body is a 400, not a crash', async () => {
+    const t = await buildTestApp();
+    try {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/execute',
+        payload: '{"tool_calls":[],"x":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('BAD_REQUEST');
+      expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,237 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { NormalizedCall } from '../protocol/calls.js';
+import { sha256Hex } from '../protocol/canonical.js';
+import { GatewayError } from '../protocol/errors.js';
+import {
+  allowsBatches, callToolParams, classify, MCP_DEFAULT_VERSION, MCP_PROTOCOL_VERSIONS, negotiateVersion,
+  RPC_ERRORS, rpcError, rpcResult, toCallToolResult, type RpcId, type RpcResponse,
+} from '../protocol/mcp.js';
+import { errorResponses } from '../protocol/schemas.js';
+import { circuitsFor } from '../pipeline/circuits.js';
+import { executeCalls } from '../pipeline/run-batch.js';
+import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
+import { toMcp } from '../registry/dialects.js';
+import { VERSION } from '../version.js';
+import { LOCAL_CALLER } from './auth.js';
+
+const SESSION_ID_MAX = 256;
+// transports, "Session Management": visible ASCII only.
+const MCP_SESSION_ID = /^[\x21-\x7e]{1,256}$/;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const SERVER_INFO = { name: 'toolgate', version: VERSION };
+const INSTRUCTIONS =
+  'Every call passes the gateway: argument validation, permission policy, rate limits and circuit breakers. ' +
+  'A failed call is an error result whose JSON names a code and says whether retrying can help. ' +
+  'Edit and Write fail with CONFLICT when the file changed since your last Read of it: Read it again, then retry.';
+
+/** The body of a POST that is not JSON: answered with a JSON-RPC parse error, not the envelope error. */
+class Unparsable {}
+
+/** What answering one message needs from its HTTP request. */
+interface Exchange {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  sessionId: string;
+  mcpSessionId?: string;
+  inBatch: boolean;
+}
+
+type JsonParser = (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => void;
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return LOOPBACK_HOSTS.has(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * transports, "Security Warning": a browser page on another origin must not
+ * reach a keyless gateway through DNS rebinding. With keys configured the
+ * bearer key is the guard: a rebinding page cannot attach it.
+ */
+async function guardOrigin(request: FastifyRequest): Promise<void> {
+  const origin = request.headers.origin;
+  if (origin === undefined || request.caller !== LOCAL_CALLER || isLoopbackOrigin(origin)) return;
+  throw new GatewayError('FORBIDDEN', { message: 'Without API keys configured, /mcp answers browser pages from loopback origins only.' });
+}
+
+/** Lock cache and replay scope, as for POST /execute: x-session-id, else Mcp-Session-Id, else the key id. */
+function sessionOf(request: FastifyRequest): Pick<Exchange, 'sessionId' | 'mcpSessionId'> {
+  const own = request.headers['x-session-id'];
+  const mcp = request.headers['mcp-session-id'];
+  if (typeof own === 'string' && own.length > SESSION_ID_MAX) {
+    throw new GatewayError('BAD_REQUEST', { message: `x-session-id is longer than ${SESSION_ID_MAX} characters.` });
+  }
+  if (mcp !== undefined && (typeof mcp !== 'string' || !MCP_SESSION_ID.test(mcp))) {
+    throw new GatewayError('BAD_REQUEST', { message: `Mcp-Session-Id must be 1 to ${SESSION_ID_MAX} visible ASCII characters.` });
+  }
+  const sessionId = typeof own === 'string' && own.length > 0 ? own : (mcp ?? request.caller.keyId);
+  return mcp === undefined ? { sessionId } : { sessionId, mcpSessionId: mcp };
+}
+
+/**
+ * transports, "Protocol Version Header": 400 for a version we do not speak,
+ * 2025-03-26 when absent. `initialize` is exempt: its body negotiates.
+ */
+function protocolVersionOf(request: FastifyRequest, body: unknown): string {
+  const header = request.headers['mcp-protocol-version'];
+  if (header === undefined || (typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize')) {
+    return MCP_DEFAULT_VERSION;
+  }
+  if (typeof header === 'string' && MCP_PROTOCOL_VERSIONS.includes(header)) return header;
+  throw new GatewayError('BAD_REQUEST', {
+    message: `Unsupported MCP-Protocol-Version ${JSON.stringify(String(header).slice(0, 40))}.`,
+    details: { supported: MCP_PROTOCOL_VERSIONS },
+  });
+}
+
+/**
+ * Request ids are unique only within an MCP session (basic, "Requests"), so
+ * only there may one name a call for replay; elsewhere a restarted client
+ * counting from 0 again would be served another call's stored result.
+ */
+function callIdOf(id: RpcId, mcpSessionId: string | undefined): string {
+  if (mcpSessionId === undefined) return `mcp_${randomBytes(16).toString('hex')}`;
+  return `mcp_${sha256Hex(`${mcpSessionId}\n${JSON.stringify(id)}`).slice(0, 32)}`;
+}
+
+export function mcpRoutes(deps: PipelineDeps) {
+  async function listTools(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
+    // pagination, "Error Handling": we never hand out a cursor, so any cursor is an invalid one.
+    if (params.cursor !== undefined) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'Invalid cursor: tools/list answers with every tool in one page.');
+    const allowed = deps.registry.list().filter((e) => x.request.caller.allows(e.name));
+    const open = (await circuitsFor(allowed, x.request.caller, deps)).map((c) => c.state === 'open');
+    return rpcResult(id, { tools: toMcp(allowed.filter((_, i) => !open[i]).map((e) => e.tool)) });
+  }
+
+  async function callTool(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
+    const parsed = callToolParams(params);
+    if ('problem' in parsed) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, parsed.problem);
+    const ctx: ExecContext = { caller: x.request.caller, sessionId: x.sessionId, log: x.request.log };
+    const call: NormalizedCall = {
+      index: 0,
+      id: callIdOf(id, x.mcpSessionId),
+      idGenerated: x.mcpSessionId === undefined,
+      name: parsed.name,
+      rawArguments: parsed.arguments,
+      shape: 'flat',
+    };
+    const { payloads, serialized } = await executeCalls([call], ctx, deps);
+    const payload = payloads[0]!;
+    // server/tools, "Error Handling": an unknown tool is a protocol error; everything else reaches the model.
+    if (payload.error?.code === 'UNKNOWN_TOOL') {
+      return rpcError(id, RPC_ERRORS.INVALID_PARAMS, `Unknown tool: ${parsed.name.slice(0, 100)}`, payload.error);
+    }
+    return rpcResult(id, toCallToolResult(payload, serialized[0]!));
+  }
+
+  function initialize(id: RpcId, params: Record<string, unknown>, x: Exchange): RpcResponse {
+    if (x.inBatch) return rpcError(id, RPC_ERRORS.INVALID_REQUEST, 'initialize may not be part of a batch.');
+    if (typeof params.protocolVersion !== 'string') return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'initialize needs params.protocolVersion.');
+    // A name for this client's calls, so its request ids can key replay; nothing is kept server-side, so any replica accepts it.
+    x.reply.header('mcp-session-id', randomUUID());
+    return rpcResult(id, {
+      protocolVersion: negotiateVersion(params.protocolVersion),
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: SERVER_INFO,
+      instructions: INSTRUCTIONS,
+    });
+  }
+
+  /** The response to one message; none for notifications and for responses (we send no requests to answer). */
+  async function answer(message: unknown, x: Exchange): Promise<RpcResponse | undefined> {
+    const parsed = classify(message);
+    if (parsed.kind === 'invalid') return rpcError(parsed.id, RPC_ERRORS.INVALID_REQUEST, parsed.message);
+    if (parsed.kind === 'response' || parsed.call.id === undefined) return undefined;
+    const { id, method, params } = parsed.call;
+    switch (method) {
+      case 'initialize':
+        return initialize(id, params, x);
+      case 'ping':
+        return rpcResult(id, {});
+      case 'tools/list':
+        return listTools(id, params, x);
+      case 'tools/call':
+        return callTool(id, params, x);
+      default:
+        return rpcError(id, RPC_ERRORS.METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}`);
+    }
+  }
+
+  async function post(request: FastifyRequest, reply: FastifyReply) {
+    const body = request.body;
+    if (body instanceof Unparsable) return reply.code(400).send(rpcError(null, RPC_ERRORS.PARSE_ERROR, 'Parse error: the body is not JSON.'));
+    const version = protocolVersionOf(request, body);
+    const x: Exchange = { request, reply, ...sessionOf(request), inBatch: Array.isArray(body) };
+    if (!Array.isArray(body)) {
+      const response = await answer(body, x);
+      if (!response) return reply.code(202).send();
+      if ('error' in response && response.error.code === RPC_ERRORS.INVALID_REQUEST) reply.code(400);
+      return response;
+    }
+    const max = deps.config.limits.calls_per_batch;
+    if (!allowsBatches(version) || body.length === 0 || body.length > max) {
+      const why = allowsBatches(version) ? `a batch holds 1 to ${max} messages` : `MCP ${version} has no JSON-RPC batches; send one message per POST`;
+      return reply.code(400).send(rpcError(null, RPC_ERRORS.INVALID_REQUEST, `Invalid Request: ${why}.`));
+    }
+    const responses: RpcResponse[] = [];
+    // One at a time, in order: each call gets the whole pipeline as a request of its own would.
+    for (const message of body) {
+      const response = await answer(message, x);
+      if (response) responses.push(response);
+    }
+    return responses.length === 0 ? reply.code(202).send() : responses;
+  }
+
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    // Encapsulated: only /mcp turns a body that is not JSON into a JSON-RPC parse error.
+    const json = app.getDefaultJsonParser('error', 'error') as JsonParser;
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      json(request, body as string, (err, value) => done(null, err ? new Unparsable() : value));
+    });
+    app.addHook('onRequest', guardOrigin);
+
+    app.post(
+      '/mcp',
+      {
+        config: { scope: 'execute' },
+        schema: {
+          summary: 'The tools and the pipeline over MCP (Streamable HTTP)',
+          description:
+            'JSON-RPC 2.0, one message per POST (a batch array too when the MCP-Protocol-Version is 2025-03-26 or absent), answered with application/json: ' +
+            'initialize, ping, tools/list, tools/call. Notifications and responses get 202. Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.',
+          headers: Type.Object({
+            'mcp-protocol-version': Type.Optional(Type.String({ description: `One of ${MCP_PROTOCOL_VERSIONS.join(', ')}; 2025-03-26 when absent.` })),
+            'mcp-session-id': Type.Optional(Type.String({ description: 'Names this client\'s calls for replay; the session unless x-session-id is set.' })),
+            'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the Mcp-Session-Id, then the API key id.' })),
+          }),
+          body: Type.Unknown({ description: 'A JSON-RPC request, notification or response.' }),
+          response: {
+            200: Type.Unknown({ description: 'The JSON-RPC response (an array for a batch).' }),
+            202: Type.Null({ description: 'Notifications and responses accepted.' }),
+            400: Type.Unknown({ description: 'A JSON-RPC error (parse error, invalid request), or an ErrorEnvelope (unsupported MCP-Protocol-Version, bad session id).' }),
+            ...errorResponses(401, 403, 413, 415, 429, 503),
+          },
+        },
+      },
+      post,
+    );
+
+    // transports: no server-initiated stream (GET) and no session state to end (DELETE).
+    app.route({
+      method: ['GET', 'DELETE'],
+      url: '/mcp',
+      config: { scope: 'execute' },
+      schema: {
+        summary: 'No server-initiated MCP stream (GET) and no MCP session to end (DELETE): always 405',
+        response: { 405: Type.Null({ description: 'Allow: POST.' }), ...errorResponses(401, 403) },
+      },
+      handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(),
+    });
+  };
+}

@@ -1,0 +1,22 @@
+import type { RegisteredTool } from '../registry/registry.js';
+import { StateUnavailableError, type CircuitStatus } from '../state/state-store.js';
+import { breakerScope } from './gates/breaker.js';
+import type { Caller, PipelineDeps } from './types.js';
+
+/**
+ * Each tool's breaker as the caller sees it (its scope may be per tenant).
+ * With the store down every breaker reads closed, as it does for execution,
+ * so listing tools keeps working through a state outage.
+ */
+export async function circuitsFor(entries: readonly RegisteredTool[], caller: Caller, deps: PipelineDeps): Promise<CircuitStatus[]> {
+  const scopes = entries.map((e) => breakerScope(e, caller, deps));
+  try {
+    const circuits = await deps.state.circuits(scopes, deps.clock.now());
+    deps.health.ok();
+    return circuits;
+  } catch (err) {
+    if (!(err instanceof StateUnavailableError)) throw err;
+    deps.health.failed(err);
+    return scopes.map((scope) => ({ scope, state: 'closed', failures: 0, reopens_at: null }));
+  }
+}

@@ -1,0 +1,125 @@
+import type { Payload } from './result.js';
+
+/**
+ * MCP over Streamable HTTP: JSON-RPC 2.0 wire shapes, their guards, and the
+ * protocol revisions served. Sources: modelcontextprotocol.io/specification,
+ * revisions 2025-03-26, 2025-06-18 and 2025-11-25 (basic/transports,
+ * basic/lifecycle, server/tools, server/utilities/pagination).
+ */
+
+/** The revisions that define Streamable HTTP, newest first; `initialize` falls back to the first. */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
+/** What a request without an `MCP-Protocol-Version` header speaks (transports, "Protocol Version Header"). */
+export const MCP_DEFAULT_VERSION = '2025-03-26';
+
+/** JSON-RPC 2.0 error codes (jsonrpc.org/specification, section 5.1). */
+export const RPC_ERRORS = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+} as const;
+
+export type RpcId = string | number;
+
+/** A JSON-RPC request (has an id) or notification (has none), as received. */
+export interface RpcCall {
+  id?: RpcId;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** A received message: a call, a response to a request we never send, or something that is not JSON-RPC. */
+export type RpcMessage =
+  | { kind: 'call'; call: RpcCall }
+  | { kind: 'response' }
+  | { kind: 'invalid'; id: RpcId | null; message: string };
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type RpcResponse =
+  | { jsonrpc: '2.0'; id: RpcId; result: Record<string, unknown> }
+  | { jsonrpc: '2.0'; id: RpcId | null; error: RpcError };
+
+/** A `tools/call` result (server/tools, "Tool Result"). */
+export interface CallToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is RpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Classify one JSON value of a POST body. MCP params are always objects; `null` ids are refused (basic, "Requests"). */
+export function classify(value: unknown): RpcMessage {
+  if (!isRecord(value)) return { kind: 'invalid', id: null, message: 'A JSON-RPC message must be an object.' };
+  const id = Object.hasOwn(value, 'id') ? value.id : undefined;
+  const echo = isId(id) ? id : null;
+  if (value.jsonrpc !== '2.0') return { kind: 'invalid', id: echo, message: 'The "jsonrpc" member must be "2.0".' };
+  if (id !== undefined && !isId(id)) return { kind: 'invalid', id: null, message: 'The "id" must be a string or a number.' };
+  if (!Object.hasOwn(value, 'method')) {
+    if (id !== undefined && (Object.hasOwn(value, 'result') || Object.hasOwn(value, 'error'))) return { kind: 'response' };
+    return { kind: 'invalid', id: echo, message: 'A request needs a "method".' };
+  }
+  if (typeof value.method !== 'string') return { kind: 'invalid', id: echo, message: 'The "method" must be a string.' };
+  const params = value.params ?? {};
+  if (!isRecord(params)) return { kind: 'invalid', id: echo, message: 'The "params" must be an object.' };
+  const call: RpcCall = { method: value.method, params };
+  if (id !== undefined) call.id = id;
+  return { kind: 'call', call };
+}
+
+/** `tools/call` params (schema, CallToolRequest); `problem` says what fails the schema. */
+export function callToolParams(params: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } | { problem: string } {
+  if (typeof params.name !== 'string') return { problem: 'tools/call needs params.name, a string.' };
+  const args = params.arguments ?? {};
+  if (!isRecord(args)) return { problem: 'params.arguments must be an object.' };
+  return { name: params.name, arguments: args };
+}
+
+/** Echo the client's revision when served, else offer the newest (lifecycle, "Version Negotiation"). */
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && MCP_PROTOCOL_VERSIONS.includes(requested) ? requested : MCP_PROTOCOL_VERSIONS[0]!;
+}
+
+/** Only 2025-03-26 has JSON-RPC batches: it made receiving them a MUST, 2025-06-18 removed them. */
+export function allowsBatches(version: string): boolean {
+  return version === '2025-03-26';
+}
+
+export function rpcResult(id: RpcId, result: Record<string, unknown>): RpcResponse {
+  return { jsonrpc: '2.0', id, result };
+}
+
+export function rpcError(id: RpcId | null, code: number, message: string, data?: unknown): RpcResponse {
+  const error: RpcError = { code, message };
+  if (data !== undefined) error.data = data;
+  return { jsonrpc: '2.0', id, error };
+}
+
+/**
+ * A call's payload as an MCP tool result. On success the model reads the
+ * tool's text, plus the truncation record when the output was cut (where to
+ * fetch the rest); on error it reads the whole serialized payload, so the
+ * error code, `retryable` and the suggestion reach it.
+ */
+export function toCallToolResult(payload: Payload, serialized: string): CallToolResult {
+  if (payload.status === 'error') return { content: [{ type: 'text', text: serialized }], isError: true };
+  const content: CallToolResult['content'] = [{ type: 'text', text: payload.text }];
+  if (payload.truncated) content.push({ type: 'text', text: JSON.stringify({ status: payload.status, truncated: payload.truncated }) });
+  const result: CallToolResult = { content, isError: false };
+  if (isRecord(payload.data)) result.structuredContent = payload.data;
+  return result;
+}
