@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { createHash, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { serve } from './server.js';
+import { stringify } from 'yaml';
+import { keyProblems } from './config/load.js';
 
 const USAGE = `usage:
   toolgate serve                      run the gateway (the default)
@@ -14,23 +15,30 @@ function keysCreate(argv: string[]): void {
     options: { tenant: { type: 'string' }, scopes: { type: 'string', default: 'execute' }, id: { type: 'string' }, tools: { type: 'string' } },
     strict: true,
   });
-  const tenant = values.tenant;
-  if (!tenant || !/^[A-Za-z0-9_.-]{1,64}$/.test(tenant)) throw new Error('--tenant is required: letters, digits, _ . - (at most 64)');
-  const scopes = values.scopes.split(',').map((s) => s.trim());
-  if (scopes.some((s) => s !== 'execute' && s !== 'admin')) throw new Error('--scopes takes execute and/or admin');
+  if (values.tenant === undefined) throw new Error('--tenant is required');
   const key = `tg_${randomBytes(32).toString('base64url')}`;
-  const id = values.id ?? `${tenant}-${randomBytes(3).toString('hex')}`;
-  const sha256 = createHash('sha256').update(key).digest('hex');
-  const lines = [`  - id: ${id}`, `    sha256: ${sha256}`, `    tenant: ${tenant}`, `    scopes: [${scopes.join(', ')}]`];
-  if (values.tools) lines.push(`    tools: [${values.tools.split(',').map((t) => JSON.stringify(t.trim())).join(', ')}]`);
+  const entry: Record<string, unknown> = {
+    // Cut so that a tenant of the longest valid name still gets a valid id.
+    id: values.id ?? `${values.tenant.slice(0, 57)}-${randomBytes(3).toString('hex')}`,
+    sha256: createHash('sha256').update(key).digest('hex'),
+    tenant: values.tenant,
+    scopes: values.scopes.split(',').map((s) => s.trim()),
+  };
+  if (values.tools !== undefined) entry.tools = values.tools.split(',').map((t) => t.trim());
+  // Checked with the config's own schema, so what is printed is what the server accepts.
+  const problems = keyProblems(entry);
+  if (problems.length > 0) throw new Error(`the key entry would be invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  // A YAML writer, not string templates: a tenant like 007 or null must stay a string.
+  const yaml = stringify([entry]).replace(/^(?=.)/gm, '  ');
   process.stdout.write(
-    `API key (shown once; store it now):\n\n  ${key}\n\nAdd this entry under "keys:" in the config file:\n\n${lines.join('\n')}\n`,
+    `API key (shown once; store it now):\n\n  ${key}\n\nAdd this entry under "keys:" in the config file, or to the list in its keys_file:\n\n${yaml}`,
   );
 }
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
-  if (command === 'serve') return serve();
+  // Loaded on demand: `keys create` needs none of the server's dependencies.
+  if (command === 'serve') return (await import('./server.js')).serve();
   if (command === 'keys' && rest[0] === 'create') return keysCreate(rest.slice(1));
   console.error(USAGE);
   process.exit(command === 'help' || command === '--help' ? 0 : 2);

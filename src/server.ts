@@ -7,14 +7,22 @@ import { ConfigError, isLoopback, loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { metricsRoute } from './http/health.js';
 import { loggerOptions } from './observability/logger.js';
-import { createRegistry, registryDefaults } from './registry/registry.js';
+import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { createSpillStore } from './spill/index.js';
+import type { SpillStore } from './spill/spill-store.js';
 import { systemClock } from './state/clock.js';
 import { createMemoryStateStore } from './state/memory.js';
 import { createRedisStateStore } from './state/redis/index.js';
 import type { StateStore } from './state/state-store.js';
-import { createHttpDispatchers } from './tools/http/index.js';
+import { createHttpDispatchers, type HttpDispatchers } from './tools/http/index.js';
 import { loadTools } from './tools/index.js';
+
+/**
+ * Ctrl-C under `npm start` reaches the process twice at once (the terminal
+ * signals the whole process group and npm forwards its own copy): a repeat
+ * this soon is the same request to stop. A later one means "stop now".
+ */
+const REPEAT_SIGNAL_MS = 1_000;
 
 function stateStore(config: Config, log: pino.Logger): StateStore {
   const url = config.state.redis_url;
@@ -30,34 +38,57 @@ function stateStore(config: Config, log: pino.Logger): StateStore {
   });
 }
 
-/** Read the environment, build the real dependencies, listen, and shut down cleanly on SIGTERM/SIGINT. */
-export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const logger = pino(loggerOptions(config.log_level));
+/**
+ * The workspace, the tools and the spill store, or a ConfigError listing every
+ * problem. The spill directory is written to once here: a path the process
+ * cannot write is a deployment mistake to refuse before the port opens, not
+ * a readiness flap to find later (/readyz still reports it if it breaks).
+ */
+async function prepare(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  dispatchers: HttpDispatchers,
+): Promise<{ workspace: string; registry: ToolRegistry; spill: SpillStore }> {
+  const problems: string[] = [];
   const workspace = resolve(config.workspace);
-  mkdirSync(workspace, { recursive: true });
-  const dispatchers = createHttpDispatchers();
-  let registry;
-  let spill;
+  try {
+    mkdirSync(workspace, { recursive: true });
+  } catch (err) {
+    problems.push(`workspace ${workspace}: ${(err as Error).message}`);
+  }
+  let registry: ToolRegistry | undefined;
   try {
     registry = createRegistry(loadTools(config, { workspace, env, dispatchers }), registryDefaults(config));
-    spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
   } catch (err) {
-    console.error(`invalid configuration:\n${(err as Error).message.replace(/^/gm, '  - ')}`);
-    process.exit(2);
+    problems.push(...(err as Error).message.split('\n'));
   }
+  let spill: SpillStore | undefined;
+  try {
+    spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
+    await spill.ping();
+  } catch (err) {
+    problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
+  }
+  if (problems.length > 0 || !registry || !spill) throw new ConfigError(problems);
+  return { workspace, registry, spill };
+}
+
+/**
+ * Read the environment, build the real dependencies, listen, and shut down
+ * cleanly on SIGTERM/SIGINT. Throws ConfigError, before any port opens, when
+ * the configuration cannot be served.
+ */
+export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const config = loadConfig(env);
+  const logger = pino(loggerOptions(config.log_level));
+  const dispatchers = createHttpDispatchers();
+  const { workspace, registry, spill } = await prepare(config, env, dispatchers);
   const state = stateStore(config, logger);
   const app = await buildApp({ state, spill, registry, clock: systemClock, logger }, config);
-  const metricsApp = config.metrics_port === undefined ? undefined : Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
+  const metricsApp =
+    config.metrics_port === undefined
+      ? undefined
+      : Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
   if (metricsApp) await metricsApp.register(metricsRoute(app.metrics, app.pipeline));
 
   if (config.keys.length === 0) {
@@ -67,14 +98,13 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
         : `no API keys configured and allow_unauthenticated is set: ${config.host} is open to anyone who can reach it`,
     );
   }
-  await app.listen({ host: config.host, port: config.port });
-  if (metricsApp) await metricsApp.listen({ host: config.host, port: config.metrics_port! });
-  logger.info({ workspace, tools: registry.list().map((t) => t.name), state: config.state.redis_url ? 'redis' : 'memory' }, 'toolgate ready');
+  const address = await app.listen({ host: config.host, port: config.port });
+  const metricsAddress = metricsApp ? await metricsApp.listen({ host: config.host, port: config.metrics_port! }) : address;
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  // The log is written asynchronously: lines still queued at process.exit would come out of order or not at all.
+  const exit = (code: number) => logger.flush(() => process.exit(code));
+  let stoppingSince: number | undefined;
+  const shutdown = async (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     try {
       await app.close();
@@ -82,12 +112,35 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       await state.close();
       await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
       logger.info('stopped');
-      process.exit(0);
+      exit(0);
     } catch (err) {
       logger.error({ err }, 'shutdown failed');
-      process.exit(1);
+      exit(1);
     }
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stoppingSince === undefined) {
+      stoppingSince = Date.now();
+      void shutdown(signal);
+    } else if (Date.now() - stoppingSince >= REPEAT_SIGNAL_MS) {
+      logger.warn({ signal }, 'second signal: exiting without waiting for in-flight requests');
+      exit(1);
+    }
+  };
+  // Installed before the ready line: whoever reads it may signal at once.
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  logger.info(
+    {
+      address,
+      metrics: `${metricsAddress}/metrics`,
+      tools: registry.list().map((t) => t.name),
+      state: config.state.redis_url ? 'redis' : 'memory',
+      spill: config.spill.url,
+      workspace,
+      keys: config.keys.length,
+    },
+    'toolgate ready',
+  );
 }

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { isIPv4 } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { ConfigSchema, type Config } from './schema.js';
+import { ConfigSchema, KeySchema, type Config, type KeyConfig } from './schema.js';
+import { compilePolicyPattern } from '../pipeline/gates/permission.js';
 
 /** Start-up refused: every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -11,8 +14,10 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+// verbose: a failed union's error carries its members, so the message can list the values it takes.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true });
 const validate = ajv.compile<Config>(ConfigSchema);
+const validateKey = ajv.compile<KeyConfig>(KeySchema);
 
 /** Deployment values that environment variables override, and the config path each lands on. */
 const ENV_OVERRIDES: Array<[env: string, set: (raw: Record<string, unknown>, value: string) => string | undefined]> = [
@@ -40,70 +45,113 @@ function section(raw: Record<string, unknown>, name: string): Record<string, unk
   return fresh;
 }
 
-function describe(error: ErrorObject): string {
-  const where = error.instancePath === '' ? '(top level)' : error.instancePath.slice(1).replaceAll('/', '.');
+/** `error` as "path: message"; `base` is where the validated value sits in a larger document. */
+function describe(error: ErrorObject, base = ''): string {
+  const where = [base, ...error.instancePath.split('/').slice(1)].filter((part) => part !== '').join('.') || '(top level)';
   if (error.keyword === 'additionalProperties') {
     return `${where}: unknown setting "${String((error.params as { additionalProperty: string }).additionalProperty)}"`;
+  }
+  if (error.keyword === 'anyOf') {
+    const values = (error.schema as Array<{ const?: unknown }>).map((member) => member.const);
+    if (values.every((v) => v !== undefined)) return `${where}: must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return `${where}: ${error.message ?? 'is invalid'}`;
 }
 
-function readFile(path: string, problems: string[]): Record<string, unknown> {
+/** One line per problem: a union of literals fails once per member and once as a whole, and only the whole is reported. */
+function describeAll(errors: ErrorObject[], base = ''): string[] {
+  return errors.filter((e) => !/\/anyOf\/\d+\/const$/.test(e.schemaPath)).map((e) => describe(e, base));
+}
+
+function readYaml(path: string, what: string, problems: string[]): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    problems.push(`config file ${path}: ${(err as Error).message}`);
-    return {};
+    problems.push(`${what} ${path}: ${(err as Error).message}`);
+    return undefined;
   }
   try {
-    const parsed: unknown = parseYaml(text, { maxAliasCount: 100 });
-    if (parsed === null || parsed === undefined) return {};
-    if (typeof parsed !== 'object' || Array.isArray(parsed)) {
-      problems.push(`config file ${path}: the top level must be a mapping`);
-      return {};
-    }
-    return parsed as Record<string, unknown>;
+    return parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
-    problems.push(`config file ${path}: ${(err as Error).message}`);
-    return {};
+    problems.push(`${what} ${path}: ${(err as Error).message}`);
+    return undefined;
   }
 }
 
-function semanticProblems(config: Config): string[] {
+function readConfigFile(path: string, problems: string[]): Record<string, unknown> {
+  const parsed = readYaml(path, 'config file', problems);
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    problems.push(`config file ${path}: the top level must be a mapping`);
+    return {};
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Key entries kept apart from the rest of the config (a mounted secret, say); an empty file holds none yet. */
+function readKeysFile(path: string, problems: string[]): KeyConfig[] {
+  const parsed = readYaml(path, 'keys_file', problems);
+  if (parsed === null || parsed === undefined) return [];
+  if (!Array.isArray(parsed)) {
+    problems.push(`keys_file ${path}: the top level must be a list of key entries`);
+    return [];
+  }
+  const keys: KeyConfig[] = [];
+  parsed.forEach((entry: unknown, i) => {
+    if (validateKey(entry)) keys.push(entry);
+    else problems.push(...describeAll(validateKey.errors ?? [], String(i)).map((problem) => `keys_file ${path}: ${problem}`));
+  });
+  return keys;
+}
+
+/** What is wrong with one key entry, as "field: problem"; empty when it is valid. */
+export function keyProblems(entry: unknown): string[] {
+  return validateKey(entry) ? [] : describeAll(validateKey.errors ?? []);
+}
+
+/** Checks across values; each reads only sections that `sound` says have the right shape. */
+function semanticProblems(config: Config, sound: (section: keyof Config) => boolean): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  for (const tool of config.tools) {
+  for (const tool of sound('tools') ? config.tools : []) {
     if (seen.has(tool.name)) problems.push(`tools: the name "${tool.name}" is declared twice`);
     seen.add(tool.name);
   }
-  config.policy.rules.forEach((rule, i) => {
+  (sound('policy') ? config.policy.rules : []).forEach((rule, i) => {
     for (const [arg, pattern] of Object.entries(rule.when ?? {})) {
       try {
-        new RegExp(pattern);
+        compilePolicyPattern(pattern);
       } catch {
-        problems.push(`policy.rules.${i}.when.${arg}: not a valid regular expression`);
+        problems.push(`policy.rules.${i}.when.${arg}: not a valid regular expression (RE2 syntax: no lookaround or backreferences)`);
       }
     }
   });
   const keyIds = new Set<string>();
-  for (const key of config.keys) {
+  const keyHashes = new Map<string, string>();
+  for (const key of sound('keys') ? config.keys : []) {
     if (keyIds.has(key.id)) problems.push(`keys: the id "${key.id}" is used twice`);
     keyIds.add(key.id);
+    // One secret under two entries would authenticate as whichever came last, possibly another tenant.
+    const other = keyHashes.get(key.sha256);
+    if (other !== undefined) problems.push(`keys: "${key.id}" has the same sha256 as "${other}"`);
+    keyHashes.set(key.sha256, key.id);
   }
-  if (config.keys.length === 0 && !isLoopback(config.host) && !config.allow_unauthenticated) {
+  const authSound = sound('keys') && sound('host') && sound('allow_unauthenticated');
+  if (authSound && config.keys.length === 0 && !isLoopback(config.host) && !config.allow_unauthenticated) {
     problems.push(
       `host: ${config.host} is not a loopback address and no API keys are configured; add keys, bind 127.0.0.1, or set allow_unauthenticated: true`,
     );
   }
-  if (config.limits.batch_budget_bytes < config.limits.call_budget_bytes) {
+  if (sound('limits') && config.limits.batch_budget_bytes < config.limits.call_budget_bytes) {
     problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
   }
   return problems;
 }
 
+/** Whether `host` is this machine's loopback interface; a name like 127.0.0.1.example.com is not, whatever it resolves to. */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
 }
 
 function deepFreeze<T>(value: T): T {
@@ -115,33 +163,42 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * Validate `raw` with the entries of its `keys_file` (resolved against
+ * `baseDir`) joined to `keys`, and freeze it. Throws ConfigError listing
+ * `problems` found so far plus every new one.
+ */
+function complete(raw: Record<string, unknown>, problems: string[], baseDir: string): Config {
+  const keysFile = raw.keys_file;
+  const fileKeys = typeof keysFile === 'string' && keysFile.length > 0 ? readKeysFile(resolve(baseDir, keysFile), problems) : [];
+  const errors = validate(raw) ? [] : (validate.errors ?? []);
+  problems.push(...describeAll(errors));
+  // The cross-value checks still run on every section that validated, so one run lists every problem.
+  const broken = new Set(errors.map((e) => e.instancePath.split('/')[1]));
+  const config = raw as Config;
+  if (!broken.has('keys')) config.keys.push(...fileKeys);
+  problems.push(...semanticProblems(config, (section) => !broken.has(section)));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(config);
+}
+
+/**
  * Build the configuration from the optional YAML file (`TOOLGATE_CONFIG`) and
  * the environment, fill defaults, and validate it. Throws ConfigError listing
  * every problem; returns a frozen object.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, file: string | undefined = env.TOOLGATE_CONFIG): Config {
   const problems: string[] = [];
-  const raw = file ? readFile(file, problems) : {};
+  const raw = file ? readConfigFile(file, problems) : {};
   for (const [name, apply] of ENV_OVERRIDES) {
     const value = env[name];
     if (value === undefined || value === '') continue;
     const problem = apply(raw, value);
     if (problem) problems.push(`${name}: ${problem}`);
   }
-  if (!validate(raw)) {
-    problems.push(...(validate.errors ?? []).map(describe));
-    throw new ConfigError(problems);
-  }
-  problems.push(...semanticProblems(raw));
-  if (problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(raw);
+  return complete(raw, problems, file ? dirname(resolve(file)) : process.cwd());
 }
 
-/** A complete configuration from defaults plus overrides, for tests and tools. */
+/** A complete configuration from defaults plus overrides, for tests and tools; a relative `keys_file` is read from the working directory. */
 export function configFrom(overrides: Record<string, unknown> = {}): Config {
-  const raw = structuredClone(overrides);
-  if (!validate(raw)) throw new ConfigError((validate.errors ?? []).map(describe));
-  const problems = semanticProblems(raw);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(raw);
+  return complete(structuredClone(overrides), [], process.cwd());
 }

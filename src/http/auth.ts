@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import picomatch from 'picomatch';
+import { isLoopback } from '../config/load.js';
 import type { Config, KeyConfig } from '../config/schema.js';
 import { GatewayError } from '../protocol/errors.js';
+import { errorResponses } from '../protocol/schemas.js';
 import type { Caller } from '../pipeline/types.js';
 import type { Clock } from '../state/clock.js';
 import { StateUnavailableError, type StateStore } from '../state/state-store.js';
@@ -61,19 +63,47 @@ function bearer(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** Whether a Host header names this machine's loopback interface (`localhost:8080`, `127.0.0.1`, `[::1]:80`). */
+function addressedToLoopback(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    return isLoopback(new URL(`http://${host}`).hostname.replace(/^\[(.*)\]$/, '$1'));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Resolve the caller of every request that names a scope. Failed attempts are
  * counted per client address across replicas; past the limit every attempt
  * from that address is refused, right key or not, until the window passes.
  */
-export function installAuth(app: FastifyInstance, config: Pick<Config, 'keys' | 'auth'>, state: StateStore, clock: Clock): void {
+export function installAuth(
+  app: FastifyInstance,
+  config: Pick<Config, 'keys' | 'auth' | 'allow_unauthenticated'>,
+  state: StateStore,
+  clock: Clock,
+): void {
   const keys = config.keys.map(compileKey);
+  // Loopback alone does not keep a keyless gateway private: a web page whose name
+  // rebinds to 127.0.0.1 reaches it from the user's browser, under its own Host.
+  const loopbackOnly = keys.length === 0 && !config.allow_unauthenticated;
   const limit = config.auth.failures_per_minute;
   app.decorateRequest('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (request) => {
+  // The hook below can refuse any route that names a scope, so each one documents these answers.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.scope) return;
+    route.schema = { ...route.schema, response: { ...errorResponses(401, 403, 429), ...(route.schema?.response as object | undefined) } };
+  });
+  app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     if (!scope) return;
     if (keys.length === 0) {
+      if (loopbackOnly && !addressedToLoopback(request.headers.host)) {
+        throw new GatewayError('FORBIDDEN', {
+          message: 'Without API keys the gateway answers requests addressed to localhost, 127.0.0.1 or [::1] only.',
+        });
+      }
       request.caller = LOCAL_CALLER;
       return;
     }
@@ -85,6 +115,8 @@ export function installAuth(app: FastifyInstance, config: Pick<Config, 'keys' | 
     if (!caller) {
       const over = await failureCount(state, subject, limit, clock, 1);
       if (over) throw over;
+      // RFC 9110 11.6.1 requires a 401 to name the scheme it accepts.
+      reply.header('www-authenticate', 'Bearer');
       throw new GatewayError('UNAUTHORIZED', {
         message: presented === undefined ? 'Send an API key as "Authorization: Bearer <key>".' : 'The API key is not valid.',
       });

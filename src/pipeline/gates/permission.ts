@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { RE2JS } from 're2js';
 import type { PolicyRule } from '../../config/schema.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { LocalGate } from '../types.js';
@@ -9,6 +10,15 @@ const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 export interface PolicyVerdict {
   decision: Decision;
   reason: string;
+}
+
+/**
+ * A rule's argument pattern, compiled for RE2: rules run on arguments a model
+ * wrote (up to 50,000 characters), and a backtracking RegExp could stall the
+ * process on one of them. Throws on a pattern RE2 does not accept.
+ */
+export function compilePolicyPattern(pattern: string): { test(value: string): boolean } {
+  return RE2JS.compile(pattern);
 }
 
 /** The permission policy: rules from the config, compiled once. */
@@ -26,7 +36,7 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
     index: i,
     decision: rule.decision,
     matchesTool: picomatch(rule.tool),
-    when: Object.entries(rule.when ?? {}).map(([arg, pattern]) => ({ arg, re: new RegExp(pattern) })),
+    when: Object.entries(rule.when ?? {}).map(([arg, pattern]) => ({ arg, re: compilePolicyPattern(pattern) })),
   }));
   return {
     decide(tool, args, requiresApproval, classify) {
@@ -50,7 +60,6 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
             matches = false;
             break;
           }
-          re.lastIndex = 0;
           if (!re.test(value)) {
             matches = false;
             break;

@@ -1,0 +1,249 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config/load.js';
+import type { Config } from '../../../src/config/schema.js';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toolgate-config-'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function file(text: string): Promise<string> {
+  const path = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
+  await writeFile(path, text);
+  return path;
+}
+
+/** The problems loadConfig refuses with; fails the test when it accepts. */
+function problemsOf(env: NodeJS.ProcessEnv, path?: string): string[] {
+  try {
+    loadConfig(env, path);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems;
+    for (const problem of problems) expect((err as Error).message).toContain(problem);
+    return problems;
+  }
+  throw new Error('loadConfig accepted the configuration');
+}
+
+const HTTP_TOOL = { description: 'A tool.', parameters: { type: 'object' }, http: { method: 'GET', url: 'https://api.example.com/x' } };
+
+describe('contract 9: defaults with no set-up', () => {
+  it('gives the documented limits, address, workspace and spill location', () => {
+    const config = loadConfig({});
+    expect(config.limits).toMatchObject({
+      body_bytes: 1_048_576,
+      calls_per_batch: 64,
+      arg_chars: 50_000,
+      call_budget_bytes: 50 * 1024,
+      batch_budget_bytes: 200 * 1024,
+      concurrency: 8,
+      tool_timeout_ms: 30_000,
+    });
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(8080);
+    expect(config.workspace).toBe('./workspace');
+    expect(config.spill.url).toBe('file://./data/spill');
+    expect(config.state.redis_url).toBeUndefined();
+    expect(config.metrics_port).toBeUndefined();
+    expect(config.log_level).toBe('info');
+    expect(config.keys).toEqual([]);
+    expect(config.tools).toEqual([]);
+  });
+
+  it('reads TOOLGATE_CONFIG when no path is given', async () => {
+    const path = await file('port: 9001\n');
+    expect(loadConfig({ TOOLGATE_CONFIG: path }).port).toBe(9001);
+  });
+
+  it.each([
+    ['an empty file', ''],
+    ['a file of comments', '# nothing configured yet\n'],
+    ['an explicit null document', '~\n'],
+  ])('accepts %s as "all defaults"', async (_name, text) => {
+    expect(loadConfig({}, await file(text))).toEqual(loadConfig({}));
+  });
+});
+
+describe('contract 9: environment variables override deployment values from the file', () => {
+  const FILE = `
+host: 127.0.0.2
+port: 9000
+metrics_port: 9100
+log_level: debug
+workspace: /from/file
+state: {redis_url: "redis://file:6379", key_prefix: fromfile}
+spill: {url: "file:///from/file"}
+`;
+
+  it('every override wins over the file', async () => {
+    const config = loadConfig(
+      {
+        HOST: '127.0.0.3',
+        PORT: '9500',
+        METRICS_PORT: '9600',
+        LOG_LEVEL: 'warn',
+        TOOLGATE_WORKSPACE: '/from/env',
+        REDIS_URL: 'redis://env:6380',
+        TOOLGATE_REDIS_PREFIX: 'fromenv',
+        TOOLGATE_SPILL_URL: 'file:///from/env',
+      },
+      await file(FILE),
+    );
+    expect(config.host).toBe('127.0.0.3');
+    expect(config.port).toBe(9500);
+    expect(config.metrics_port).toBe(9600);
+    expect(config.log_level).toBe('warn');
+    expect(config.workspace).toBe('/from/env');
+    expect(config.state.redis_url).toBe('redis://env:6380');
+    expect(config.state.key_prefix).toBe('fromenv');
+    expect(config.spill.url).toBe('file:///from/env');
+  });
+
+  it('an override leaves the rest of its section from the file', async () => {
+    const config = loadConfig({ REDIS_URL: 'redis://env:6380' }, await file('state: {key_prefix: fromfile, command_timeout_ms: 750}\n'));
+    expect(config.state).toMatchObject({ redis_url: 'redis://env:6380', key_prefix: 'fromfile', command_timeout_ms: 750 });
+  });
+
+  it('the file is used where the environment is silent, and an empty variable counts as unset', async () => {
+    const config = loadConfig({ PORT: '', HOST: '' }, await file(FILE));
+    expect(config.port).toBe(9000);
+    expect(config.host).toBe('127.0.0.2');
+    expect(config.spill.url).toBe('file:///from/file');
+  });
+
+  it('overrides are validated like the file', () => {
+    const problems = problemsOf({ PORT: 'abc', METRICS_PORT: '70000', LOG_LEVEL: 'loud', REDIS_URL: 'http://not-redis', TOOLGATE_SPILL_URL: 'ftp://x' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^PORT: .*whole number.*"abc"/),
+        expect.stringMatching(/^metrics_port: /),
+        expect.stringMatching(/^log_level: /),
+        expect.stringMatching(/^state\.redis_url: /),
+        expect.stringMatching(/^spill\.url: /),
+      ]),
+    );
+  });
+});
+
+describe('contract 8/9: a bad configuration is refused with every problem listed at once', () => {
+  it('lists unknown keys, wrong types in several sections, a bad regex, duplicate tool names and a bad PORT in one error', async () => {
+    const path = await file(`
+colour: blue
+port: "eighty"
+limits: {body_bytes: -1, concurrency: many, speed: 3}
+state: {command_timeout_ms: 1.5}
+tools: ${JSON.stringify([{ name: 'lookup', ...HTTP_TOOL }, { name: 'lookup', ...HTTP_TOOL }])}
+policy:
+  rules:
+    - {tool: Read, when: {path: "(unclosed"}, decision: deny}
+`);
+    const problems = problemsOf({ PORT: 'abc' }, path);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^PORT: /),
+        expect.stringMatching(/^\(top level\): unknown setting "colour"/),
+        expect.stringMatching(/^port: must be integer/),
+        expect.stringMatching(/^limits\.body_bytes: /),
+        expect.stringMatching(/^limits\.concurrency: must be integer/),
+        expect.stringMatching(/^limits: unknown setting "speed"/),
+        expect.stringMatching(/^state\.command_timeout_ms: must be integer/),
+        expect.stringMatching(/^tools: the name "lookup" is declared twice/),
+        expect.stringMatching(/^policy\.rules\.0\.when\.path: not a valid regular expression/),
+      ]),
+    );
+    expect(problems).toHaveLength(9);
+  });
+
+  it('names the values a setting takes once, not once per value', async () => {
+    const problems = problemsOf({}, await file(`log_level: verbose\ntools: ${JSON.stringify([{ name: 't', ...HTTP_TOOL, http: { method: 'FETCH', url: 'https://x' } }])}\n`));
+    expect(problems).toEqual([
+      'log_level: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
+      'tools.0.http.method: must be one of "GET", "POST", "PUT", "PATCH", "DELETE"',
+    ]);
+  });
+
+  it('reports a YAML syntax error together with the environment problems', async () => {
+    const problems = problemsOf({ PORT: 'abc' }, await file('tools: [\n  - name: x\nport: 1\n'));
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^config file .*config-.*\.yaml: /);
+    expect(problems[1]).toMatch(/^PORT: /);
+  });
+
+  it('reports a file that cannot be read, and a top level that is not a mapping', async () => {
+    expect(problemsOf({}, join(dir, 'missing.yaml'))).toEqual([expect.stringMatching(/missing\.yaml: .*ENOENT/)]);
+    expect(problemsOf({}, await file('- a\n- b\n'))).toEqual([expect.stringMatching(/the top level must be a mapping/)]);
+  });
+
+  it('refuses duplicate key ids and a batch budget under the call budget', async () => {
+    const key = (id: string, hash: string) => ({ id, sha256: hash.repeat(64), tenant: 't', scopes: ['execute'] });
+    const path = await file(JSON.stringify({ keys: [key('k', 'a'), key('k', 'b')], limits: { call_budget_bytes: 4096, batch_budget_bytes: 2048 } }));
+    expect(problemsOf({}, path)).toEqual([
+      'keys: the id "k" is used twice',
+      'limits.batch_budget_bytes: must be at least limits.call_budget_bytes',
+    ]);
+  });
+});
+
+describe('contract 8: with no keys the server only binds loopback', () => {
+  it.each(['0.0.0.0', '::', '192.168.1.10'])('refuses HOST=%s without keys', (host) => {
+    expect(problemsOf({ HOST: host })).toEqual([expect.stringMatching(/not a loopback address and no API keys.*allow_unauthenticated/)]);
+  });
+
+  it.each(['127.0.0.1', '127.0.0.5', '::1', 'localhost'])('accepts HOST=%s without keys', (host) => {
+    expect(loadConfig({ HOST: host }).host).toBe(host);
+  });
+
+  it('accepts a public bind with keys, or with allow_unauthenticated', async () => {
+    const keys = await file(JSON.stringify({ keys: [{ id: 'k', sha256: 'a'.repeat(64), tenant: 't', scopes: ['execute'] }] }));
+    expect(loadConfig({ HOST: '0.0.0.0' }, keys).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0' }, await file('allow_unauthenticated: true\n')).host).toBe('0.0.0.0');
+  });
+});
+
+describe('the loaded configuration is immutable', () => {
+  it('is frozen all the way down', async () => {
+    const path = await file(
+      JSON.stringify({
+        tools: [{ name: 'lookup', ...HTTP_TOOL, http: { ...HTTP_TOOL.http, headers: { authorization: 'Bearer x' } } }],
+        policy: { rules: [{ tool: 'Read', when: { path: '^src/' }, decision: 'allow' }] },
+      }),
+    );
+    const config = loadConfig({}, path);
+    const nested: unknown[] = [
+      config,
+      config.limits,
+      config.state,
+      config.spill,
+      config.defaults.breaker,
+      config.tools,
+      config.tools[0],
+      config.tools[0]!.http.headers,
+      config.tools[0]!.parameters,
+      config.policy.rules[0]!.when,
+      config.keys,
+      config.builtins,
+    ];
+    for (const value of nested) expect(Object.isFrozen(value)).toBe(true);
+    const writable = config as { -readonly [K in keyof Config]: Config[K] };
+    expect(() => {
+      writable.port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      config.limits.body_bytes = 1;
+    }).toThrow(TypeError);
+    expect(() => (config.tools as unknown[]).push({})).toThrow(TypeError);
+  });
+
+  it('each call returns its own object', () => {
+    expect(loadConfig({})).not.toBe(loadConfig({}));
+  });
+});

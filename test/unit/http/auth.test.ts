@@ -1,0 +1,286 @@
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStateStore } from '../../../src/state/memory.js';
+import { StateUnavailableError, type StateStore } from '../../../src/state/state-store.js';
+import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
+import { bigOutputTool } from '../../helpers/tools.js';
+import type { Tool } from '../../../src/tools/tool.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+const EXEC_KEY = 'tg_exec-key-of-acme-0123456789';
+const ADMIN_KEY = 'tg_admin-key-of-acme-0123456789';
+const KEYS = [
+  { id: 'acme-exec', sha256: sha256(EXEC_KEY), tenant: 'acme', scopes: ['execute'] },
+  { id: 'acme-admin', sha256: sha256(ADMIN_KEY), tenant: 'acme', scopes: ['admin'] },
+];
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+const counter = { runs: 0 };
+const counted: Tool = {
+  name: 'Counted',
+  description: 'Counts its runs.',
+  parameters: { type: 'object', additionalProperties: true },
+  concurrencySafe: true,
+  async run() {
+    counter.runs += 1;
+    return { text: 'ran' };
+  },
+};
+
+interface Route {
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
+  /** As the OpenAPI document names it. */
+  path: string;
+  url: string;
+  scope: 'execute' | 'admin';
+  payload?: object;
+  headers?: Record<string, string>;
+  /** What the route answers a caller with the right key; undefined: anything but an auth refusal. */
+  ok?: number;
+}
+
+/** Contract 1 and 8 (Auth): every route but the public ones needs a key with its scope. */
+describe('authentication per route', () => {
+  let t: TestApp;
+  const routes: Route[] = [
+    { method: 'GET', path: '/tools', url: '/tools', scope: 'execute', ok: 200 },
+    { method: 'HEAD', path: '/tools', url: '/tools', scope: 'execute', ok: 200 },
+    { method: 'GET', path: '/tools/{name}', url: '/tools/Read', scope: 'execute', ok: 200 },
+    { method: 'POST', path: '/execute', url: '/execute', scope: 'execute', payload: [{ id: 'c', name: 'Counted', arguments: {} }], ok: 200 },
+    // The url of a real spilled output is filled in once the app is up.
+    { method: 'GET', path: '/outputs/{id}', url: '', scope: 'execute', ok: 200 },
+    { method: 'GET', path: '/approvals', url: '/approvals', scope: 'admin', ok: 200 },
+    { method: 'POST', path: '/approvals/{id}', url: '/approvals/no-such-approval', scope: 'admin', payload: { decision: 'approve' }, ok: 404 },
+    { method: 'GET', path: '/circuits', url: '/circuits', scope: 'admin', ok: 200 },
+    { method: 'POST', path: '/circuits/{tool}/reset', url: '/circuits/Read/reset', scope: 'admin', ok: 200 },
+    {
+      method: 'POST',
+      path: '/mcp',
+      url: '/mcp',
+      scope: 'execute',
+      payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      headers: { accept: 'application/json, text/event-stream' },
+    },
+    { method: 'GET', path: '/mcp', url: '/mcp', scope: 'execute' },
+    { method: 'DELETE', path: '/mcp', url: '/mcp', scope: 'execute' },
+  ];
+
+  const refusals: Array<{ name: string; authorization?: string; status: number; code: string }> = [
+    { name: 'no Authorization header', status: 401, code: 'UNAUTHORIZED' },
+    { name: 'malformed header: Basic scheme', authorization: `Basic ${Buffer.from(`u:${EXEC_KEY}`).toString('base64')}`, status: 401, code: 'UNAUTHORIZED' },
+    { name: 'malformed header: Bearer without a key', authorization: 'Bearer', status: 401, code: 'UNAUTHORIZED' },
+    { name: 'malformed header: the key and more', authorization: `Bearer ${EXEC_KEY} ${ADMIN_KEY}`, status: 401, code: 'UNAUTHORIZED' },
+    { name: 'malformed header: the bare key', authorization: EXEC_KEY, status: 401, code: 'UNAUTHORIZED' },
+    { name: 'wrong key', authorization: 'Bearer tg_not-a-key-anyone-was-given', status: 401, code: 'UNAUTHORIZED' },
+    { name: 'a key whose hash is a configured sha256', authorization: `Bearer ${sha256(EXEC_KEY)}`, status: 401, code: 'UNAUTHORIZED' },
+  ];
+
+  beforeAll(async () => {
+    counter.runs = 0;
+    // Many refusals on purpose: keep the brute-force guard out of this table.
+    t = await buildTestApp({ tools: [counted, bigOutputTool('Big')], config: { keys: KEYS, auth: { failures_per_minute: 10_000 } } });
+    const { body } = await execute(t.app, [{ id: 'b', name: 'Big', arguments: { size: 60_000 } }], bearer(EXEC_KEY));
+    routes.find((r) => r.path === '/outputs/{id}')!.url = body.results[0].truncated.url;
+  });
+  afterAll(() => t.close());
+
+  const send = (route: Route, authorization: string | undefined) =>
+    t.app.inject({
+      method: route.method,
+      url: route.url,
+      headers: { ...route.headers, ...(authorization === undefined ? {} : { authorization }) },
+      ...(route.payload ? { payload: route.payload } : {}),
+    });
+
+  it('the table covers every route the OpenAPI document marks as needing a key', () => {
+    const documented = Object.entries(t.app.swagger().paths ?? {}).flatMap(([path, ops]) =>
+      Object.entries(ops as Record<string, { responses?: Record<string, unknown> }>)
+        .filter(([, op]) => op.responses?.['401'] !== undefined)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    const tabled = routes.filter((r) => r.method !== 'HEAD').map((r) => `${r.method} ${r.path}`);
+    expect(new Set(tabled)).toEqual(new Set(documented));
+  });
+
+  for (const route of routes) {
+    describe(`${route.method} ${route.path}`, () => {
+      for (const refusal of refusals) {
+        it(`${refusal.name} → ${refusal.status}`, async () => {
+          const runs = counter.runs;
+          const res = await send(route, refusal.authorization);
+          expect(res.statusCode).toBe(refusal.status);
+          expect(res.headers['www-authenticate']).toBe('Bearer');
+          if (route.method !== 'HEAD') expect(res.json()).toEqual({ error: { code: refusal.code, message: expect.any(String) } });
+          expect(counter.runs).toBe(runs);
+        });
+      }
+
+      it('right key without the scope → 403 FORBIDDEN', async () => {
+        const runs = counter.runs;
+        const res = await send(route, `Bearer ${route.scope === 'execute' ? ADMIN_KEY : EXEC_KEY}`);
+        expect(res.statusCode).toBe(403);
+        expect(res.headers['www-authenticate']).toBeUndefined();
+        if (route.method !== 'HEAD') expect(res.json()).toEqual({ error: { code: 'FORBIDDEN', message: `The API key lacks the "${route.scope}" scope.` } });
+        expect(counter.runs).toBe(runs);
+      });
+
+      it('right key → served', async () => {
+        const res = await send(route, `Bearer ${route.scope === 'execute' ? EXEC_KEY : ADMIN_KEY}`);
+        if (route.ok !== undefined) expect(res.statusCode).toBe(route.ok);
+        else expect([401, 403, 429]).not.toContain(res.statusCode);
+      });
+    });
+  }
+
+  it('the scheme name is case-insensitive, as RFC 9110 says', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/tools', headers: { authorization: `bearer ${EXEC_KEY}` } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('the key is checked before the body is read: no key and an oversized body is 401, not 413', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/execute',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ tool_calls: [], pad: 'x'.repeat(t.config.limits.body_bytes + 10) }),
+    });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('/healthz, /readyz, /metrics and the OpenAPI document need no key, and ignore a bad one', async () => {
+    for (const url of ['/healthz', '/readyz', '/metrics', '/openapi.json']) {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }]) {
+        const res = await t.app.inject({ method: 'GET', url, headers });
+        expect(res.statusCode, url).toBe(200);
+      }
+    }
+  });
+
+  it('no log line holds a key, its sha256, or an Authorization header value', () => {
+    const text = JSON.stringify(t.logs);
+    // The table above sent every kind of header on every route; the capture saw those requests.
+    expect(t.logs.filter((l) => l.msg === 'request completed').length).toBeGreaterThan(routes.length * (refusals.length + 2));
+    expect(t.logs.some((l) => l.msg === 'tool call')).toBe(true);
+    const secrets = [EXEC_KEY, ADMIN_KEY, sha256(EXEC_KEY), sha256(ADMIN_KEY), 'tg_not-a-key-anyone-was-given', Buffer.from(`u:${EXEC_KEY}`).toString('base64')];
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/bearer|basic /i);
+  });
+});
+
+describe('brute-force limit per client address (contract 1: 429 with Retry-After)', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  const fromAddress = (app: TestApp['app'], remoteAddress: string, key: string) =>
+    app.inject({ method: 'GET', url: '/tools', remoteAddress, headers: bearer(key) });
+
+  it('past the limit every attempt from the address is 429, the right key included, until the window passes', async () => {
+    t = await buildTestApp({ config: { keys: KEYS, auth: { failures_per_minute: 3 } } });
+    for (let i = 0; i < 3; i++) expect((await fromAddress(t.app, '10.0.0.1', `wrong-${i}`)).statusCode).toBe(401);
+    const over = await fromAddress(t.app, '10.0.0.1', 'wrong-3');
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toEqual({ error: { code: 'RATE_LIMITED', message: expect.any(String) } });
+    expect(over.headers['retry-after']).toBe('60');
+
+    const right = await fromAddress(t.app, '10.0.0.1', EXEC_KEY);
+    expect(right.statusCode).toBe(429);
+    expect(right.headers['retry-after']).toBe('60');
+
+    expect((await fromAddress(t.app, '10.0.0.2', EXEC_KEY)).statusCode).toBe(200);
+    expect((await fromAddress(t.app, '10.0.0.2', 'wrong')).statusCode).toBe(401);
+
+    t.clock.advance(59_000);
+    const late = await fromAddress(t.app, '10.0.0.1', EXEC_KEY);
+    expect(late.statusCode).toBe(429);
+    expect(late.headers['retry-after']).toBe('1');
+    t.clock.advance(1_000);
+    expect((await fromAddress(t.app, '10.0.0.1', EXEC_KEY)).statusCode).toBe(200);
+  });
+
+  it('the limit counts failures, not requests: right keys and scope refusals do not use it up', async () => {
+    t = await buildTestApp({ config: { keys: KEYS, auth: { failures_per_minute: 2 } } });
+    for (let i = 0; i < 5; i++) {
+      expect((await fromAddress(t.app, '10.0.0.1', EXEC_KEY)).statusCode).toBe(200);
+      expect((await fromAddress(t.app, '10.0.0.1', ADMIN_KEY)).statusCode).toBe(403);
+    }
+    expect((await fromAddress(t.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
+    expect((await fromAddress(t.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
+    expect((await fromAddress(t.app, '10.0.0.1', 'wrong')).statusCode).toBe(429);
+  });
+
+  it('the count is kept in the state store, so replicas sharing it share the limit', async () => {
+    const state = createMemoryStateStore();
+    t = await buildTestApp({ state, config: { keys: KEYS, auth: { failures_per_minute: 2 } } });
+    const other = await buildTestApp({ state, clock: t.clock, config: { keys: KEYS, auth: { failures_per_minute: 2 } } });
+    try {
+      expect((await fromAddress(t.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
+      expect((await fromAddress(other.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
+      expect((await fromAddress(t.app, '10.0.0.1', EXEC_KEY)).statusCode).toBe(200);
+      expect((await fromAddress(other.app, '10.0.0.1', 'wrong')).statusCode).toBe(429);
+      expect((await fromAddress(t.app, '10.0.0.1', EXEC_KEY)).statusCode).toBe(429);
+    } finally {
+      await other.close();
+      await state.close();
+    }
+  });
+
+  it('with the state store down keys are still checked, without the limit', async () => {
+    const memory = createMemoryStateStore();
+    const down: StateStore = new Proxy(memory, {
+      get(target, prop, receiver) {
+        if (prop === 'hit') return async () => Promise.reject(new StateUnavailableError());
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    t = await buildTestApp({ state: down, config: { keys: KEYS, auth: { failures_per_minute: 1 } } });
+    try {
+      for (let i = 0; i < 3; i++) expect((await fromAddress(t.app, '10.0.0.1', 'wrong')).statusCode).toBe(401);
+      expect((await fromAddress(t.app, '10.0.0.1', EXEC_KEY)).statusCode).toBe(200);
+    } finally {
+      await memory.close();
+    }
+  });
+});
+
+describe('no keys configured: the loopback default', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('binds 127.0.0.1 by default and serves the local caller with every scope, no header needed', async () => {
+    expect(t.config.host).toBe('127.0.0.1');
+    expect(t.config.keys).toEqual([]);
+    expect((await t.app.inject({ method: 'GET', url: '/tools' })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/circuits', headers: { authorization: 'Bearer whatever' } })).statusCode).toBe(200);
+    const { body } = await execute(t.app, [{ id: '1', name: 'LS', arguments: { path: '.' } }]);
+    expect(body.results[0].status).toBe('success');
+  });
+
+  it('answers only requests addressed to a loopback name, so a DNS-rebinding page cannot drive it', async () => {
+    for (const host of ['localhost:8080', '127.0.0.1:8080', '127.0.0.2', '[::1]:8080', 'localhost']) {
+      const res = await t.app.inject({ method: 'GET', url: '/tools', headers: { host } });
+      expect(res.statusCode, host).toBe(200);
+    }
+    for (const host of ['evil.example:8080', '127.0.0.1.evil.example', 'localhost.evil.example', '10.0.0.5:8080']) {
+      const res = await t.app.inject({ method: 'POST', url: '/execute', headers: { host }, payload: [{ id: '1', name: 'LS', arguments: {} }] });
+      expect(res.statusCode, host).toBe(403);
+      expect(res.json().error.code).toBe('FORBIDDEN');
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/healthz', headers: { host: 'evil.example' } })).statusCode).toBe(200);
+  });
+
+  it('allow_unauthenticated opens the keyless gateway to any Host, as its operator asked', async () => {
+    const open = await buildTestApp({ config: { host: '0.0.0.0', allow_unauthenticated: true } });
+    try {
+      expect((await open.app.inject({ method: 'GET', url: '/tools', headers: { host: 'gateway.internal:8080' } })).statusCode).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { configFrom } from '../../../../src/config/load.js';
+import { createPolicy } from '../../../../src/pipeline/gates/permission.js';
+
+describe('permission policy (contract 3.5 gate 4)', () => {
+  it('no matching rule allows a registered tool; requires_approval asks', () => {
+    const policy = createPolicy([]);
+    expect(policy.decide('Read', {}, false).decision).toBe('allow');
+    expect(policy.decide('Write', {}, true).decision).toBe('ask');
+  });
+
+  it('the most restrictive matching rule wins, whatever the order', () => {
+    const rules = [
+      { tool: 'Bash', decision: 'allow' as const },
+      { tool: 'B*', when: { command: '^rm ' }, decision: 'deny' as const },
+      { tool: 'Bash', when: { command: '^mv ' }, decision: 'ask' as const },
+    ];
+    for (const order of [rules, [...rules].reverse()]) {
+      const policy = createPolicy(order);
+      expect(policy.decide('Bash', { command: 'rm -rf x' }, false).decision).toBe('deny');
+      expect(policy.decide('Bash', { command: 'mv a b' }, false).decision).toBe('ask');
+      expect(policy.decide('Bash', { command: 'ls' }, false).decision).toBe('allow');
+    }
+  });
+
+  it('an explicit allow never lifts requires_approval', () => {
+    expect(createPolicy([{ tool: 'Write', decision: 'allow' }]).decide('Write', {}, true).decision).toBe('ask');
+  });
+
+  it('a rule on an argument that is not a string denies (fail closed); an absent argument does not match', () => {
+    const policy = createPolicy([{ tool: 'Bash', when: { command: '^ls$' }, decision: 'allow' }]);
+    expect(policy.decide('Bash', { command: { nested: 'ls' } }, false).decision).toBe('deny');
+    expect(policy.decide('Bash', {}, false).decision).toBe('allow');
+  });
+
+  it("a tool's own classifier: unknown denies, ask and deny raise the decision", () => {
+    const policy = createPolicy([]);
+    expect(policy.decide('Bash', {}, false, () => 'unknown').decision).toBe('deny');
+    expect(policy.decide('Bash', {}, false, () => 'ask').decision).toBe('ask');
+    expect(policy.decide('Bash', {}, false, () => 'allow').decision).toBe('allow');
+  });
+
+  it('rules match in linear time: a pattern that backtracks exponentially in JavaScript decides at once', () => {
+    const policy = createPolicy([{ tool: 'Write', when: { content: '^(a|aa)*$' }, decision: 'deny' }]);
+    const started = performance.now();
+    expect(policy.decide('Write', { content: `${'a'.repeat(50_000)}b` }, false).decision).toBe('allow');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a pattern RE2 does not accept is a config error, not a start-up crash', () => {
+    expect(() => configFrom({ policy: { rules: [{ tool: 'Write', when: { path: '(?=secret)' }, decision: 'deny' }] } })).toThrow(/RE2 syntax/);
+  });
+});
