@@ -1,0 +1,34 @@
+import { readFile, stat } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadConfig } from '../../../src/config/load.js';
+
+const root = new URL('../../../', import.meta.url);
+
+/** No Docker engine runs where the tests run, so this pins what can be checked without one. */
+describe('docker-compose stack', () => {
+  it('builds from docker/Dockerfile, shares one Redis, and publishes on loopback only', async () => {
+    const compose = parse(await readFile(new URL('docker-compose.yml', root), 'utf8'), { merge: true });
+    const gateways = Object.entries(compose.services as Record<string, any>).filter(([name]) => name.startsWith('toolgate'));
+    expect(gateways.length).toBeGreaterThanOrEqual(2);
+    for (const [, service] of gateways) {
+      expect(service.build.dockerfile).toBe('docker/Dockerfile');
+      expect(service.environment.REDIS_URL).toBe('redis://redis:6379');
+      for (const port of service.ports as string[]) expect(port).toMatch(/^127\.0\.0\.1:/);
+    }
+    await stat(new URL('docker/Dockerfile', root));
+  });
+
+  it('the mounted config file is a valid toolgate config for a container bound to 0.0.0.0', async () => {
+    const config = loadConfig({ HOST: '0.0.0.0', REDIS_URL: 'redis://redis:6379' }, new URL('docker/config.yaml', root).pathname);
+    expect(config.allow_unauthenticated).toBe(true);
+  });
+
+  it('the Dockerfile copies everything the build reads', async () => {
+    const dockerfile = await readFile(new URL('docker/Dockerfile', root), 'utf8');
+    for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src']) {
+      expect(dockerfile).toMatch(new RegExp(`COPY [^\\n]*\\b${path.replace('.', '\\.')}\\b`));
+      await stat(new URL(path, root));
+    }
+  });
+});

@@ -1,0 +1,32 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { OPENAPI_PATH, renderOpenApi } from '../../../scripts/openapi.js';
+
+describe('openapi/openapi.json', () => {
+  it('matches the document the routes generate (run `npm run openapi` after changing a route)', async () => {
+    const committed = await readFile(OPENAPI_PATH, 'utf8');
+    expect(committed).toBe(await renderOpenApi());
+  });
+
+  it('documents every endpoint of the contract', async () => {
+    const document = JSON.parse(await readFile(OPENAPI_PATH, 'utf8'));
+    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    for (const op of [
+      'GET /tools',
+      'GET /tools/{name}',
+      'POST /execute',
+      'GET /outputs/{id}',
+      'GET /approvals',
+      'POST /approvals/{id}',
+      'GET /circuits',
+      'POST /circuits/{tool}/reset',
+      'GET /healthz',
+      'GET /readyz',
+      'GET /metrics',
+    ]) {
+      expect(operations).toContain(op);
+    }
+  });
+});
