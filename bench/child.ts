@@ -1,0 +1,59 @@
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+
+/** What a target process counts, for the runner to check that no call failed under load. */
+export interface TargetStats {
+  toolCalls: number;
+  toolErrors: number;
+}
+
+export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+export type ChildMessage = { type: 'ready'; port: number } | { type: 'stats'; stats: TargetStats } | { type: 'profiled' };
+
+export interface RunningTarget {
+  port: number;
+  stats(): Promise<TargetStats>;
+  close(): Promise<void>;
+}
+
+/**
+ * The child side of a target process: report the port over IPC, answer stats
+ * requests, close and exit on `stop`, and run V8's CPU profiler (the one
+ * `node --cpu-prof` drives) between `profile-start` and `profile-stop`, so the
+ * profile holds the timed run only, not start-up and module loading. A runner
+ * that dies takes its children along (the IPC channel closes).
+ */
+export async function serveTarget(start: () => Promise<RunningTarget>): Promise<void> {
+  const send = (message: ChildMessage) => process.send!(message);
+  const target = await start();
+  const profiler = new Session();
+  process.on('message', (message: ParentMessage) => {
+    switch (message.type) {
+      case 'stats':
+        void target.stats().then((stats) => send({ type: 'stats', stats }));
+        break;
+      case 'profile-start':
+        profiler.connect();
+        void profiler
+          .post('Profiler.enable')
+          .then(() => profiler.post('Profiler.start'))
+          .then(() => send({ type: 'profiled' }));
+        break;
+      case 'profile-stop':
+        void profiler
+          .post('Profiler.stop')
+          .then(({ profile }) => writeFile(message.file, JSON.stringify(profile)))
+          .then(() => send({ type: 'profiled' }));
+        break;
+      case 'stop':
+        void target.close().finally(() => process.exit(0));
+    }
+  });
+  process.on('disconnect', () => process.exit(1));
+  send({ type: 'ready', port: target.port });
+}
+
+/** The child's options, passed by the runner as one JSON argument. */
+export function childOptions<T>(): T {
+  return JSON.parse(process.argv[2] ?? '{}') as T;
+}

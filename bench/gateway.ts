@@ -1,0 +1,85 @@
+import { pathToFileURL } from 'node:url';
+import { pino } from 'pino';
+import type * as App from '../src/app.js';
+import type * as Load from '../src/config/load.js';
+import type * as Logger from '../src/observability/logger.js';
+import type * as Registry from '../src/registry/registry.js';
+import type * as Spill from '../src/spill/index.js';
+import type * as Clock from '../src/state/clock.js';
+import type * as Memory from '../src/state/memory.js';
+import type * as Redis from '../src/state/redis/index.js';
+import type * as HttpTools from '../src/tools/http/index.js';
+import type * as Tools from '../src/tools/index.js';
+import { childOptions, serveTarget } from './child.js';
+
+export interface GatewayOptions {
+  workspace: string;
+  spillDir: string;
+  logLevel: string;
+  /** Absent: the memory store. */
+  redisUrl?: string;
+}
+
+/**
+ * The gateway runs from the build (dist/, what `npm start` runs), not under
+ * tsx: tsx keeps function names by wrapping every named function it creates
+ * at run time in a `__name()` call, a cost per closure that production does
+ * not pay and that would be counted against the gateway.
+ */
+const build = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
+const { buildApp } = await build<typeof App>('app.js');
+const { configFrom } = await build<typeof Load>('config/load.js');
+const { loggerOptions } = await build<typeof Logger>('observability/logger.js');
+const { createRegistry, registryDefaults } = await build<typeof Registry>('registry/registry.js');
+const { createSpillStore } = await build<typeof Spill>('spill/index.js');
+const { systemClock } = await build<typeof Clock>('state/clock.js');
+const { createMemoryStateStore } = await build<typeof Memory>('state/memory.js');
+const { createRedisStateStore } = await build<typeof Redis>('state/redis/index.js');
+const { createHttpDispatchers } = await build<typeof HttpTools>('tools/http/index.js');
+const { loadTools } = await build<typeof Tools>('tools/index.js');
+
+/**
+ * toolgate as `toolgate serve` wires it (src/server.ts), plus the Noop tool:
+ * the real clock, a file spill store, pino JSON lines on stdout (the runner
+ * points stdout at /dev/null), no API keys (the loopback local caller).
+ */
+const options = childOptions<GatewayOptions>();
+
+await serveTarget(async () => {
+  const config = configFrom({
+    workspace: options.workspace,
+    log_level: options.logLevel,
+    builtins: { Noop: { enabled: true } },
+    spill: { url: pathToFileURL(options.spillDir).href },
+    state: options.redisUrl ? { redis_url: options.redisUrl } : {},
+  });
+  const logger = pino(loggerOptions(config.log_level));
+  const dispatchers = createHttpDispatchers();
+  const registry = createRegistry(loadTools(config, { workspace: config.workspace, env: {}, dispatchers }), registryDefaults(config));
+  const spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
+  const state = config.state.redis_url
+    ? createRedisStateStore({
+        url: config.state.redis_url,
+        keyPrefix: config.state.key_prefix,
+        connectTimeoutMs: config.state.connect_timeout_ms,
+        commandTimeoutMs: config.state.command_timeout_ms,
+      })
+    : createMemoryStateStore();
+  const app = await buildApp({ state, spill, registry, clock: systemClock, logger }, config);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    async stats() {
+      const { values } = await app.metrics.toolCalls.get();
+      const count = (error: boolean) => values.filter((v) => (v.labels.status === 'error') === error).reduce((sum, v) => sum + v.value, 0);
+      const toolErrors = count(true);
+      return { toolCalls: count(false) + toolErrors, toolErrors };
+    },
+    async close() {
+      await app.close();
+      await state.close();
+      await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+    },
+  };
+});

@@ -1,0 +1,46 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * The bench tools done the plainest way, for the floor and the MCP peer: the
+ * same file system work as toolgate's Read, Edit and Grep, without workspace
+ * confinement, line numbers, locks or limits. What toolgate spends beyond
+ * these is its own overhead.
+ */
+export type RawTool = (args: Record<string, unknown>, root: string) => Promise<string>;
+
+const str = (args: Record<string, unknown>, key: string): string => {
+  const value = args[key];
+  if (typeof value !== 'string') throw new Error(`${key} must be a string`);
+  return value;
+};
+
+export const RAW_TOOLS: Readonly<Record<string, RawTool>> = {
+  async Noop(args) {
+    return typeof args.echo === 'string' ? args.echo : 'ok';
+  },
+  async Read(args, root) {
+    return readFile(join(root, str(args, 'path')), 'utf8');
+  },
+  async Edit(args, root) {
+    const file = join(root, str(args, 'path'));
+    const oldString = str(args, 'old_string');
+    const content = await readFile(file, 'utf8');
+    const at = content.indexOf(oldString);
+    if (at === -1) throw new Error('old_string not found');
+    await writeFile(file, content.slice(0, at) + str(args, 'new_string') + content.slice(at + oldString.length));
+    return `Replaced 1 occurrence in ${str(args, 'path')}.`;
+  },
+  async Grep(args, root) {
+    const dir = str(args, 'path');
+    const regex = new RegExp(str(args, 'pattern'));
+    const matches: string[] = [];
+    for (const name of (await readdir(join(root, dir))).sort()) {
+      const lines = (await readFile(join(root, dir, name), 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        if (regex.test(line)) matches.push(`${dir}/${name}:${i + 1}:${line}`);
+      });
+    }
+    return matches.length > 0 ? matches.join('\n') : 'No matches.';
+  },
+};

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ChildMessage, ParentMessage, TargetStats } from './child.js';
+
+export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp';
+
+/** A target server in a child process of its own, so the load generator does not share its event loop. */
+export interface Target {
+  name: TargetName;
+  /** POST /execute (floor, toolgate) or POST /mcp (the MCP peer). */
+  protocol: 'execute' | 'mcp';
+  url: string;
+  stats(): Promise<TargetStats>;
+  /** Start V8's CPU profiler in the target; `profileStop` writes what it recorded to `file` (a .cpuprofile). */
+  profileStart(): Promise<void>;
+  profileStop(file: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const TARGET_LABELS: Record<TargetName, string> = {
+  floor: 'floor (bare Fastify)',
+  memory: 'toolgate, memory store',
+  redis: 'toolgate, Redis store',
+  mcp: 'MCP SDK server',
+};
+
+const STOP_TIMEOUT_MS = 10_000;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.ts', redis: 'gateway.ts', mcp: 'mcp-peer.ts' };
+
+/**
+ * Start a target's entry under tsx (`node --import tsx`); the gateway's entry
+ * then loads toolgate itself from the build (see gateway.ts). stdout goes to
+ * /dev/null: toolgate's JSON log lines are written (and paid for) but not kept.
+ */
+export async function startTarget(name: TargetName, options: object): Promise<Target> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(ENTRY[name], import.meta.url)), JSON.stringify(options)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${name} exited with ${code} before it listened`));
+    child.once('exit', onExit);
+    child.once('message', (message: ChildMessage) => {
+      child.off('exit', onExit);
+      if (message.type === 'ready') resolve(message.port);
+      else reject(new Error(`${name} sent ${message.type} before ready`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    name,
+    protocol: name === 'mcp' ? 'mcp' : 'execute',
+    url: `http://127.0.0.1:${port}`,
+    stats: async () => {
+      const reply = await request(child, { type: 'stats' });
+      if (reply.type !== 'stats') throw new Error(`${name} answered ${reply.type} to stats`);
+      return reply.stats;
+    },
+    profileStart: async () => void (await request(child, { type: 'profile-start' })),
+    profileStop: async (file) => void (await request(child, { type: 'profile-stop', file })),
+    async stop() {
+      if (child.exitCode === null && child.connected) child.send({ type: 'stop' } satisfies ParentMessage);
+      // A child that does not close in time is killed: the bench must not leave servers behind.
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** One message to the child and its reply; the runner sends one at a time. */
+function request(child: ChildProcess, message: ParentMessage): Promise<ChildMessage> {
+  return new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send(message);
+  });
+}
