@@ -13,7 +13,7 @@ import type { SpillStore } from '../../src/spill/spill-store.js';
 import { ManualClock } from '../../src/state/clock.js';
 import { createMemoryStateStore } from '../../src/state/memory.js';
 import type { StateStore } from '../../src/state/state-store.js';
-import { createHttpDispatchers } from '../../src/tools/http/index.js';
+import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
 import { loadTools } from '../../src/tools/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 
@@ -42,6 +42,8 @@ export interface TestAppOptions {
   spill?: SpillStore;
   /** Environment for `${VAR}` in HTTP tool headers. */
   env?: NodeJS.ProcessEnv;
+  /** The HTTP tools' pools; tests that call HTTP tools pass tripwired ones (test/integration/http-tools/helpers.ts). */
+  dispatchers?: HttpDispatchers;
 }
 
 const BUILTIN_NAMES = new Set(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS']);
@@ -54,7 +56,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = configFrom({ workspace, ...options.config });
   const state = options.state ?? createMemoryStateStore({ clock });
   const spill = options.spill ?? createFsSpillStore({ dir: spillDir, ttlMs: config.spill.ttl_ms, clock });
-  const dispatchers = createHttpDispatchers();
+  const dispatchers = options.dispatchers ?? createHttpDispatchers();
   const configured = loadTools(config, { workspace, env: options.env ?? {}, dispatchers });
   const tools = [...(options.builtins === false ? configured.filter((tool) => !BUILTIN_NAMES.has(tool.name)) : configured), ...(options.tools ?? [])];
   const registry = createRegistry(tools, registryDefaults(config));
