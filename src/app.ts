@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from './config/schema.js';
 import { adminRoutes } from './http/admin.js';
 import { installAuth } from './http/auth.js';
-import { installErrorHandling } from './http/errors.js';
+import { unreadableBody } from './http/body-encoding.js';
+import { installErrorHandling, sendError } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { healthRoutes, metricsRoute } from './http/health.js';
 import { mcpRoutes } from './http/mcp.js';
@@ -32,26 +35,71 @@ export interface AppDeps {
   logger: FastifyBaseLogger;
   /** A registry of its own per app unless given; tests that build many apps pass `createMetrics({ processMetrics: false })`. */
   metrics?: Metrics;
+  /** How long a request may take to arrive, headers and body; {@link REQUEST_TIMEOUT_MS} unless given (tests pass a short one). */
+  requestTimeoutMs?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const SPILL_SWEEP_MAX_MS = 10 * 60_000;
+/**
+ * fastify's default is no limit: a client that sends headers and then
+ * trickles (or stops sending) its body holds an in-flight slot for ever.
+ * Generous for a 1 MiB body; only the arrival of the request is timed, not
+ * the tool calls that follow. Past it Node answers 408 (clientErrorHandler).
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Request ids and the error envelope also for what fastify answers before any
+ * route or hook runs (contract 1: `x-request-id` on every response): a URL
+ * the router cannot decode or a path parameter over its length limit
+ * (`frameworkErrors`), and a request Node's HTTP parser refuses
+ * (`clientErrorHandler`, which has no request object, so the id is new).
+ */
+const ENVELOPE_OPTIONS = {
+  requestIdHeader: false as const,
+  genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+    const given = req.headers['x-request-id'];
+    return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  },
+  frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    if (error.code === 'FST_ERR_ASYNC_CONSTRAINT') return sendError(reply, new GatewayError('INTERNAL'));
+    const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter of the URL is too long.' : 'The URL is not valid (bad percent-encoding).';
+    return sendError(reply, new GatewayError('BAD_REQUEST', { message }));
+  },
+  clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+    // A reset connection has no one left to answer (Node's own rule).
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const message = status === 408 ? 'The request took too long to arrive.' : status === 431 ? 'The request headers are too large.' : 'The request is not valid HTTP.';
+    const body = JSON.stringify({ error: { code: 'BAD_REQUEST', message } });
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(err);
+  },
+};
 
 export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics();
+  const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: config.limits.body_bytes,
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    ...ENVELOPE_OPTIONS,
     // One 'request completed' line of our own (onResponse) replaces fastify's two per request.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     // Requests during shutdown get our own NOT_READY envelope (onRequest below), not fastify's.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 256 },
+    requestTimeout,
+    // Given to Node's constructor too: on Node 20 a requestTimeout set only after it is never enforced. The
+    // check interval: how often Node looks for requests past their timeout (its default, 30 s, doubles the bound).
+    http: { requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
   });
 
   const pipeline: PipelineDeps = {
@@ -80,6 +128,13 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) throw new GatewayError('NOT_READY', { retryAfterMs: 1_000 });
+    // No route: answered before the body is read, so a body for a route that does not exist (which needs
+    // no key) never holds an in-flight slot or the memory of its body.
+    if (request.is404) throw new GatewayError('NOT_FOUND', { message: `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}.` });
+    const unreadable = unreadableBody(request.headers);
+    if (unreadable) throw unreadable;
+    // Liveness is "200 while the process serves" (contract 1), also when the cap is reached.
+    if (request.routeOptions.url === '/healthz') return;
     if (inflight >= config.limits.inflight_requests) throw new GatewayError('OVERLOADED', { retryAfterMs: 1_000 });
     inflight += 1;
     admitted.add(request);
@@ -132,6 +187,24 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
 
   app.decorate('metrics', metrics);
   app.decorate('pipeline', pipeline);
+  return app;
+}
+
+/**
+ * The app that serves `/metrics` on its own port (`METRICS_PORT`), with the
+ * same request ids and error envelope as the main app.
+ */
+export async function buildMetricsApp(metrics: Metrics, pipeline: PipelineDeps, logger: FastifyBaseLogger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    ...ENVELOPE_OPTIONS,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+  });
+  installErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await app.register(metricsRoute(metrics, pipeline));
   return app;
 }
 

@@ -1,11 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import Fastify, { LogController } from 'fastify';
 import { pino } from 'pino';
-import { buildApp } from './app.js';
+import { buildApp, buildMetricsApp } from './app.js';
 import { ConfigError, isLoopback, loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { metricsRoute } from './http/health.js';
 import { loggerOptions } from './observability/logger.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { createSpillStore } from './spill/index.js';
@@ -85,11 +83,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const { workspace, registry, spill } = await prepare(config, env, dispatchers);
   const state = stateStore(config, logger);
   const app = await buildApp({ state, spill, registry, clock: systemClock, logger }, config);
-  const metricsApp =
-    config.metrics_port === undefined
-      ? undefined
-      : Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
-  if (metricsApp) await metricsApp.register(metricsRoute(app.metrics, app.pipeline));
+  const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(app.metrics, app.pipeline, logger);
 
   if (config.keys.length === 0) {
     logger.warn(

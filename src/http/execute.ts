@@ -4,6 +4,7 @@ import { parseEnvelope } from '../protocol/calls.js';
 import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import { renderMessages } from '../protocol/messages.js';
+import { asReplayed, type CallResult } from '../protocol/result.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
@@ -13,7 +14,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const SESSION_ID_MAX = 256;
 
 interface ExecuteResponse {
-  results: unknown[];
+  results: CallResult[];
   messages: unknown[];
 }
 
@@ -58,8 +59,10 @@ export function executeRoutes(deps: PipelineDeps) {
   }
 
   /** Replays a whole response for clients whose model regenerates call ids on retry (contract 3.4). */
-  async function runOnce(request: FastifyRequest, key: string): Promise<ExecuteResponse> {
+  async function runOnce(request: FastifyRequest, given: string): Promise<ExecuteResponse> {
     const tenant = request.caller.tenant;
+    // Per API key: another key of the tenant (perhaps allowed fewer tools) must not be handed this key's response.
+    const key = `${request.caller.keyId}\n${given}`;
     const fingerprint = sha256Hex(`${request.headers['x-session-id'] ?? ''}\n${canonicalJson(request.body)}`);
     const leaseMs = deps.config.limits.tool_timeout_ms * deps.config.limits.calls_per_batch + 5_000;
     let claim;
@@ -67,7 +70,7 @@ export function executeRoutes(deps: PipelineDeps) {
       claim = await deps.state.claimRequest(tenant, key, fingerprint, leaseMs);
     } catch (err) {
       if (!(err instanceof StateUnavailableError)) throw err;
-      deps.health.failed(err);
+      deps.health.failed(err, request.log);
       throw stateUnavailable();
     }
     if (claim.outcome === 'mismatch') {
@@ -123,5 +126,5 @@ export function executeRoutes(deps: PipelineDeps) {
 
 function replayed(stored: StoredResult): ExecuteResponse {
   const response = stored as unknown as ExecuteResponse;
-  return { ...response, results: response.results.map((r) => ({ ...(r as object), replayed: true })) };
+  return { ...response, results: response.results.map((r) => asReplayed(r)) };
 }

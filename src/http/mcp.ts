@@ -104,7 +104,7 @@ export function mcpRoutes(deps: PipelineDeps) {
     // pagination, "Error Handling": we never hand out a cursor, so any cursor is an invalid one.
     if (params.cursor !== undefined) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'Invalid cursor: tools/list answers with every tool in one page.');
     const allowed = deps.registry.list().filter((e) => x.request.caller.allows(e.name));
-    const open = (await circuitsFor(allowed, x.request.caller, deps)).map((c) => c.state === 'open');
+    const open = (await circuitsFor(allowed, x.request.caller, deps, x.request.log)).map((c) => c.state === 'open');
     return rpcResult(id, { tools: toMcp(allowed.filter((_, i) => !open[i]).map((e) => e.tool)) });
   }
 

@@ -7,13 +7,16 @@ import type { SpillStore } from '../spill/spill-store.js';
 /**
  * Parse a single-range `Range: bytes=…` header (RFC 9110 14.1.2) against a size.
  * Returns undefined for the whole body; multi-range requests get the whole body
- * too, which the RFC allows.
+ * too, which the RFC allows, and so does a range unit other than bytes.
  */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined {
   if (header === undefined) return undefined;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // RFC 9110 14.2: a range unit the server does not understand MUST be ignored; units are case-insensitive (14.1).
+  const unit = /^\s*([^=\s]*)\s*=/.exec(header)?.[1];
+  if (unit === undefined || unit.toLowerCase() !== 'bytes') return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/i.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) {
-    if (/^bytes=[\d\s,-]+$/.test(header.trim()) && header.includes(',')) return undefined;
+    if (/^bytes=[\d\s,-]+$/i.test(header.trim()) && header.includes(',')) return undefined;
     throw new GatewayError('RANGE_NOT_SATISFIABLE', { message: 'The Range header is malformed; use "bytes=start-end".', details: { size } });
   }
   let start: number;

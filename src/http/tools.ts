@@ -59,7 +59,7 @@ export function toolsRoutes(deps: PipelineDeps) {
         const query = request.query as { format?: FormatName; strict?: boolean; include_unavailable?: boolean };
         const format = query.format ?? 'openai';
         const allowed = deps.registry.list().filter((e) => request.caller.allows(e.name));
-        const circuits = await circuitsFor(allowed, request.caller, deps);
+        const circuits = await circuitsFor(allowed, request.caller, deps, request.log);
         const shown = query.include_unavailable ? allowed : allowed.filter((_, i) => circuits[i]!.state !== 'open');
         let tools = render(format, shown, format === 'openai' && query.strict === true);
         if (query.include_unavailable) {
@@ -99,7 +99,7 @@ export function toolsRoutes(deps: PipelineDeps) {
         const { name } = request.params as { name: string };
         const entry = deps.registry.get(name);
         if (!entry || !request.caller.allows(entry.name)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(name)}.` });
-        const [circuit] = await circuitsFor([entry], request.caller, deps);
+        const [circuit] = await circuitsFor([entry], request.caller, deps, request.log);
         return {
           name: entry.name,
           description: entry.tool.description,

@@ -3,22 +3,27 @@ import type { LoggerOptions } from 'pino';
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key|bearer/i;
 const MAX_DEPTH = 16;
 const MAX_STRING = 256;
+/** Items of an array, keys of an object: the first ones are logged, the rest counted. */
+const MAX_ITEMS = 50;
 export const REDACTED = '[REDACTED]';
 
 /**
  * A copy of `value` fit for a log line: values under secret-looking keys
- * replaced at any depth, long strings cut, deep nesting bounded (arguments come
- * from models and can be anything).
+ * replaced at any depth, long strings cut, long arrays and objects with many
+ * keys cut to their first items, deep nesting bounded (arguments come from
+ * models and can be anything).
  */
 export function redactForLog(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…(${value.length} chars)` : value;
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[…]';
-  if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactForLog(item, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((item) => redactForLog(item, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
-    out[key] = SECRET_KEY.test(key) ? REDACTED : redactForLog(child, depth + 1);
+  const keys = Object.keys(value);
+  for (const key of keys.slice(0, MAX_ITEMS)) {
+    out[key] = SECRET_KEY.test(key) ? REDACTED : redactForLog((value as Record<string, unknown>)[key], depth + 1);
   }
+  if (keys.length > MAX_ITEMS) out['…'] = `(${keys.length - MAX_ITEMS} more keys)`;
   return out;
 }
 

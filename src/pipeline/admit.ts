@@ -69,7 +69,7 @@ async function interpret(call: PlannedCall, request: AdmitRequest, admission: Ad
       } catch (err) {
         // The store went away while waiting: this call cannot be answered, the rest of the batch still can.
         if (!(err instanceof StateUnavailableError)) throw err;
-        deps.health.failed(err);
+        deps.health.failed(err, ctx.log);
         call.failure = stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`);
         return { kind: 'stopped' };
       }
@@ -121,10 +121,10 @@ export async function admitBatch(calls: readonly PlannedCall[], ctx: ExecContext
   let admissions: Admission[];
   try {
     admissions = await deps.state.admit(requests, deps.clock.now());
-    deps.health.ok();
+    deps.health.ok(ctx.log);
   } catch (err) {
     if (!(err instanceof StateUnavailableError)) throw err;
-    deps.health.failed(err);
+    deps.health.failed(err, ctx.log);
     return calls.map((call, i) => {
       if (!needsState(requests[i]!)) return { kind: 'run', probe: false, replayLease: false };
       call.failure = stateUnavailable(`${call.name} needs the state store, which is unreachable; nothing was run.`);

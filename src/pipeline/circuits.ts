@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { RegisteredTool } from '../registry/registry.js';
 import { StateUnavailableError, type CircuitStatus } from '../state/state-store.js';
 import { breakerScope } from './gates/breaker.js';
@@ -8,15 +9,20 @@ import type { Caller, PipelineDeps } from './types.js';
  * With the store down every breaker reads closed, as it does for execution,
  * so listing tools keeps working through a state outage.
  */
-export async function circuitsFor(entries: readonly RegisteredTool[], caller: Caller, deps: PipelineDeps): Promise<CircuitStatus[]> {
+export async function circuitsFor(
+  entries: readonly RegisteredTool[],
+  caller: Caller,
+  deps: PipelineDeps,
+  log?: FastifyBaseLogger,
+): Promise<CircuitStatus[]> {
   const scopes = entries.map((e) => breakerScope(e, caller, deps));
   try {
     const circuits = await deps.state.circuits(scopes, deps.clock.now());
-    deps.health.ok();
+    deps.health.ok(log);
     return circuits;
   } catch (err) {
     if (!(err instanceof StateUnavailableError)) throw err;
-    deps.health.failed(err);
+    deps.health.failed(err, log);
     return scopes.map((scope) => ({ scope, state: 'closed', failures: 0, reopens_at: null }));
   }
 }

@@ -2,7 +2,7 @@ import { redactForLog } from '../observability/logger.js';
 import type { NormalizedCall } from '../protocol/calls.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError, isGatewayError } from '../protocol/errors.js';
-import { payloadOf, type CallResult, type Payload } from '../protocol/result.js';
+import { asReplayed, payloadOf, type CallResult, type Payload } from '../protocol/result.js';
 import { StateUnavailableError, type SettleRequest, type StoredResult } from '../state/state-store.js';
 import type { ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, type AdmitOutcome } from './admit.js';
@@ -36,7 +36,7 @@ function errorResult(call: PlannedCall, error: GatewayError, timeMs = 0): CallRe
 }
 
 function replayedResult(call: PlannedCall, stored: StoredResult): CallResult {
-  return { ...(stored as unknown as CallResult), tool_call_id: call.id, name: call.name, replayed: true };
+  return asReplayed({ ...(stored as unknown as CallResult), tool_call_id: call.id, name: call.name });
 }
 
 function successResult(call: PlannedCall, output: ToolOutput, timeMs: number): CallResult {
@@ -122,7 +122,7 @@ async function settle(executed: Array<Finished & { output?: ToolOutput; outcome:
       sessionId: ctx.sessionId,
       callId: call.id,
       tool: entry.name,
-      breaker: { scope: breakerScope(entry, ctx.caller, deps), outcome: breakerOutcome(error), probe: outcome.probe, ...entry.breaker },
+      breaker: { scope: breakerScope(entry, ctx.caller, deps), outcome: breakerOutcome(error, callTimeout(call, ctx) < entry.timeoutMs), probe: outcome.probe, ...entry.breaker },
     };
     const lock = output && !error ? lockToStore(call, output) : undefined;
     if (lock) request.lock = { ...lock, ttlMs: deps.config.state.lock_ttl_ms };
@@ -134,10 +134,10 @@ async function settle(executed: Array<Finished & { output?: ToolOutput; outcome:
   });
   try {
     await deps.state.settle(requests, deps.clock.now());
-    deps.health.ok();
+    deps.health.ok(ctx.log);
   } catch (err) {
     if (!(err instanceof StateUnavailableError)) throw err;
-    deps.health.failed(err);
+    deps.health.failed(err, ctx.log);
   }
 }
 

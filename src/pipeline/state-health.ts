@@ -13,19 +13,20 @@ export class StateHealth {
     private readonly metrics: Metrics,
   ) {}
 
-  failed(err: unknown): void {
+  /** `log` is the request's logger where there is one, so the outage line carries the request id that found it. */
+  failed(err: unknown, log: FastifyBaseLogger = this.log): void {
     this.metrics.stateUnavailable.inc();
     if (this.down) return;
     this.down = true;
-    this.log.warn(
+    log.warn(
       { err },
       'state store unreachable: read-only calls keep running; calls that need state answer STATE_UNAVAILABLE',
     );
   }
 
-  ok(): void {
+  ok(log: FastifyBaseLogger = this.log): void {
     if (!this.down) return;
     this.down = false;
-    this.log.info('state store reachable again');
+    log.info('state store reachable again');
   }
 }

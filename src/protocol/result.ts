@@ -36,3 +36,20 @@ export function payloadOf(result: Payload): Payload {
   if (result.error !== undefined) payload.error = result.error;
   return payload;
 }
+
+/**
+ * A result served again from its record (call-id or Idempotency-Key replay).
+ * A stored failure stays a failure, but retrying under the same id can only
+ * replay it, so it is not retryable as sent.
+ */
+export function asReplayed(result: CallResult): CallResult {
+  const replayed = { ...result, replayed: true };
+  if (replayed.error?.retryable) {
+    replayed.error = {
+      ...replayed.error,
+      retryable: false,
+      suggestion: 'This call id already ran and failed; its result is replayed. To run the call again, send it under a new id.',
+    };
+  }
+  return replayed;
+}

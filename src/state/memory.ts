@@ -169,6 +169,8 @@ export class MemoryStateStore implements StateStore {
 
   private recordBreaker(b: SettleRequest['breaker'], now: number): void {
     const current = this.breakers.get(b.scope);
+    // A call admitted before the breaker opened, reporting late: only the probe moves an open breaker.
+    if (current && current.state !== 'closed' && !b.probe) return;
     if (b.outcome === 'success') {
       this.breakers.delete(b.scope);
     } else if (b.outcome === 'failure') {

@@ -65,6 +65,14 @@ export interface Tool {
   lock?: LockRole;
   /** Where present, consulted by the permission gate; `unknown` fails closed. */
   classify?(args: Record<string, unknown>): ToolClassification;
+  /**
+   * The arguments in one canonical spelling, e.g. a path in its
+   * workspace-relative form. The permission gate applies the rules to these
+   * as well as to the arguments as sent, and the stricter decision wins, so
+   * no other spelling of a path gets past a rule on it; the Read lock cache
+   * (gate 5) is keyed by the canonical path.
+   */
+  canonicalArgs?(args: Record<string, unknown>): Record<string, unknown>;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
 

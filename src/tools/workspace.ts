@@ -40,6 +40,15 @@ export interface Workspace {
   recheck(real: string): Promise<void>;
   /** Workspace-relative form of a path inside the root, with `/` separators; `.` for the root. */
   relative(real: string): string;
+  /**
+   * The one spelling of a caller's path that policy rules see, found without
+   * touching the filesystem: `./a//b/../c.txt/`, `a/c.txt` and the absolute
+   * path inside the root are all `a/c.txt`; the root is `.`. A path the
+   * workspace refuses (outside, NUL, backslash, empty) comes back unchanged:
+   * the tool refuses it anyway. Symbolic links inside the workspace are not
+   * resolved here.
+   */
+  canonical(p: string): string;
 }
 
 const OUTSIDE_SUGGESTION = 'Use a path relative to the workspace root that stays inside it, e.g. "src/index.ts".';
@@ -198,5 +207,13 @@ export function createWorkspace(root: string): Workspace {
     return path.relative(realRoot, real).split(path.sep).join('/') || '.';
   }
 
-  return { root: realRoot, resolveExisting, resolveTarget, open: openConfined, recheck, relative };
+  function canonical(p: string): string {
+    try {
+      return relative(lexical(p));
+    } catch {
+      return p;
+    }
+  }
+
+  return { root: realRoot, resolveExisting, resolveTarget, open: openConfined, recheck, relative, canonical };
 }

@@ -11,11 +11,15 @@ export function breakerScope(entry: RegisteredTool, caller: Caller, deps: Pipeli
  * Gate 9's breaker half: only the tool's own malfunction counts. Caller
  * mistakes (NOT_FOUND, CONFLICT, upstream 4xx, upstream 429) leave the count
  * alone; timeouts, crashes, upstream 5xx and unreachable upstreams are failures.
+ * A timeout the caller cut below the tool's own (`timeout_ms` on the request)
+ * is the caller's choice, not the tool's fault: counted, one request could
+ * open a shared breaker for every tenant.
  */
-export function breakerOutcome(error: GatewayError | undefined): 'success' | 'failure' | 'neutral' {
+export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout = false): 'success' | 'failure' | 'neutral' {
   if (!error) return 'success';
   switch (error.code) {
     case 'TIMEOUT':
+      return callerCutTimeout ? 'neutral' : 'failure';
     case 'EXECUTION_FAILED':
       return 'failure';
     case 'UPSTREAM_ERROR': {

@@ -13,23 +13,30 @@ export function normalizeLockPath(path: string): string {
 }
 
 function pathArg(call: PlannedCall): string | undefined {
-  const lock = call.entry!.tool.lock;
-  const value = lock ? call.args![lock.pathArg] : undefined;
+  const tool = call.entry!.tool;
+  const lock = tool.lock;
+  // The tool's canonical spelling first: the absolute path of a workspace file is the same file too.
+  const value = lock ? (tool.canonicalArgs?.(call.args!) ?? call.args!)[lock.pathArg] : undefined;
   return typeof value === 'string' ? normalizeLockPath(value) : undefined;
 }
 
-/** Gate 5, first half: a write the caller sent without a lock asks for the session's last Read of its path. */
+/**
+ * Gate 5, first half: a write the caller sent without `expected_mtime_ms` asks
+ * for the session's last Read of its path (contract 3.5: the caller's
+ * `expected_size_bytes` alone does not stop the injection).
+ */
 export function lockPathToFetch(call: PlannedCall): string | undefined {
   if (call.entry!.tool.lock?.role !== 'write') return undefined;
   // null counts as absent: strict-mode models send null for every optional field.
-  if (call.args!.expected_mtime_ms != null || call.args!.expected_size_bytes != null) return undefined;
+  if (call.args!.expected_mtime_ms != null) return undefined;
   return pathArg(call);
 }
 
-/** Gate 5, second half: the arguments the tool runs with carry the lock the session saw. */
+/** Gate 5, second half: the arguments the tool runs with carry the lock the session saw; a size the caller gave is kept. */
 export function injectLock(call: PlannedCall, meta: LockMeta | null): void {
   if (!meta) return;
-  call.args = { ...call.args, expected_mtime_ms: meta.file_mtime_ms, expected_size_bytes: meta.file_size_bytes };
+  const size = call.args!.expected_size_bytes ?? meta.file_size_bytes;
+  call.args = { ...call.args, expected_mtime_ms: meta.file_mtime_ms, expected_size_bytes: size };
 }
 
 /**

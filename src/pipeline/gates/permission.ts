@@ -80,7 +80,14 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
 /** Gate 4: DENY stops the call here; ASK is settled with the approval store at admission. */
 export const permissionGate: LocalGate = (call, _ctx, deps) => {
   const entry = call.entry!;
-  const verdict = deps.policy.decide(entry.name, call.args!, entry.requiresApproval, entry.tool.classify?.bind(entry.tool));
+  const decide = (args: Record<string, unknown>) => deps.policy.decide(entry.name, args, entry.requiresApproval, entry.tool.classify?.bind(entry.tool));
+  let verdict = decide(call.args!);
+  // The rules also see the arguments as the tool will understand them (a path in its canonical spelling); the stricter decision wins.
+  const canonical = entry.tool.canonicalArgs?.(call.args!);
+  if (canonical !== undefined && canonical !== call.args) {
+    const other = decide(canonical);
+    if (RANK[other.decision] > RANK[verdict.decision]) verdict = other;
+  }
   if (verdict.decision === 'deny') {
     return new GatewayError('PERMISSION_DENIED', {
       message: `The policy denies this call to ${entry.name} (${verdict.reason}).`,

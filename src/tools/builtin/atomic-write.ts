@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { GatewayError } from '../../protocol/errors.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { stampOf, type FileStamp } from './stamp.js';
@@ -14,6 +15,14 @@ export interface AtomicWriteOptions {
   beforeRename(): Promise<void>;
 }
 
+/** Linux's limit on a path given to a system call, terminating NUL included. */
+const PATH_MAX = 4096;
+
+/** The file name in its temp file's name, cut so the temp name stays within NAME_MAX (255 bytes) whatever the name. */
+function tempStem(name: string): string {
+  return Buffer.byteLength(name) <= 200 ? name : name.slice(0, 50);
+}
+
 /**
  * Writes `content` to `target` (a path from the workspace) so that readers see
  * the old file or the new one, never a mix: a temp file in the same directory,
@@ -23,9 +32,18 @@ export interface AtomicWriteOptions {
  */
 export async function writeAtomic(ws: Workspace, target: string, content: string, options: AtomicWriteOptions): Promise<FileStamp> {
   const dir = path.dirname(target);
+  const temp = path.join(dir, `.${tempStem(path.basename(target))}.${randomBytes(6).toString('hex')}.tmp`);
+  // Checked before anything is created: past PATH_MAX the mkdir or the temp file fails half-way,
+  // leaving directories behind and an error that reads like the tool's fault (and counts against its breaker).
+  if (Buffer.byteLength(temp) >= PATH_MAX) {
+    const shown = ws.relative(target);
+    throw new GatewayError('INVALID_ARGS', {
+      message: `The path ${JSON.stringify(shown.length > 100 ? `${shown.slice(0, 100)}…` : shown)} is too long to write.`,
+      suggestion: 'Use a shorter path.',
+    });
+  }
   await mkdir(dir, { recursive: true });
   await ws.recheck(dir);
-  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await ws.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, options.mode ?? 0o666);
   let renamed = false;
   try {

@@ -6,10 +6,11 @@ import { optionalBoolean, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { READ_FLAGS } from './read.js';
-import { assertExpected, currentStamp, expectedFrom, expectedOf, stampOf, type FileStamp } from './stamp.js';
+import { withFileLock } from './file-lock.js';
+import { assertExpected, currentStamp, expectedFrom, expectedOf, stampOf, type Expected, type FileStamp } from './stamp.js';
 import { looksBinary } from './text.js';
 
-/** Edit holds the whole file in memory twice; bigger files are for Write. */
+/** Edit holds the whole file in memory twice; bigger files (before or after the edit) are for Write. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 // fatal: a file that is not valid UTF-8 would be silently altered on the way back;
@@ -110,34 +111,59 @@ export function createEditTool(ws: Workspace): Tool {
       if (oldString === newString) throw new GatewayError('INVALID_ARGS', { message: 'old_string and new_string are the same; there is nothing to change.' });
       throwIfAborted(ctx.signal);
       const real = await ws.resolveExisting(shown);
-      const { content, stamp, mode } = await load(ws, real, shown);
-      assertExpected(stamp, expected, shown);
-      const count = countOccurrences(content, oldString);
-      if (count === 0) {
-        throw new GatewayError('INVALID_ARGS', {
-          message: `old_string was not found in ${shown}.`,
-          suggestion: 'Read the file again and copy the text exactly, including indentation and line breaks.',
-        });
-      }
-      if (count > 1 && !replaceAll) {
-        throw new GatewayError('INVALID_ARGS', {
-          message: `old_string occurs ${count} times in ${shown}; Edit needs exactly one match.`,
-          suggestion: 'Include more surrounding lines in old_string so it matches once, or set replace_all to true.',
-          details: { occurrences: count },
-        });
-      }
-      const at = content.indexOf(oldString);
-      const updated = replaceAll
-        ? content.split(oldString).join(newString)
-        : content.slice(0, at) + newString + content.slice(at + oldString.length);
-      const written = await writeAtomic(ws, real, updated, {
-        mode,
-        signal: ctx.signal,
-        // Whatever the caller expected, the change was computed from `stamp`; anything newer must not be overwritten.
-        beforeRename: async () => assertExpected(await currentStamp(real), expectedOf(stamp), shown),
-      });
-      const replaced = replaceAll ? count : 1;
-      return { text: `Replaced ${replaced} occurrence${replaced === 1 ? '' : 's'} in ${shown}.`, data: written };
+      return withFileLock(real, () => editLocked(ws, real, shown, { oldString, newString, replaceAll, expected }, ctx.signal));
     },
   };
+}
+
+interface EditRequest {
+  oldString: string;
+  newString: string;
+  replaceAll: boolean;
+  expected: Expected;
+}
+
+/** Load, replace and write back, with no other Write or Edit of this file in between (see withFileLock). */
+async function editLocked(ws: Workspace, real: string, shown: string, request: EditRequest, signal: AbortSignal): Promise<ToolOutput> {
+  const { oldString, newString, replaceAll, expected } = request;
+  // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
+  throwIfAborted(signal);
+  const { content, stamp, mode } = await load(ws, real, shown);
+  assertExpected(stamp, expected, shown);
+  const count = countOccurrences(content, oldString);
+  if (count === 0) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `old_string was not found in ${shown}.`,
+      suggestion: 'Read the file again and copy the text exactly, including indentation and line breaks.',
+    });
+  }
+  if (count > 1 && !replaceAll) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `old_string occurs ${count} times in ${shown}; Edit needs exactly one match.`,
+      suggestion: 'Include more surrounding lines in old_string so it matches once, or set replace_all to true.',
+      details: { occurrences: count },
+    });
+  }
+  // Bound what the replacement builds before building it: one short old_string replaced everywhere by a
+  // 50,000-character new_string would make a string of up to 1 GB on the event loop (and a file that size).
+  const resultBytes = stamp.file_size_bytes + count * (Buffer.byteLength(newString) - Buffer.byteLength(oldString));
+  if (resultBytes > MAX_EDIT_BYTES) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `Replacing ${count} occurrence${count === 1 ? '' : 's'} would make ${shown} ${resultBytes} bytes, over Edit's ${MAX_EDIT_BYTES}-byte limit; nothing was changed.`,
+      suggestion: 'Replace fewer occurrences at a time, or write the new content with Write.',
+      details: { occurrences: count, result_bytes: resultBytes, limit: MAX_EDIT_BYTES },
+    });
+  }
+  const at = content.indexOf(oldString);
+  const updated = replaceAll
+    ? content.split(oldString).join(newString)
+    : content.slice(0, at) + newString + content.slice(at + oldString.length);
+  const written = await writeAtomic(ws, real, updated, {
+    mode,
+    signal,
+    // Whatever the caller expected, the change was computed from `stamp`; anything newer must not be overwritten.
+    beforeRename: async () => assertExpected(await currentStamp(real), expectedOf(stamp), shown),
+  });
+  const replaced = replaceAll ? count : 1;
+  return { text: `Replaced ${replaced} occurrence${replaced === 1 ? '' : 's'} in ${shown}.`, data: written };
 }

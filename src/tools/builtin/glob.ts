@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
-import picomatch from 'picomatch';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString, requireString } from './args.js';
+import { compileGlob } from './glob-match.js';
 import { MAX_WALK_ENTRIES, walkFiles } from './walk.js';
 
 export const MAX_GLOB_RESULTS = 1000;
@@ -73,7 +73,7 @@ export function createGlobTool(ws: Workspace): Tool {
       checkPattern(pattern);
       throwIfAborted(ctx.signal);
       const base = await searchBase(ws, optionalString(args, 'path') ?? '.', 'Glob');
-      const isMatch = picomatch(pattern, { dot: true });
+      const isMatch = compileGlob(pattern);
       const walk = walkFiles(base, ctx.signal);
       const found: string[] = [];
       let cut = false;

@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalBoolean, optionalNumber, optionalString, requireString } from './args.js';
+import { compileGlob } from './glob-match.js';
 import { READ_FLAGS } from './read.js';
 import { compileSearchPattern, type LinePattern } from './regex.js';
 import { cutLine, looksBinary } from './text.js';
@@ -61,7 +61,7 @@ async function filesToSearch(ws: Workspace, shown: string, signal: AbortSignal):
 /** A glob without "/" matches file names (as in ripgrep's --glob); with one, paths relative to the search base. */
 function fileFilter(glob: string | undefined): (rel: string) => boolean {
   if (glob === undefined) return () => true;
-  const isMatch = picomatch(glob, { dot: true });
+  const isMatch = compileGlob(glob);
   return glob.includes('/') ? isMatch : (rel) => isMatch(path.posix.basename(rel));
 }
 

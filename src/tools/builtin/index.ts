@@ -1,5 +1,5 @@
 import type { Tool } from '../tool.js';
-import { createWorkspace } from '../workspace.js';
+import { createWorkspace, type Workspace } from '../workspace.js';
 import { createEditTool } from './edit.js';
 import { createGlobTool } from './glob.js';
 import { createGrepTool } from './grep.js';
@@ -14,5 +14,17 @@ import { createWriteTool } from './write.js';
  */
 export function createBuiltinTools(workspaceRoot: string): Tool[] {
   const ws = createWorkspace(workspaceRoot);
-  return [createReadTool(ws), createWriteTool(ws), createEditTool(ws), createGlobTool(ws), createGrepTool(ws), createLsTool(ws)];
+  const tools = [createReadTool(ws), createWriteTool(ws), createEditTool(ws), createGlobTool(ws), createGrepTool(ws), createLsTool(ws)];
+  return tools.map((tool) => withCanonicalPath(tool, ws));
+}
+
+/** Policy rules and the Read lock see `path` in its canonical form (see Tool.canonicalArgs): `.env/` and `./infra/x` are `.env` and `infra/x`. */
+function withCanonicalPath(tool: Tool, ws: Workspace): Tool {
+  tool.canonicalArgs = (args) => {
+    const given = args.path;
+    if (typeof given !== 'string') return args;
+    const canonical = ws.canonical(given);
+    return canonical === given ? args : { ...args, path: canonical };
+  };
+  return tool;
 }

@@ -5,6 +5,7 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
+import { withFileLock } from './file-lock.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { assertExpected, currentStamp, expectedFrom, stampOf } from './stamp.js';
 
@@ -51,24 +52,34 @@ export function createWriteTool(ws: Workspace): Tool {
       const expected = expectedFrom(args);
       throwIfAborted(ctx.signal);
       const target = await ws.resolveTarget(shown);
-      const before = target.exists ? await stat(target.path) : null;
-      if (before !== null && !before.isFile()) {
-        throw new GatewayError('INVALID_ARGS', {
-          message: `${JSON.stringify(shown)} is ${before.isDirectory() ? 'a directory' : 'not a regular file'}; Write replaces files only.`,
-          suggestion: 'Give the path of a file, e.g. "dir/name.txt".',
+      // No other Write or Edit of this file between the stamp check and the rename (see withFileLock).
+      return withFileLock(target.path, async () => {
+        // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
+        throwIfAborted(ctx.signal);
+        // Checked again here: another writer may have created the file since it was resolved.
+        const before = await stat(target.path).catch((err: NodeJS.ErrnoException) => {
+          // Nothing there (a path too long to stat is refused by writeAtomic with its own message).
+          if (err.code === 'ENOENT' || err.code === 'ENAMETOOLONG') return null;
+          throw err;
         });
-      }
-      assertExpected(before && stampOf(before), expected, shown);
-      const stamp = await writeAtomic(ws, target.path, content, {
-        mode: before === null ? undefined : before.mode & 0o7777,
-        signal: ctx.signal,
-        beforeRename: async () => assertExpected(await currentStamp(target.path), expected, shown),
+        if (before !== null && !before.isFile()) {
+          throw new GatewayError('INVALID_ARGS', {
+            message: `${JSON.stringify(shown)} is ${before.isDirectory() ? 'a directory' : 'not a regular file'}; Write replaces files only.`,
+            suggestion: 'Give the path of a file, e.g. "dir/name.txt".',
+          });
+        }
+        assertExpected(before && stampOf(before), expected, shown);
+        const stamp = await writeAtomic(ws, target.path, content, {
+          mode: before === null ? undefined : before.mode & 0o7777,
+          signal: ctx.signal,
+          beforeRename: async () => assertExpected(await currentStamp(target.path), expected, shown),
+        });
+        const verb = before === null ? 'Created' : 'Overwrote';
+        return {
+          text: `${verb} ${shown} (${stamp.file_size_bytes} bytes, ${countLines(content)} lines).`,
+          data: stamp,
+        };
       });
-      const verb = before === null ? 'Created' : 'Overwrote';
-      return {
-        text: `${verb} ${shown} (${stamp.file_size_bytes} bytes, ${countLines(content)} lines).`,
-        data: stamp,
-      };
     },
   };
 }

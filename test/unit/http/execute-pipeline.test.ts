@@ -309,3 +309,20 @@ describe('circuit breaker (contract 3.6) on a fake clock', () => {
     expect(body.results[0].status).toBe('success');
   });
 });
+
+describe('replayed failures', () => {
+  it('a stored retryable failure replays with retryable: false and a hint to use a new id (call id and Idempotency-Key)', async () => {
+    const counter = { runs: 0 };
+    t = await buildTestApp({ tools: [faultyTool('HangW', { safe: false, timeoutMs: 50, counter })] });
+    const first = await execute(t.app, [call('w', 'HangW', { mode: 'hang' })], { 'idempotency-key': 'k-hang' });
+    expect(first.body.results[0].error).toMatchObject({ code: 'TIMEOUT', retryable: true });
+    const byId = await execute(t.app, [call('w', 'HangW', { mode: 'hang' })]);
+    const byKey = await execute(t.app, [call('w', 'HangW', { mode: 'hang' })], { 'idempotency-key': 'k-hang' });
+    for (const res of [byId, byKey]) {
+      expect(res.body.results[0]).toMatchObject({ replayed: true, error: { code: 'TIMEOUT', retryable: false, suggestion: expect.stringMatching(/new id/) } });
+    }
+    expect(counter.runs).toBe(1);
+    const fresh = await execute(t.app, [call('w2', 'HangW', { mode: 'ok' })]);
+    expect(fresh.body.results[0].status).toBe('success');
+  });
+});

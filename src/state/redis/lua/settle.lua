@@ -10,7 +10,10 @@ local requests = cjson.decode(ARGV[2])
 for _, r in ipairs(requests) do
   local b = r.breaker
   local key = KEYS[b.k]
-  if b.outcome == 'success' then
+  local state = redis.call('HGET', key, 'state')
+  if (state == 'open' or state == 'half_open') and not b.probe then
+    -- A call admitted before the breaker opened, reporting late: only the probe moves an open breaker.
+  elseif b.outcome == 'success' then
     -- Closed with no failures is what a missing breaker means.
     redis.call('DEL', key)
   elseif b.outcome == 'failure' then

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Tool } from '../../../src/tools/tool.js';
+import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
+import { Timeline, slowTool } from '../../helpers/tools.js';
+
+/**
+ * Contract 9: the limits' defaults, observed end to end with no limits
+ * configured — body 1 MiB (413 over it), 50,000 chars per string argument,
+ * 8 concurrent calls per batch, tool timeout 30 s.
+ */
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const echo: Tool = {
+  name: 'Echo',
+  description: 'Echoes the length of its text.',
+  parameters: { type: 'object', properties: { text: { type: 'string' }, nested: { type: 'object' } } },
+  concurrencySafe: true,
+  async run(args) {
+    return { text: String((args.text as string | undefined)?.length ?? 0) };
+  },
+};
+
+/** A JSON body of exactly `size` bytes holding an empty batch. */
+function bodyOf(size: number): string {
+  const shell = JSON.stringify({ tool_calls: [], pad: '' });
+  return JSON.stringify({ tool_calls: [], pad: 'x'.repeat(size - shell.length) });
+}
+
+describe('section 9 defaults, end to end', () => {
+  it('body: exactly 1 MiB is read; one byte more is 413 PAYLOAD_TOO_LARGE', async () => {
+    t = await buildTestApp();
+    const post = (payload: string) => t!.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'application/json' }, payload });
+    const exact = await post(bodyOf(1_048_576));
+    expect(exact.statusCode).toBe(200);
+    expect(exact.json()).toEqual({ results: [], messages: [] });
+    const over = await post(bodyOf(1_048_577));
+    expect(over.statusCode).toBe(413);
+    expect(over.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('string arguments: 50,000 characters pass; 50,001 are ARG_TOO_LARGE, at any depth', async () => {
+    t = await buildTestApp({ builtins: false, tools: [echo] });
+    const { body } = await execute(t.app, [
+      { id: 'ok', name: 'Echo', arguments: { text: 'y'.repeat(50_000) } },
+      { id: 'over', name: 'Echo', arguments: { text: 'y'.repeat(50_001) } },
+      { id: 'deep', name: 'Echo', arguments: { nested: { list: ['y'.repeat(50_001)] } } },
+    ]);
+    expect(body.results[0]).toMatchObject({ status: 'success', text: '50000' });
+    expect(body.results[1].error).toMatchObject({ code: 'ARG_TOO_LARGE', retryable: false });
+    expect(body.results[2].error.code).toBe('ARG_TOO_LARGE');
+  });
+
+  it('concurrency: at most 8 concurrency-safe calls of a batch run at once', async () => {
+    const timeline = new Timeline();
+    t = await buildTestApp({ builtins: false, tools: [slowTool('R', { safe: true, ms: 60, timeline })] });
+    const { body } = await execute(t.app, Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: 'R', arguments: {} })));
+    expect(body.results).toHaveLength(12);
+    expect(timeline.maxConcurrent).toBe(8);
+  });
+
+  it('tool timeout: 30 s unless the tool sets its own', async () => {
+    t = await buildTestApp({ builtins: false, tools: [slowTool('Plain', { safe: true }), slowTool('Own', { safe: true, timeoutMs: 5_000 })] });
+    const plain = (await t.app.inject({ method: 'GET', url: '/tools/Plain' })).json();
+    const own = (await t.app.inject({ method: 'GET', url: '/tools/Own' })).json();
+    expect(plain['x-toolgate'].timeout_ms).toBe(30_000);
+    expect(own['x-toolgate'].timeout_ms).toBe(5_000);
+  });
+});
