@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './redis-global-setup.js';
 
-function accepts(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on 127.0.0.1:port right now. */
+export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {

@@ -3,12 +3,12 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/redis-global-setup.js';
+import { accepts } from '../helpers/redis.js';
 
 // Start-up under tsx on a loaded two-core machine can take several seconds.
 const START_MS = 45_000;
@@ -105,17 +105,6 @@ function portOf(address: string): number {
   return Number(new URL(address).port);
 }
 
-/** Whether something accepts TCP connections on 127.0.0.1:port right now. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /**
  * For a gateway that must refuse to start: probe its port until it exits,
@@ -128,14 +117,14 @@ async function watchRefusal(port: number, gateway: Gateway): Promise<{ everListe
   // Refusing comes after loading every module, which is most of a start-up.
   const deadline = Date.now() + START_MS;
   while (!exit && Date.now() < deadline) {
-    if (await listening(port)) {
+    if (await accepts(port)) {
       everListened = true;
       gateway.child.kill('SIGKILL');
     }
     await sleep(25);
   }
   if (!exit) throw new Error(`gateway still running after ${START_MS} ms:\n${gateway.stderr()}`);
-  return { everListened: everListened || (await listening(port)), exit };
+  return { everListened: everListened || (await accepts(port)), exit };
 }
 
 async function until(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
@@ -373,7 +362,7 @@ tools:
   }
 
   async function expectDrainedAndExited(gateway: Gateway, port: number, reply: Promise<Reply>, release: () => void): Promise<void> {
-    await until('new connections refused', async () => !(await listening(port)));
+    await until('new connections refused', async () => !(await accepts(port)));
     release();
     const response = await withTimeout(reply, 15_000, 'the in-flight request');
     expect(response.status).toBe(200);
@@ -404,7 +393,7 @@ tools:
     const { gateway, port } = await gatewayWithSlowTool(slow.port);
     const { reply } = await inFlight(port, slow.arrived);
     gateway.child.kill('SIGTERM');
-    await until('new connections refused', async () => !(await listening(port)));
+    await until('new connections refused', async () => !(await accepts(port)));
     await sleep(1_500);
     expect(gateway.child.exitCode).toBeNull();
     gateway.child.kill('SIGTERM');

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -11,6 +10,7 @@ import { createRedisStateStore } from '../../../src/state/redis/index.js';
 import { StateUnavailableError, type AdmitRequest, type StateStore } from '../../../src/state/state-store.js';
 import { describeStateStore } from '../../contract/state-store.contract.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
+import { accepts } from '../../helpers/redis.js';
 
 const url = inject('redisUrl');
 const redisBinary = inject('redisBinary');
@@ -32,16 +32,6 @@ describeStateStore('redis', async () => {
   return { store, clock, cleanup: () => store.close() };
 });
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /** A redis-server of the test's own, to count its commands or to stop and start it. */
 class OwnRedis {
