@@ -96,6 +96,9 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     // Requests during shutdown get our own NOT_READY envelope (onRequest below), not fastify's.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 256 },
+    // request.ip: the rightmost X-Forwarded-For hop that is not a trusted proxy, and only when the TCP peer
+    // is one; with none configured the header is never read. Checked at start-up (config/load.ts).
+    trustProxy: config.trust_proxy.length > 0 ? [...config.trust_proxy] : false,
     requestTimeout,
     // Given to Node's constructor too: on Node 20 a requestTimeout set only after it is never enforced. The
     // check interval: how often Node looks for requests past their timeout (its default, 30 s, doubles the bound).
@@ -148,7 +151,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     request.log.info(
-      { method: request.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime) },
+      { method: request.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime), client_ip: request.ip },
       'request completed',
     );
   });

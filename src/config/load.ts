@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isIPv4 } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
@@ -143,10 +143,26 @@ function semanticProblems(config: Config, sound: (section: keyof Config) => bool
       `host: ${config.host} is not a loopback address and no API keys are configured; add keys, bind 127.0.0.1, or set allow_unauthenticated: true`,
     );
   }
+  (sound('trust_proxy') ? config.trust_proxy : []).forEach((entry, i) => {
+    if (!isAddressRange(entry)) problems.push(`trust_proxy.${i}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)`);
+  });
   if (sound('limits') && config.limits.batch_budget_bytes < config.limits.call_budget_bytes) {
     problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
   }
   return problems;
+}
+
+/**
+ * An address or `address/prefix` that fastify's proxy matching takes: no
+ * zone id, and a prefix of 1 to 32 (IPv4) or 128 (IPv6) — it refuses /0, so
+ * "trust everyone" cannot be spelled.
+ */
+function isAddressRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = address.includes('%') ? 0 : isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 /** Whether `host` is this machine's loopback interface; a name like 127.0.0.1.example.com is not, whatever it resolves to. */

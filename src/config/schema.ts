@@ -82,6 +82,10 @@ export const ConfigSchema = Type.Object(
     ),
     workspace: Type.String({ minLength: 1, default: './workspace' }),
     allow_unauthenticated: Type.Boolean({ default: false }),
+    trust_proxy: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      default: [],
+      description: 'Addresses or CIDR ranges of proxies whose X-Forwarded-For names the client; none by default.',
+    }),
     limits: Type.Object(
       {
         body_bytes: PositiveInt({ default: 1_048_576 }),

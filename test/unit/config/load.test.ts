@@ -57,6 +57,7 @@ describe('contract 9: defaults with no set-up', () => {
     expect(config.log_level).toBe('info');
     expect(config.keys).toEqual([]);
     expect(config.tools).toEqual([]);
+    expect(config.trust_proxy).toEqual([]);
   });
 
   it('reads TOOLGATE_CONFIG when no path is given', async () => {
@@ -190,6 +191,26 @@ policy:
       'keys: the id "k" is used twice',
       'limits.batch_budget_bytes: must be at least limits.call_budget_bytes',
     ]);
+  });
+});
+
+describe('trust_proxy: addresses and CIDR ranges, checked at start-up', () => {
+  const ACCEPTED = ['127.0.0.1', '10.0.0.0/8', '192.168.1.0/24', '::1', 'fd00::/8', '::ffff:10.0.0.0/104'];
+
+  it('refuses what is not an address or a range fastify can match, naming each entry', async () => {
+    const path = await file(JSON.stringify({ trust_proxy: ['10.0.0.0/33', 'proxy.internal', '10.0.0.0/0', 'fe80::1%eth0', '::/129', '10.0.0.1/8/8', '10.0.0.0/x', '127.1'] }));
+    const problems = problemsOf({}, path);
+    expect(problems).toHaveLength(8);
+    expect(problems[0]).toBe('trust_proxy.0: "10.0.0.0/33" is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)');
+    problems.forEach((problem, i) => expect(problem).toMatch(new RegExp(`^trust_proxy\\.${i}: .* is not an IP address or CIDR range`)));
+  });
+
+  it('every form it accepts is one fastify takes', async () => {
+    const config = loadConfig({}, await file(JSON.stringify({ trust_proxy: ACCEPTED })));
+    expect(config.trust_proxy).toEqual(ACCEPTED);
+    // fastify compiles the list when the instance is built and throws on an entry it cannot parse.
+    const { default: Fastify } = await import('fastify');
+    for (const entry of ACCEPTED) await Fastify({ trustProxy: [entry] }).close();
   });
 });
 
