@@ -113,7 +113,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     metrics,
     policy: createPolicy(config.policy.rules),
     health: new StateHealth(deps.logger, metrics),
-    config: { limits: config.limits, state: config.state, defaults: config.defaults },
+    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys },
   };
 
   // JSON only: fastify would otherwise hand text/plain bodies to the routes as strings (contract 1: 415).

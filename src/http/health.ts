@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { BREAKER_STATE_VALUE, type Metrics } from '../observability/metrics.js';
+import { scopeOf } from '../pipeline/gates/breaker.js';
 import type { PipelineDeps } from '../pipeline/types.js';
+import { LOCAL_CALLER } from './auth.js';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -22,12 +24,23 @@ async function answers(ping: () => Promise<void>): Promise<boolean> {
   }
 }
 
-/** The breaker gauge is read from the shared store at scrape time, so every replica reports the fleet's state. */
+/**
+ * The breaker gauge is read from the shared store at scrape time, so every
+ * replica reports the fleet's state. With per-tenant breakers it reports
+ * each tenant's own (label `tenant`): those of the configured keys, or the
+ * local caller's when there are none.
+ */
 export async function refreshBreakerGauge(metrics: Metrics, deps: PipelineDeps): Promise<void> {
   const names = deps.registry.list().map((e) => e.name);
+  const keyTenants = deps.config.keys.length > 0 ? [...new Set(deps.config.keys.map((k) => k.tenant))] : [LOCAL_CALLER.tenant];
+  const tenants = deps.config.defaults.per_tenant_breakers ? keyTenants : [null];
+  const series = tenants.flatMap((tenant) => names.map((tool) => ({ tool, tenant })));
   try {
-    const circuits = await deps.state.circuits(names, deps.clock.now());
-    circuits.forEach((c, i) => metrics.breakerState.set({ tool: names[i]! }, BREAKER_STATE_VALUE[c.state]));
+    const circuits = await deps.state.circuits(series.map((s) => scopeOf(s.tool, s.tenant)), deps.clock.now());
+    circuits.forEach((c, i) => {
+      const { tool, tenant } = series[i]!;
+      metrics.breakerState.set(tenant === null ? { tool } : { tool, tenant }, BREAKER_STATE_VALUE[c.state]);
+    });
   } catch {
     // A scrape during a state outage still serves every other metric.
   }

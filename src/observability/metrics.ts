@@ -6,7 +6,7 @@ export interface Metrics {
   toolCalls: Counter<'tool' | 'status' | 'code'>;
   toolDuration: Histogram<'tool'>;
   batchSize: Histogram;
-  breakerState: Gauge<'tool'>;
+  breakerState: Gauge<'tool' | 'tenant'>;
   truncations: Counter;
   spilledBytes: Counter;
   httpRequests: Counter<'method' | 'route' | 'status'>;
@@ -44,8 +44,8 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     }),
     breakerState: new Gauge({
       name: 'toolgate_breaker_state',
-      help: 'Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.',
-      labelNames: ['tool'],
+      help: 'Circuit breaker state per tool (and tenant, with per_tenant_breakers): 0 closed, 1 half-open, 2 open.',
+      labelNames: ['tool', 'tenant'],
       registers,
     }),
     truncations: new Counter({ name: 'toolgate_truncations_total', help: 'Results cut by an output budget.', registers }),

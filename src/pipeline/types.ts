@@ -37,7 +37,8 @@ export interface PipelineDeps {
   metrics: Metrics;
   policy: Policy;
   health: StateHealth;
-  config: Pick<Config, 'limits' | 'state' | 'defaults'>;
+  /** `keys`: which tenants exist, for the per-tenant breaker gauge. */
+  config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys'>;
 }
 
 /** A call on its way through the gates. Later gates fill in what earlier ones found. */

@@ -4,7 +4,12 @@ import type { Caller, PipelineDeps } from '../types.js';
 
 /** Breakers are per tool across tenants unless the config makes them per tenant. */
 export function breakerScope(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): string {
-  return deps.config.defaults.per_tenant_breakers ? `${caller.tenant}:${entry.name}` : entry.name;
+  return scopeOf(entry.name, deps.config.defaults.per_tenant_breakers ? caller.tenant : null);
+}
+
+/** The store's name for a tool's breaker: the tenant's own, or the shared one (`null`). */
+export function scopeOf(tool: string, tenant: string | null): string {
+  return tenant === null ? tool : `${tenant}:${tool}`;
 }
 
 /**
