@@ -1,19 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { buildApp, buildMetricsApp } from './app.js';
-import { ConfigError, isLoopback, loadConfig } from './config/load.js';
+import { inspectConfig, isLoopback } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { loggerOptions } from './observability/logger.js';
-import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
-import { createSpillStore } from './spill/index.js';
-import type { SpillStore } from './spill/spill-store.js';
 import { systemClock } from './state/clock.js';
 import { createMemoryStateStore } from './state/memory.js';
 import { createRedisStateStore } from './state/redis/index.js';
 import type { StateStore } from './state/state-store.js';
-import { createHttpDispatchers, type HttpDispatchers } from './tools/http/index.js';
-import { loadTools } from './tools/index.js';
+import { prepare } from './startup.js';
+import { createHttpDispatchers } from './tools/http/index.js';
 
 /**
  * Ctrl-C under `npm start` reaches the process twice at once (the terminal
@@ -37,50 +32,14 @@ function stateStore(config: Config, log: pino.Logger): StateStore {
 }
 
 /**
- * The workspace, the tools and the spill store, or a ConfigError listing every
- * problem. The spill directory is written to once here: a path the process
- * cannot write is a deployment mistake to refuse before the port opens, not
- * a readiness flap to find later (/readyz still reports it if it breaks).
- */
-async function prepare(
-  config: Config,
-  env: NodeJS.ProcessEnv,
-  dispatchers: HttpDispatchers,
-): Promise<{ workspace: string; registry: ToolRegistry; spill: SpillStore }> {
-  const problems: string[] = [];
-  const workspace = resolve(config.workspace);
-  try {
-    mkdirSync(workspace, { recursive: true });
-  } catch (err) {
-    problems.push(`workspace ${workspace}: ${(err as Error).message}`);
-  }
-  let registry: ToolRegistry | undefined;
-  try {
-    registry = createRegistry(loadTools(config, { workspace, env, dispatchers }), registryDefaults(config));
-  } catch (err) {
-    problems.push(...(err as Error).message.split('\n'));
-  }
-  let spill: SpillStore | undefined;
-  try {
-    spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
-    await spill.ping();
-  } catch (err) {
-    problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
-  }
-  if (problems.length > 0 || !registry || !spill) throw new ConfigError(problems);
-  return { workspace, registry, spill };
-}
-
-/**
  * Read the environment, build the real dependencies, listen, and shut down
  * cleanly on SIGTERM/SIGINT. Throws ConfigError, before any port opens, when
  * the configuration cannot be served.
  */
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const config = loadConfig(env);
-  const logger = pino(loggerOptions(config.log_level));
   const dispatchers = createHttpDispatchers();
-  const { workspace, registry, spill } = await prepare(config, env, dispatchers);
+  const { config, workspace, registry, spill } = await prepare(inspectConfig(env), env, dispatchers);
+  const logger = pino(loggerOptions(config.log_level));
   const state = stateStore(config, logger);
   const app = await buildApp({ state, spill, registry, clock: systemClock, logger }, config);
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(app.metrics, app.pipeline, logger);

@@ -4,7 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ConfigSchema, KeySchema, type Config, type KeyConfig } from './schema.js';
-import { compilePolicyPattern } from '../pipeline/gates/permission.js';
+import { patternProblem } from '../policy/index.js';
+import { soundPart } from './sound-part.js';
 
 /** Start-up refused: every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -49,7 +50,9 @@ function section(raw: Record<string, unknown>, name: string): Record<string, unk
 function describe(error: ErrorObject, base = ''): string {
   const where = [base, ...error.instancePath.split('/').slice(1)].filter((part) => part !== '').join('.') || '(top level)';
   if (error.keyword === 'additionalProperties') {
-    return `${where}: unknown setting "${String((error.params as { additionalProperty: string }).additionalProperty)}"`;
+    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const fix = known.length > 0 ? `; remove it, or use one of ${known.join(', ')}` : '; remove it';
+    return `${where}: unknown setting "${String((error.params as { additionalProperty: string }).additionalProperty)}"${fix}`;
   }
   if (error.keyword === 'anyOf') {
     const values = (error.schema as Array<{ const?: unknown }>).map((member) => member.const);
@@ -118,15 +121,6 @@ function semanticProblems(config: Config, sound: (section: keyof Config) => bool
     if (seen.has(tool.name)) problems.push(`tools: the name "${tool.name}" is declared twice`);
     seen.add(tool.name);
   }
-  (sound('policy') ? config.policy.rules : []).forEach((rule, i) => {
-    for (const [arg, pattern] of Object.entries(rule.when ?? {})) {
-      try {
-        compilePolicyPattern(pattern);
-      } catch {
-        problems.push(`policy.rules.${i}.when.${arg}: not a valid regular expression (RE2 syntax: no lookaround or backreferences)`);
-      }
-    }
-  });
   const keyIds = new Set<string>();
   const keyHashes = new Map<string, string>();
   for (const key of sound('keys') ? config.keys : []) {
@@ -178,31 +172,69 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * Validate `raw` with the entries of its `keys_file` (resolved against
- * `baseDir`) joined to `keys`, and freeze it. Throws ConfigError listing
- * `problems` found so far plus every new one.
- */
-function complete(raw: Record<string, unknown>, problems: string[], baseDir: string): Config {
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Every rule's argument patterns, read as written so that a rule broken elsewhere still has its patterns checked. */
+function patternProblems(rules: readonly unknown[]): string[] {
+  const problems: string[] = [];
+  rules.forEach((rule, i) => {
+    const when = isRecord(rule) ? rule.when : undefined;
+    for (const [arg, pattern] of Object.entries(isRecord(when) ? when : {})) {
+      const problem = typeof pattern === 'string' ? patternProblem(pattern) : undefined;
+      if (problem) problems.push(`policy.rules.${i}.when.${arg}: not a valid regular expression ("${pattern}"): ${problem}`);
+    }
+  });
+  return problems;
+}
+
+/** What start-up learns from the configuration file and the environment, problems and all. */
+export interface ConfigReport {
+  /** Every problem found, each "where: what is wrong", most with what to do. */
+  problems: string[];
+  /**
+   * The configuration; where `problems` is not empty, with every part that
+   * failed validation left out (a tool, key or rule dropped, a builtins entry
+   * emptied, another value back to its default), for the checks that follow.
+   */
+  config: Config;
+  /** The policy rules and tools as written, valid or not, for checks that name a rule by its index or need every declared tool. */
+  written: { rules: readonly unknown[]; tools: readonly unknown[] };
+}
+
+/** Validate `raw` with the entries of its `keys_file` (resolved against `baseDir`) joined to `keys`; `problems` are those found so far. */
+function inspect(raw: Record<string, unknown>, problems: string[], baseDir: string): ConfigReport {
+  const policy = raw.policy;
+  const written = {
+    rules: isRecord(policy) && Array.isArray(policy.rules) ? [...(policy.rules as unknown[])] : [],
+    tools: Array.isArray(raw.tools) ? [...(raw.tools as unknown[])] : [],
+  };
   const keysFile = raw.keys_file;
   const fileKeys = typeof keysFile === 'string' && keysFile.length > 0 ? readKeysFile(resolve(baseDir, keysFile), problems) : [];
   const errors = validate(raw) ? [] : (validate.errors ?? []);
   problems.push(...describeAll(errors));
+  problems.push(...patternProblems(written.rules));
   // The cross-value checks still run on every section that validated, so one run lists every problem.
   const broken = new Set(errors.map((e) => e.instancePath.split('/')[1]));
-  const config = raw as Config;
-  if (!broken.has('keys')) config.keys.push(...fileKeys);
+  const config = errors.length === 0 ? (raw as Config) : soundPart(raw, errors, validate);
+  config.keys.push(...fileKeys);
   problems.push(...semanticProblems(config, (section) => !broken.has(section)));
-  if (problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(config);
+  return { problems, config, written };
+}
+
+/** The configuration `report` describes, frozen; throws ConfigError when it has problems. */
+export function acceptConfig(report: ConfigReport): Config {
+  if (report.problems.length > 0) throw new ConfigError(report.problems);
+  return deepFreeze(report.config);
 }
 
 /**
- * Build the configuration from the optional YAML file (`TOOLGATE_CONFIG`) and
- * the environment, fill defaults, and validate it. Throws ConfigError listing
- * every problem; returns a frozen object.
+ * Read the optional YAML file (`TOOLGATE_CONFIG`) and the environment, fill
+ * defaults, and validate: every problem, never just the first. Start-up
+ * continues its checks on `config` before refusing.
  */
-export function loadConfig(env: NodeJS.ProcessEnv, file: string | undefined = env.TOOLGATE_CONFIG): Config {
+export function inspectConfig(env: NodeJS.ProcessEnv, file: string | undefined = env.TOOLGATE_CONFIG): ConfigReport {
   const problems: string[] = [];
   const raw = file ? readConfigFile(file, problems) : {};
   for (const [name, apply] of ENV_OVERRIDES) {
@@ -211,10 +243,18 @@ export function loadConfig(env: NodeJS.ProcessEnv, file: string | undefined = en
     const problem = apply(raw, value);
     if (problem) problems.push(`${name}: ${problem}`);
   }
-  return complete(raw, problems, file ? dirname(resolve(file)) : process.cwd());
+  return inspect(raw, problems, file ? dirname(resolve(file)) : process.cwd());
+}
+
+/**
+ * The configuration from the optional YAML file and the environment, frozen.
+ * Throws ConfigError listing every problem.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, file: string | undefined = env.TOOLGATE_CONFIG): Config {
+  return acceptConfig(inspectConfig(env, file));
 }
 
 /** A complete configuration from defaults plus overrides, for tests and tools; a relative `keys_file` is read from the working directory. */
 export function configFrom(overrides: Record<string, unknown> = {}): Config {
-  return complete(structuredClone(overrides), [], process.cwd());
+  return acceptConfig(inspect(structuredClone(overrides), [], process.cwd()));
 }

@@ -29,23 +29,33 @@ function withOverride(tool: Tool, override: BuiltinOverride | undefined): Tool {
   return settled;
 }
 
+/** The tools a configuration gives, and every problem found building them. */
+export interface ToolSet {
+  /** What the gateway serves. */
+  tools: Tool[];
+  /** Every built-in, served or disabled: policy rules may name any of them. */
+  builtins: Tool[];
+  problems: string[];
+}
+
 /**
  * The tools a gateway serves: the built-ins on the workspace (minus those the
- * config disables; Noop only when enabled) and the config file's HTTP tools. Throws listing every
- * problem (unknown built-in names, missing environment variables).
+ * config disables; Noop only when enabled) and the config file's HTTP tools,
+ * with every problem (unknown built-in names, missing environment variables)
+ * of every tool, not just the first.
  */
-export function loadTools(config: Config, deps: { workspace: string; env: NodeJS.ProcessEnv; dispatchers: HttpDispatchers }): Tool[] {
+export function inspectTools(config: Config, deps: { workspace: string; env: NodeJS.ProcessEnv; dispatchers: HttpDispatchers }): ToolSet {
   const problems: string[] = [];
-  const builtins = createBuiltinTools(deps.workspace);
-  if (config.builtins[noopTool.name]?.enabled === true) builtins.push(noopTool);
-  const names = new Set([...builtins.map((t) => t.name), noopTool.name]);
+  const builtins = [...createBuiltinTools(deps.workspace), noopTool];
+  const names = new Set(builtins.map((t) => t.name));
   for (const name of Object.keys(config.builtins)) {
-    if (!names.has(name)) problems.push(`builtins.${name}: no built-in tool has this name (${[...names].join(', ')})`);
+    if (!names.has(name)) problems.push(`builtins.${name}: no built-in tool has this name; use one of ${[...names].join(', ')}`);
   }
-  const tools = builtins.filter((t) => config.builtins[t.name]?.enabled !== false).map((t) => withOverride(t, config.builtins[t.name]));
+  const served = (tool: Tool) => config.builtins[tool.name]?.enabled ?? tool !== noopTool;
+  const tools = builtins.filter(served).map((t) => withOverride(t, config.builtins[t.name]));
   for (const spec of config.tools) {
     if (names.has(spec.name)) {
-      problems.push(`tools.${spec.name}: the name is taken by a built-in tool`);
+      problems.push(`tools.${spec.name}: the name is taken by a built-in tool; rename it`);
       continue;
     }
     try {
@@ -54,6 +64,12 @@ export function loadTools(config: Config, deps: { workspace: string; env: NodeJS
       problems.push(`tools.${spec.name}: ${(err as Error).message}`);
     }
   }
+  return { tools, builtins, problems };
+}
+
+/** The tools of {@link inspectTools}; throws listing every problem. */
+export function loadTools(config: Config, deps: { workspace: string; env: NodeJS.ProcessEnv; dispatchers: HttpDispatchers }): Tool[] {
+  const { tools, problems } = inspectTools(config, deps);
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return tools;
 }

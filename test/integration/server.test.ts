@@ -263,6 +263,47 @@ tools:
     expect(stderr).toMatch(/spill\.url file:\/\/.*a-file\/spill: ENOTDIR/);
   });
 
+  it('lists the problems of every stage in one run: schema, regex, unknown built-in, missing ${VAR}, rules on an unknown tool and an unknown argument', async () => {
+    const port = await freePort();
+    const config = await writeConfig(`
+builtins:
+  Reed: {enabled: false}
+  Edit: {enabled: false}
+tools:
+  - {name: broken, description: d, parameters: {type: object}, http: {method: FETCH, url: "https://example.com"}}
+  - name: weather
+    description: Current weather.
+    parameters: {type: object, properties: {city: {type: string}}}
+    http: {method: GET, url: "https://api.example.com/w", headers: {authorization: "Bearer \${TOOLGATE_TEST_WEATHER_TOKEN}"}}
+policy:
+  rules:
+    - {tool: Write, when: {path: "(unclosed"}, decision: deny}
+    - {tool: Wirte, decision: deny}
+    - {tool: weather, when: {town: "^Paris$"}, decision: deny}
+    - {tool: broken, decision: deny}
+    - {tool: Edit, when: {path: "^infra/"}, decision: deny}
+`);
+    const gateway = startGateway(isolated({ PORT: String(port), TOOLGATE_CONFIG: config }));
+    const { everListened, exit } = await watchRefusal(port, gateway);
+    expect(everListened).toBe(false);
+    expect(exit.code).toBe(2);
+    const listed = gateway
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('  - '))
+      .map((line) => line.slice(4));
+    expect(listed).toEqual([
+      expect.stringMatching(/^tools\.0\.http\.method: must be one of "GET"/),
+      expect.stringMatching(/^policy\.rules\.0\.when\.path: not a valid regular expression \("\(unclosed"\): missing closing "\)"; close every group/),
+      expect.stringMatching(/^builtins\.Reed: no built-in tool has this name; use one of Read, .*Noop/),
+      expect.stringMatching(/^tools\.weather: .*\$\{TOOLGATE_TEST_WEATHER_TOKEN\}, which is not set in the environment; set TOOLGATE_TEST_WEATHER_TOKEN/),
+      expect.stringMatching(/^policy\.rules\.1\.tool: "Wirte" names no tool and matches none as a glob; use one of Read, Write,/),
+      'policy.rules.2.when.town: weather has no argument "town"; use one of its arguments (city)',
+    ]);
+    // A configuration with problems creates nothing.
+    expect(existsSync(join(scratch, 'ws'))).toBe(false);
+  });
+
   it('refuses HOST=0.0.0.0 with no keys in validation, never binding', async () => {
     const port = await freePort();
     const gateway = startGateway(isolated({ HOST: '0.0.0.0', PORT: String(port) }));

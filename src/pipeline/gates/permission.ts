@@ -1,6 +1,5 @@
-import picomatch from 'picomatch';
-import { RE2JS } from 're2js';
 import type { PolicyRule } from '../../config/schema.js';
+import { compilePolicyPattern, toolNameMatcher } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { LocalGate } from '../types.js';
 
@@ -10,15 +9,6 @@ const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 export interface PolicyVerdict {
   decision: Decision;
   reason: string;
-}
-
-/**
- * A rule's argument pattern, compiled for RE2: rules run on arguments a model
- * wrote (up to 50,000 characters), and a backtracking RegExp could stall the
- * process on one of them. Throws on a pattern RE2 does not accept.
- */
-export function compilePolicyPattern(pattern: string): { test(value: string): boolean } {
-  return RE2JS.compile(pattern);
 }
 
 /** The permission policy: rules from the config, compiled once. */
@@ -35,7 +25,7 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
   const compiled = rules.map((rule, i) => ({
     index: i,
     decision: rule.decision,
-    matchesTool: picomatch(rule.tool),
+    matchesTool: toolNameMatcher(rule.tool),
     when: Object.entries(rule.when ?? {}).map(([arg, pattern]) => ({ arg, re: compilePolicyPattern(pattern) })),
   }));
   return {

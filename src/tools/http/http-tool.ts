@@ -53,7 +53,7 @@ function compile(config: ToolConfig, env: NodeJS.ProcessEnv): { url: UrlTemplate
   } catch (err) {
     problems.push((err as Error).message);
   }
-  if (!url || !headers || problems.length > 0) throw new Error(`tool ${config.name}: ${problems.join('; ')}`);
+  if (!url || !headers || problems.length > 0) throw new Error(problems.join('; '));
   return { url, headers };
 }
 

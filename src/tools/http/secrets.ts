@@ -25,8 +25,8 @@ export function resolveHeaders(headers: Record<string, string>, env: NodeJS.Proc
     const name = rawName.toLowerCase();
     resolved[name] = template.replace(ENV_REF, (_, variable: string) => {
       const value = env[variable];
-      if (value === undefined || value === '') problems.push(`header "${name}" uses \${${variable}}, which is not set in the environment`);
-      else if (/[\r\n\0]/.test(value)) problems.push(`header "${name}" uses \${${variable}}, whose value holds a line break or NUL`);
+      if (value === undefined || value === '') problems.push(`header "${name}" uses \${${variable}}, which is not set in the environment; set ${variable} for the gateway, or take it out of the header`);
+      else if (/[\r\n\0]/.test(value)) problems.push(`header "${name}" uses \${${variable}}, whose value holds a line break or NUL; set ${variable} to a single line`);
       else secrets.add(value);
       secretHeaders.add(name);
       return value ?? '';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config/load.js';
+import { ConfigError, inspectConfig, loadConfig } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
 
 let dir: string;
@@ -211,6 +211,45 @@ describe('trust_proxy: addresses and CIDR ranges, checked at start-up', () => {
     // fastify compiles the list when the instance is built and throws on an entry it cannot parse.
     const { default: Fastify } = await import('fastify');
     for (const entry of ACCEPTED) await Fastify({ trustProxy: [entry] }).close();
+  });
+});
+
+describe('contract 9: a problem in one part hides none in another', () => {
+  it('checks the patterns of a rule that is broken elsewhere, and of the rules after it', async () => {
+    const path = await file(`
+policy:
+  rules:
+    - {tool: Read, when: {path: "[abc"}, decision: maybe}
+    - {tool: Read, when: {path: "(?=x)"}, decision: deny}
+`);
+    expect(problemsOf({}, path)).toEqual([
+      'policy.rules.0.decision: must be one of "allow", "ask", "deny"',
+      expect.stringMatching(/^policy\.rules\.0\.when\.path: not a valid regular expression \("\[abc"\): missing closing "\]"/),
+      expect.stringMatching(/^policy\.rules\.1\.when\.path: .*lookaround\/backreferences are not supported \(RE2\)/),
+    ]);
+  });
+
+  it('hands the later checks every valid part: a broken tool, builtins entry or value left out, the rest kept', async () => {
+    const good = { name: 'good', ...HTTP_TOOL };
+    const path = await file(
+      JSON.stringify({
+        port: 'eighty',
+        limits: { concurrency: 4, body_bytes: -1 },
+        builtins: { Read: { timeout_ms: 'soon' }, Grep: { timeout_ms: 10_000 } },
+        tools: [{ name: 'bad', ...HTTP_TOOL, http: { method: 'FETCH', url: 'https://x' } }, good],
+        policy: { rules: [{ tool: 'good', decision: 'sometimes' }, { tool: 'bad', decision: 'deny' }] },
+      }),
+    );
+    const report = inspectConfig({}, path);
+    expect(report.problems).toHaveLength(5);
+    expect(report.config.port).toBe(8080);
+    expect(report.config.limits).toMatchObject({ concurrency: 4, body_bytes: 1_048_576 });
+    expect(report.config.builtins).toEqual({ Read: {}, Grep: { timeout_ms: 10_000 } });
+    expect(report.config.tools).toEqual([good]);
+    expect(report.config.policy.rules).toEqual([{ tool: 'bad', decision: 'deny' }]);
+    // As written, so later checks name each rule by its index in the file.
+    expect(report.written.rules).toEqual([{ tool: 'good', decision: 'sometimes' }, { tool: 'bad', decision: 'deny' }]);
+    expect(report.written.tools.map((t: any) => t.name)).toEqual(['bad', 'good']);
   });
 });
 

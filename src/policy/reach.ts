@@ -1,0 +1,71 @@
+import picomatch from 'picomatch';
+
+/** A rule's `tool`: a tool name or a glob over tool names. */
+export function toolNameMatcher(glob: string): (name: string) => boolean {
+  return picomatch(glob);
+}
+
+/** What a rule check needs of a tool the configuration can serve. */
+export interface ToolShape {
+  name: string;
+  /** The tool's JSON Schema for its arguments; undefined when it is not known (the tool's own config is broken). */
+  parameters?: unknown;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The argument names a schema declares; undefined when the schema is unknown. */
+function declared(tool: ToolShape): string[] | undefined {
+  if (!isRecord(tool.parameters)) return undefined;
+  const properties = tool.parameters.properties;
+  return isRecord(properties) ? Object.keys(properties) : [];
+}
+
+const list = (names: readonly string[]) => (names.length === 0 ? 'none' : names.join(', '));
+
+/**
+ * Rules that can never match, as "policy.rules.N.…: problem; fix": a `tool`
+ * that names no tool in `tools` and matches none as a glob, or a `when`
+ * argument that no tool it matches declares under `properties` (an argument
+ * the schema does not declare is one a model is not told of). A typo in a
+ * deny rule would otherwise silently allow. `rules` are read as written, so
+ * entries of the wrong shape (reported by the schema) are skipped, and the
+ * indexes are the file's.
+ */
+export function unreachableRules(rules: readonly unknown[], tools: readonly ToolShape[]): string[] {
+  const problems: string[] = [];
+  rules.forEach((rule, i) => {
+    if (!isRecord(rule) || typeof rule.tool !== 'string' || rule.tool === '') return;
+    const glob = rule.tool;
+    const matched = tools.filter((tool) => toolNameMatcher(glob)(tool.name));
+    if (matched.length === 0) {
+      problems.push(
+        `policy.rules.${i}.tool: "${glob}" names no tool and matches none as a glob; use one of ${list(tools.map((t) => t.name))}, or remove the rule`,
+      );
+      return;
+    }
+    if (!isRecord(rule.when)) return;
+    const args = Object.keys(rule.when);
+    const shapes = matched.map(declared);
+    // One tool of unknown shape could have any argument: nothing to say about this rule.
+    if (args.length === 0 || shapes.some((shape) => shape === undefined)) return;
+    const which = matched.length === 1 ? matched[0]!.name : `no tool matching "${glob}" (${list(matched.map((t) => t.name))})`;
+    let missing = false;
+    for (const arg of args) {
+      if (shapes.some((shape) => shape!.includes(arg))) continue;
+      missing = true;
+      const known = [...new Set(shapes.flatMap((shape) => shape!))];
+      problems.push(
+        matched.length === 1
+          ? `policy.rules.${i}.when.${arg}: ${which} has no argument "${arg}"; use one of its arguments (${list(known)})`
+          : `policy.rules.${i}.when.${arg}: ${which} has an argument "${arg}"; use one of theirs (${list(known)})`,
+      );
+    }
+    if (!missing && !shapes.some((shape) => args.every((arg) => shape!.includes(arg)))) {
+      problems.push(`policy.rules.${i}.when: ${which} has all of the arguments ${args.join(', ')}; split the rule, one per tool`);
+    }
+  });
+  return problems;
+}

@@ -1,0 +1,77 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { unreachableRules, type ToolShape } from './policy/index.js';
+import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
+import { createSpillStore } from './spill/index.js';
+import type { SpillStore } from './spill/spill-store.js';
+import { systemClock } from './state/clock.js';
+import type { HttpDispatchers } from './tools/http/index.js';
+import { inspectTools } from './tools/index.js';
+import type { Tool } from './tools/tool.js';
+
+/** What a configuration that can be served gives the server. */
+export interface Prepared {
+  config: Config;
+  workspace: string;
+  registry: ToolRegistry;
+  spill: SpillStore;
+}
+
+/** The tools policy rules may name: every built-in, served or disabled, and every tool the file declares, valid or not. */
+function ruleTargets(builtins: readonly Tool[], written: readonly unknown[]): ToolShape[] {
+  const declared = written.flatMap((tool) =>
+    typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string'
+      ? [{ name: (tool as { name: string }).name, parameters: (tool as { parameters?: unknown }).parameters }]
+      : [],
+  );
+  return [...builtins.map((tool) => ({ name: tool.name, parameters: tool.parameters })), ...declared];
+}
+
+const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+
+/**
+ * Every start-up check in one pass, so that one run lists every problem:
+ * the configuration's own, then the tools, the policy rules against them,
+ * and the workspace and spill store, each on whatever parts of the
+ * configuration are valid. Throws ConfigError listing them all.
+ *
+ * A configuration with problems of its own creates nothing: the workspace
+ * and the spill directory are made and written to (once, so that a path the
+ * process cannot write is refused before the port opens rather than found by
+ * /readyz later) only when it has none.
+ */
+export async function prepare(report: ConfigReport, env: NodeJS.ProcessEnv, dispatchers: HttpDispatchers): Promise<Prepared> {
+  const { config } = report;
+  const problems = [...report.problems];
+  const create = problems.length === 0;
+  const workspace = resolve(config.workspace);
+  if (create) {
+    try {
+      mkdirSync(workspace, { recursive: true });
+    } catch (err) {
+      problems.push(`workspace ${workspace}: ${(err as Error).message}`);
+    }
+  }
+  let registry: ToolRegistry | undefined;
+  try {
+    // Checking the rest needs only the built-ins' names and schemas: without a workspace (a problem already
+    // listed) they are built on a stand-in root, and start-up stops before any of them could run.
+    const set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), env, dispatchers });
+    problems.push(...set.problems, ...unreachableRules(report.written.rules, ruleTargets(set.builtins, report.written.tools)));
+    registry = createRegistry(set.tools, registryDefaults(config));
+  } catch (err) {
+    problems.push(...(err as Error).message.split('\n'));
+  }
+  let spill: SpillStore | undefined;
+  try {
+    spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
+    if (create) await spill.ping();
+  } catch (err) {
+    problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
+  }
+  if (problems.length > 0 || !registry || !spill) throw new ConfigError(problems);
+  return { config: acceptConfig(report), workspace, registry, spill };
+}
