@@ -1,2 +1,2 @@
-export { compilePolicyPattern, patternProblem, type Pattern } from './pattern.js';
+export { compilePolicyPattern, patternProblem } from './pattern.js';
 export { toolNameMatcher, unreachableRules, type ToolShape } from './reach.js';
