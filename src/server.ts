@@ -3,6 +3,7 @@ import { buildApp, buildMetricsApp } from './app.js';
 import { inspectConfig, isLoopback } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { loggerOptions } from './observability/logger.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
 import { systemClock } from './state/clock.js';
 import { createMemoryStateStore } from './state/memory.js';
 import { createRedisStateStore } from './state/redis/index.js';
@@ -17,11 +18,11 @@ import { createHttpDispatchers } from './tools/http/index.js';
  */
 const REPEAT_SIGNAL_MS = 1_000;
 
-function stateStore(config: Config, log: pino.Logger): StateStore {
+function stateStore(config: Config, log: pino.Logger, metrics: Metrics): StateStore {
   const url = config.state.redis_url;
   if (!url) {
     log.warn('no REDIS_URL: state is in memory, so this process must be the only replica');
-    return createMemoryStateStore();
+    return createMemoryStateStore({ maxBytes: config.state.memory_max_bytes, onEvict: (kind) => metrics.stateEvictions.inc({ kind }) });
   }
   return createRedisStateStore({
     url,
@@ -38,10 +39,11 @@ function stateStore(config: Config, log: pino.Logger): StateStore {
  */
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dispatchers = createHttpDispatchers();
-  const { config, workspace, registry, spill } = await prepare(inspectConfig(env), env, dispatchers);
+  const metrics = createMetrics();
+  const { config, workspace, registry, spill } = await prepare(inspectConfig(env), env, dispatchers, metrics);
   const logger = pino(loggerOptions(config.log_level));
-  const state = stateStore(config, logger);
-  const app = await buildApp({ state, spill, registry, clock: systemClock, logger }, config);
+  const state = stateStore(config, logger, metrics);
+  const app = await buildApp({ state, spill, registry, clock: systemClock, logger, metrics }, config);
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(app.metrics, app.pipeline, logger);
 
   if (config.keys.length === 0) {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
 import type { Config } from './config/schema.js';
+import type { Metrics } from './observability/metrics.js';
 import { unreachableRules, type ToolShape } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { createSpillStore } from './spill/index.js';
@@ -43,7 +44,12 @@ const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?
  * process cannot write is refused before the port opens rather than found by
  * /readyz later) only when it has none.
  */
-export async function prepare(report: ConfigReport, env: NodeJS.ProcessEnv, dispatchers: HttpDispatchers): Promise<Prepared> {
+export async function prepare(
+  report: ConfigReport,
+  env: NodeJS.ProcessEnv,
+  dispatchers: HttpDispatchers,
+  metrics: Metrics,
+): Promise<Prepared> {
   const { config } = report;
   const problems = [...report.problems];
   const create = problems.length === 0;
@@ -67,7 +73,12 @@ export async function prepare(report: ConfigReport, env: NodeJS.ProcessEnv, disp
   }
   let spill: SpillStore | undefined;
   try {
-    spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
+    spill = createSpillStore(config.spill.url, {
+      ttlMs: config.spill.ttl_ms,
+      clock: systemClock,
+      tenantQuotaBytes: config.spill.tenant_quota_bytes,
+      onQuotaRemoval: () => metrics.spillQuotaRemovals.inc(),
+    });
     if (create) await spill.ping();
   } catch (err) {
     problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);

@@ -119,6 +119,7 @@ export const ConfigSchema = Type.Object(
         replay_ttl_ms: PositiveInt({ default: 86_400_000 }),
         lock_ttl_ms: PositiveInt({ default: 86_400_000 }),
         approval_ttl_ms: PositiveInt({ default: 3_600_000 }),
+        memory_max_bytes: PositiveInt({ default: 67_108_864, description: 'In-memory state only: cap on replay and Idempotency-Key records together.' }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -126,6 +127,7 @@ export const ConfigSchema = Type.Object(
       {
         url: Type.String({ default: 'file://./data/spill', pattern: '^(file|s3)://' }),
         ttl_ms: PositiveInt({ default: 86_400_000 }),
+        tenant_quota_bytes: PositiveInt({ default: 1_073_741_824, description: 'Spilled bytes per tenant; past it the oldest outputs go.' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -12,6 +12,8 @@ export interface Metrics {
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
   stateUnavailable: Counter;
+  stateEvictions: Counter<'kind'>;
+  spillQuotaRemovals: Counter;
 }
 
 /** Numeric breaker states for the `toolgate_breaker_state` gauge. */
@@ -70,6 +72,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     stateUnavailable: new Counter({
       name: 'toolgate_state_unavailable_total',
       help: 'Operations that found the state store unreachable.',
+      registers,
+    }),
+    stateEvictions: new Counter({
+      name: 'toolgate_state_evictions_total',
+      help: 'Replay records the in-memory state store evicted to stay within state.memory_max_bytes, by kind (call, request).',
+      labelNames: ['kind'],
+      registers,
+    }),
+    spillQuotaRemovals: new Counter({
+      name: 'toolgate_spill_quota_removals_total',
+      help: 'Spilled outputs removed, oldest first, to keep a tenant within spill.tenant_quota_bytes.',
       registers,
     }),
   };

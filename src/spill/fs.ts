@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import type { Clock } from '../state/clock.js';
+import { TenantQuota, type QuotaEntry } from './quota.js';
 import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
 
 export interface FsSpillStoreOptions {
@@ -13,6 +14,10 @@ export interface FsSpillStoreOptions {
   /** An entry expires this long after it was written. */
   ttlMs: number;
   clock: Clock;
+  /** Spilled bytes a tenant may hold; past it its oldest outputs are removed. None when absent. */
+  tenantQuotaBytes?: number;
+  /** Told of each output removed for the quota. */
+  onQuotaRemoval?: () => void;
 }
 
 /** What `<id>.json` holds next to the content file `<id>`. */
@@ -40,24 +45,35 @@ export class FsSpillStore implements SpillStore {
   private readonly dir: string;
   private readonly ttlMs: number;
   private readonly clock: Clock;
+  private readonly quota: TenantQuota | undefined;
 
   constructor(options: FsSpillStoreOptions) {
     this.dir = resolve(options.dir);
     this.ttlMs = options.ttlMs;
     this.clock = options.clock;
+    this.quota =
+      options.tenantQuotaBytes === undefined
+        ? undefined
+        : new TenantQuota({
+            quotaBytes: options.tenantQuotaBytes,
+            backend: { list: (tenant) => this.entries(tenant), remove: (tenant, id) => removeEntry(this.tenantDir(tenant), id) },
+            ...(options.onQuotaRemoval && { onRemove: options.onQuotaRemoval }),
+          });
   }
 
   async put(tenant: string, content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord> {
     const id = randomBytes(16).toString('base64url');
+    this.quota?.writing(tenant, id);
     const dir = this.tenantDir(tenant);
-    await mkdir(dir, { recursive: true });
     const file = join(dir, id);
     const metaFile = file + META_SUFFIX;
     const temps = [file + TEMP_SUFFIX, metaFile + TEMP_SUFFIX] as const;
     const hash = createHash('sha256');
     let size = 0;
+    let meta: EntryMeta;
     const source = typeof content === 'string' ? [Buffer.from(content, 'utf8')] : Buffer.isBuffer(content) ? [content] : content;
     try {
+      await mkdir(dir, { recursive: true });
       await pipeline(
         (async function* () {
           for await (const chunk of source) {
@@ -69,15 +85,18 @@ export class FsSpillStore implements SpillStore {
         // flush: a crash after the rename must not leave committed metadata over bytes that never reached the disk.
         createWriteStream(temps[0], { flags: 'wx', flush: true }),
       );
-      const meta: EntryMeta = { tenant, size, sha256: hash.digest('hex'), created_at: this.clock.now() };
+      meta = { tenant, size, sha256: hash.digest('hex'), created_at: this.clock.now() };
       await writeFile(temps[1], JSON.stringify(meta), { flag: 'wx', flush: true });
       await rename(temps[0], file);
       await rename(temps[1], metaFile);
-      return { id, uri: pathToFileURL(file).href, bytes: meta.size, sha256: meta.sha256 };
     } catch (err) {
       await Promise.all([...temps, file, metaFile].map((path) => rm(path, { force: true })));
+      this.quota?.abandon(tenant, id);
       throw err;
     }
+    // Outside the try: a removal that fails must not take the committed output with it.
+    await this.quota?.add(tenant, { id, bytes: meta.size, createdAt: meta.created_at });
+    return { id, uri: pathToFileURL(file).href, bytes: meta.size, sha256: meta.sha256 };
   }
 
   async get(tenant: string, id: string, range?: { start: number; end: number }): Promise<SpillRead | null> {
@@ -112,9 +131,8 @@ export class FsSpillStore implements SpillStore {
         if (!meta) continue;
         committed.add(id);
         if (now - meta.created_at >= this.ttlMs) {
-          // Metadata first: once it is gone no reader can find the entry, whatever happens to the content.
-          await rm(join(tenantDir, name), { force: true });
-          await rm(join(tenantDir, id), { force: true });
+          await removeEntry(tenantDir, id);
+          this.quota?.forget(meta.tenant, id);
           removed++;
         }
       }
@@ -135,6 +153,23 @@ export class FsSpillStore implements SpillStore {
     const probe = join(this.dir, `.ping-${randomBytes(8).toString('hex')}`);
     await writeFile(probe, '');
     await rm(probe, { force: true });
+  }
+
+  /** The committed entries of a tenant, for the quota to count. */
+  private async entries(tenant: string): Promise<QuotaEntry[]> {
+    const dir = this.tenantDir(tenant);
+    const names = await readdir(dir).catch((err: unknown) => {
+      if (isNotFound(err)) return [];
+      throw err;
+    });
+    const found: QuotaEntry[] = [];
+    for (const name of names) {
+      const id = name.slice(0, -META_SUFFIX.length);
+      if (!name.endsWith(META_SUFFIX) || !ID_PATTERN.test(id)) continue;
+      const meta = await readMeta(join(dir, name));
+      if (meta?.tenant === tenant) found.push({ id, bytes: meta.size, createdAt: meta.created_at });
+    }
+    return found;
   }
 
   private tenantDir(tenant: string): string {
@@ -161,6 +196,12 @@ export class FsSpillStore implements SpillStore {
 
 export function createFsSpillStore(options: FsSpillStoreOptions): FsSpillStore {
   return new FsSpillStore(options);
+}
+
+/** Metadata first: once it is gone no reader can find the entry, whatever happens to the content. */
+async function removeEntry(tenantDir: string, id: string): Promise<void> {
+  await rm(join(tenantDir, id + META_SUFFIX), { force: true });
+  await rm(join(tenantDir, id), { force: true });
 }
 
 async function readMeta(path: string): Promise<EntryMeta | null> {

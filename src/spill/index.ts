@@ -7,6 +7,9 @@ import type { SpillStore } from './spill-store.js';
 export interface SpillStoreOptions {
   ttlMs: number;
   clock: Clock;
+  /** Spilled bytes a tenant may hold (config `spill.tenant_quota_bytes`); past it its oldest outputs are removed. */
+  tenantQuotaBytes?: number;
+  onQuotaRemoval?: () => void;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from './clock.js';
+import { OnceRecords, type RecordKind } from './once-records.js';
 import type {
   Admission,
   AdmitRequest,
@@ -29,13 +30,6 @@ const BUCKET_IDLE_MS = 60_000;
  */
 const HALF_OPEN_RETRY_MS = 1000;
 
-/** A once-record: running while `result` is absent, done once it is set. */
-interface OnceRecord {
-  fingerprint: string;
-  expiresAt: number;
-  result?: StoredResult;
-}
-
 interface Breaker {
   state: CircuitState;
   failures: number;
@@ -52,10 +46,17 @@ export interface MemoryStateStoreOptions {
   clock?: Clock;
   /** How often expired entries are dropped; they are also dropped whenever they are read. */
   sweepIntervalMs?: number;
+  /** Cap on the bytes of call-id and Idempotency-Key records together (config `state.memory_max_bytes`); none when absent. */
+  maxBytes?: number;
+  /** Told of each record evicted to keep within `maxBytes`. */
+  onEvict?: (kind: RecordKind) => void;
 }
 
 const id = (...parts: string[]): string => JSON.stringify(parts);
 const clone = <T>(value: T): T => structuredClone(value);
+/** Kinds apart by their first element, so a call key never equals a request key. */
+const callKeyOf = (ref: CallRef): string => id('call', ref.tenant, ref.sessionId, ref.callId);
+const requestKeyOf = (tenant: string, key: string): string => id('request', tenant, key);
 
 /**
  * State for a single replica. Same semantics as the Redis store, pinned by the
@@ -63,8 +64,7 @@ const clone = <T>(value: T): T => structuredClone(value);
  */
 export class MemoryStateStore implements StateStore {
   private readonly clock: Clock;
-  private readonly calls = new Map<string, OnceRecord>();
-  private readonly requests = new Map<string, OnceRecord>();
+  private readonly records: OnceRecords;
   private readonly approvals = new Map<string, ApprovalRecord>();
   private readonly approvalKeys = new Map<string, string>();
   private readonly locks = new Map<string, { meta: LockMeta; expiresAt: number }>();
@@ -76,6 +76,7 @@ export class MemoryStateStore implements StateStore {
 
   constructor(options: MemoryStateStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.records = new OnceRecords({ maxBytes: options.maxBytes ?? Infinity, ...(options.onEvict && { onEvict: options.onEvict }) });
     this.sweeper = setInterval(() => this.sweep(this.clock.now()), options.sweepIntervalMs ?? 60_000);
     this.sweeper.unref();
   }
@@ -85,12 +86,12 @@ export class MemoryStateStore implements StateStore {
   }
 
   private admitOne(r: AdmitRequest, now: number): Admission {
-    const callKey = id(r.tenant, r.sessionId, r.callId);
+    const callKey = callKeyOf(r);
     if (r.replay) {
-      const record = this.live(this.calls, callKey, now);
+      const record = this.records.get(callKey, now);
       if (record) {
         if (record.fingerprint !== r.replay.fingerprint) return { outcome: 'mismatch' };
-        return record.result ? { outcome: 'replayed', result: clone(record.result) } : { outcome: 'in_flight' };
+        return record.result ? { outcome: 'replayed', result: record.result } : { outcome: 'in_flight' };
       }
     }
 
@@ -146,7 +147,7 @@ export class MemoryStateStore implements StateStore {
       if (level < TOKEN) return { outcome: 'rate_limited', retryAfterMs: Math.ceil((TOKEN - level) / perMinute) };
     }
 
-    if (r.replay) this.calls.set(callKey, { fingerprint: r.replay.fingerprint, expiresAt: now + r.replay.leaseMs });
+    if (r.replay) this.records.start('call', callKey, r.replay.fingerprint, now + r.replay.leaseMs);
     if (approvalKey !== undefined) this.dropApproval(approvalKey);
     if (probe && breaker) {
       // A lease of one recovery period: a probe that never reports counts as a failed one.
@@ -163,7 +164,7 @@ export class MemoryStateStore implements StateStore {
       if (r.lock) {
         this.locks.set(id(r.tenant, r.sessionId, r.lock.path), { meta: clone(r.lock.meta), expiresAt: now + r.lock.ttlMs });
       }
-      if (r.replay) this.complete(this.calls, id(r.tenant, r.sessionId, r.callId), r.replay.result, now + r.replay.ttlMs);
+      if (r.replay) this.complete(callKeyOf(r), r.replay.result, now + r.replay.ttlMs);
     }
   }
 
@@ -188,50 +189,44 @@ export class MemoryStateStore implements StateStore {
   }
 
   async awaitResult(ref: CallRef, timeoutMs: number): Promise<StoredResult | null> {
-    return this.awaitOnce(this.calls, id(ref.tenant, ref.sessionId, ref.callId), timeoutMs);
+    return this.awaitOnce(callKeyOf(ref), timeoutMs);
   }
 
   async releaseCall(ref: CallRef): Promise<void> {
-    this.release(this.calls, id(ref.tenant, ref.sessionId, ref.callId));
+    this.release(callKeyOf(ref));
   }
 
   async claimRequest(tenant: string, key: string, fingerprint: string, leaseMs: number): Promise<RequestClaim> {
     const now = this.clock.now();
-    const requestKey = id(tenant, key);
-    const record = this.live(this.requests, requestKey, now);
+    const requestKey = requestKeyOf(tenant, key);
+    const record = this.records.get(requestKey, now);
     if (record) {
       if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
-      return record.result ? { outcome: 'done', response: clone(record.result) } : { outcome: 'in_flight' };
+      return record.result ? { outcome: 'done', response: record.result } : { outcome: 'in_flight' };
     }
-    this.requests.set(requestKey, { fingerprint, expiresAt: now + leaseMs });
+    this.records.start('request', requestKey, fingerprint, now + leaseMs);
     return { outcome: 'claimed' };
   }
 
   async completeRequest(tenant: string, key: string, response: StoredResult, ttlMs: number): Promise<void> {
-    this.complete(this.requests, id(tenant, key), response, this.clock.now() + ttlMs);
+    this.complete(requestKeyOf(tenant, key), response, this.clock.now() + ttlMs);
   }
 
   async releaseRequest(tenant: string, key: string): Promise<void> {
-    this.release(this.requests, id(tenant, key));
+    this.release(requestKeyOf(tenant, key));
   }
 
   async awaitRequest(tenant: string, key: string, timeoutMs: number): Promise<StoredResult | null> {
-    return this.awaitOnce(this.requests, id(tenant, key), timeoutMs);
+    return this.awaitOnce(requestKeyOf(tenant, key), timeoutMs);
   }
 
-  /** Stores onto the runner's record only: without it the fingerprint is unknown, so the result could not be replayed safely. */
-  private complete(map: Map<string, OnceRecord>, key: string, result: StoredResult, expiresAt: number): void {
-    const record = map.get(key);
-    if (!record) return;
-    record.result = clone(result);
-    record.expiresAt = expiresAt;
-    this.wake(key, record.result);
+  /** Waiters are woken with the result even when the cap evicts its record at once. */
+  private complete(key: string, result: StoredResult, expiresAt: number): void {
+    if (this.records.complete(key, result, expiresAt)) this.wake(key, result);
   }
 
-  private release(map: Map<string, OnceRecord>, key: string): void {
-    if (map.get(key)?.result !== undefined) return;
-    map.delete(key);
-    this.wake(key, null);
+  private release(key: string): void {
+    if (this.records.release(key)) this.wake(key, null);
   }
 
   /**
@@ -239,10 +234,10 @@ export class MemoryStateStore implements StateStore {
    * a lease that lapses while waiting needs no timer of its own: the runner
    * settles or releases (waking the waiter), or the timeout ends the wait.
    */
-  private awaitOnce(map: Map<string, OnceRecord>, key: string, timeoutMs: number): Promise<StoredResult | null> {
-    const record = this.live(map, key, this.clock.now());
+  private awaitOnce(key: string, timeoutMs: number): Promise<StoredResult | null> {
+    const record = this.records.get(key, this.clock.now());
     if (!record) return Promise.resolve(null);
-    if (record.result) return Promise.resolve(clone(record.result));
+    if (record.result) return Promise.resolve(record.result);
     return new Promise((resolve) => {
       const waiters = this.waiters.get(key) ?? new Set<Waiter>();
       this.waiters.set(key, waiters);
@@ -350,7 +345,8 @@ export class MemoryStateStore implements StateStore {
   }
 
   private sweep(now: number): void {
-    for (const map of [this.calls, this.requests, this.locks, this.buckets, this.hits] as Map<string, { expiresAt: number }>[]) {
+    this.records.sweep(now);
+    for (const map of [this.locks, this.buckets, this.hits] as Map<string, { expiresAt: number }>[]) {
       for (const [key, value] of map) if (value.expiresAt <= now) map.delete(key);
     }
     for (const [key, approval] of this.approvals) if (approval.expires_at <= now) this.dropApproval(key);

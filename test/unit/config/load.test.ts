@@ -60,6 +60,12 @@ describe('contract 9: defaults with no set-up', () => {
     expect(config.trust_proxy).toEqual([]);
   });
 
+  it('caps in-memory replay records at 64 MiB and each tenant\'s spilled bytes at 1 GiB', () => {
+    const config = loadConfig({});
+    expect(config.state.memory_max_bytes).toBe(64 * 1024 * 1024);
+    expect(config.spill.tenant_quota_bytes).toBe(1024 * 1024 * 1024);
+  });
+
   it('reads TOOLGATE_CONFIG when no path is given', async () => {
     const path = await file('port: 9001\n');
     expect(loadConfig({ TOOLGATE_CONFIG: path }).port).toBe(9001);

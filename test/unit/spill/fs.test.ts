@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsSpillStore, type FsSpillStore } from '../../../src/spill/fs.js';
 import { createSpillStore } from '../../../src/spill/index.js';
 import { ManualClock } from '../../../src/state/clock.js';
+import { describeSpillQuota } from '../../contract/spill-quota.contract.js';
 
 const TTL = 60_000;
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -38,6 +39,14 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await rm(root, { recursive: true, force: true });
+});
+
+describeSpillQuota('fs', async () => {
+  const quotaRoot = await mkdtemp(join(tmpdir(), 'toolgate-spill-quota-'));
+  return {
+    open: (options) => createFsSpillStore({ dir: quotaRoot, ...options }),
+    cleanup: () => rm(quotaRoot, { recursive: true, force: true }),
+  };
 });
 
 describe('FsSpillStore round trip', () => {

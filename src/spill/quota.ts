@@ -1,0 +1,120 @@
+/** One committed output as the quota counts it. */
+export interface QuotaEntry {
+  id: string;
+  bytes: number;
+  createdAt: number;
+}
+
+/** What a spill store gives the quota: its committed entries of a tenant, and a way to remove one. */
+export interface QuotaBackend {
+  /** Every committed entry of the tenant; read once per tenant, the first time it spills after start-up. */
+  list(tenant: string): Promise<QuotaEntry[]>;
+  remove(tenant: string, id: string): Promise<void>;
+}
+
+export interface TenantQuotaOptions {
+  quotaBytes: number;
+  backend: QuotaBackend;
+  /** Told of each entry removed to bring a tenant back within its quota. */
+  onRemove?: () => void;
+}
+
+/**
+ * The rule every spill store applies: the entries to remove, oldest first
+ * (ties in the order given), until the rest fit in `quotaBytes`. Those in
+ * `keep` (outputs still being written, the one just written among them)
+ * never go, even when they alone are over the quota.
+ */
+export function entriesOverQuota(entries: Iterable<QuotaEntry>, quotaBytes: number, keep: ReadonlySet<string>): QuotaEntry[] {
+  const all = [...entries];
+  let total = all.reduce((sum, e) => sum + e.bytes, 0);
+  const remove: QuotaEntry[] = [];
+  for (const entry of all.sort((a, b) => a.createdAt - b.createdAt)) {
+    if (total <= quotaBytes) break;
+    if (keep.has(entry.id)) continue;
+    remove.push(entry);
+    total -= entry.bytes;
+  }
+  return remove;
+}
+
+interface Ledger {
+  entries: Map<string, QuotaEntry>;
+  bytes: number;
+}
+
+/**
+ * Per-tenant spilled bytes, counted from what the store holds (listed on the
+ * tenant's first spill, so a restart forgets nothing) plus what is written
+ * since. Each tenant's steps run one at a time: concurrent spills cannot both
+ * count on the same room, and entries are keyed by id, so an entry the listing
+ * already saw is not counted twice. An output is protected from the moment
+ * since its put began (`writing`) until its own step has counted it, so it
+ * is never chosen, and no entry is counted after it was removed.
+ */
+export class TenantQuota {
+  private readonly ledgers = new Map<string, Ledger>();
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly writes = new Map<string, Set<string>>();
+
+  constructor(private readonly options: TenantQuotaOptions) {}
+
+  /** An output of the tenant is being written under `id`: nothing removes it until `add` or `abandon`. */
+  writing(tenant: string, id: string): void {
+    const ids = this.writes.get(tenant) ?? new Set<string>();
+    this.writes.set(tenant, ids.add(id));
+  }
+
+  /** The write failed: nothing to count. */
+  abandon(tenant: string, id: string): void {
+    const ids = this.writes.get(tenant);
+    ids?.delete(id);
+    if (ids?.size === 0) this.writes.delete(tenant);
+  }
+
+  /** Count a committed entry and remove the tenant's oldest until it is within its quota again. */
+  add(tenant: string, entry: QuotaEntry): Promise<void> {
+    const previous = this.queues.get(tenant) ?? Promise.resolve();
+    const step = previous.then(() => this.enforce(tenant, entry)).finally(() => this.abandon(tenant, entry.id));
+    const tail = step.catch(() => {});
+    this.queues.set(tenant, tail);
+    void tail.then(() => {
+      if (this.queues.get(tenant) === tail) this.queues.delete(tenant);
+    });
+    return step;
+  }
+
+  /** An entry the store removed for another reason (it expired). */
+  forget(tenant: string, id: string): void {
+    const ledger = this.ledgers.get(tenant);
+    const entry = ledger?.entries.get(id);
+    if (!ledger || !entry) return;
+    ledger.entries.delete(id);
+    ledger.bytes -= entry.bytes;
+  }
+
+  private async enforce(tenant: string, entry: QuotaEntry): Promise<void> {
+    const ledger = await this.ledger(tenant);
+    if (!ledger.entries.has(entry.id)) {
+      ledger.entries.set(entry.id, entry);
+      ledger.bytes += entry.bytes;
+    }
+    if (ledger.bytes <= this.options.quotaBytes) return;
+    const keep = this.writes.get(tenant) ?? new Set([entry.id]);
+    for (const old of entriesOverQuota(ledger.entries.values(), this.options.quotaBytes, keep)) {
+      await this.options.backend.remove(tenant, old.id);
+      this.forget(tenant, old.id);
+      this.options.onRemove?.();
+    }
+  }
+
+  private async ledger(tenant: string): Promise<Ledger> {
+    let ledger = this.ledgers.get(tenant);
+    if (!ledger) {
+      const entries = new Map((await this.options.backend.list(tenant)).map((e) => [e.id, e] as const));
+      ledger = { entries, bytes: [...entries.values()].reduce((sum, e) => sum + e.bytes, 0) };
+      this.ledgers.set(tenant, ledger);
+    }
+    return ledger;
+  }
+}

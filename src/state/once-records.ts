@@ -1,0 +1,122 @@
+import type { StoredResult } from './state-store.js';
+
+/** What a once-record replays: one call id's result, or one Idempotency-Key's whole response. */
+export type RecordKind = 'call' | 'request';
+
+interface Entry {
+  kind: RecordKind;
+  fingerprint: string;
+  expiresAt: number;
+  /** The result as JSON once the runner completed; absent while it runs. */
+  json?: string;
+  bytes: number;
+}
+
+/** A live record as the store reads it; `result` is a fresh copy each time. */
+export interface OnceRecordView {
+  fingerprint: string;
+  result?: StoredResult;
+}
+
+export interface OnceRecordsOptions {
+  /** The cap on the bytes of every record together. */
+  maxBytes: number;
+  /** Called once per record evicted to keep within the cap (not for expired ones). */
+  onEvict?: (kind: RecordKind) => void;
+}
+
+/**
+ * Replay records of the memory store: one map in least-recently-used order
+ * (a Map iterates in insertion order, and a read re-inserts), under one byte
+ * cap shared by both kinds. A record costs the UTF-8 bytes of its key, its
+ * fingerprint and its result as JSON: results are kept serialized, so that is
+ * what they occupy (V8 keeps ASCII text at one byte a character). Only
+ * completed records are evicted: a running one has waiters to wake and a
+ * fingerprint that keeps a second runner out, and it is bounded by its lease.
+ */
+export class OnceRecords {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+  private readonly maxBytes: number;
+  private readonly onEvict: (kind: RecordKind) => void;
+
+  constructor(options: OnceRecordsOptions) {
+    this.maxBytes = options.maxBytes;
+    this.onEvict = options.onEvict ?? (() => {});
+  }
+
+  /** The live record under `key`, now the most recently used; an expired one is dropped. */
+  get(key: string, now: number): OnceRecordView | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    if (entry.expiresAt <= now) {
+      this.bytes -= entry.bytes;
+      return undefined;
+    }
+    this.entries.set(key, entry);
+    return entry.json === undefined ? { fingerprint: entry.fingerprint } : { fingerprint: entry.fingerprint, result: JSON.parse(entry.json) as StoredResult };
+  }
+
+  /** A running record: its runner holds it until it completes or releases, or `expiresAt` lets another run. */
+  start(kind: RecordKind, key: string, fingerprint: string, expiresAt: number): void {
+    this.drop(key);
+    this.put(key, { kind, fingerprint, expiresAt, bytes: byteLength(key) + byteLength(fingerprint) });
+  }
+
+  /**
+   * Stores the result onto the runner's record only: without it the
+   * fingerprint is unknown, so the result could not be replayed safely.
+   * Returns whether there was one. A result larger than the whole cap is
+   * evicted at once: the call simply runs again next time.
+   */
+  complete(key: string, result: StoredResult, expiresAt: number): boolean {
+    const entry = this.entries.get(key);
+    if (!entry) return false;
+    this.drop(key);
+    const json = JSON.stringify(result);
+    this.put(key, { ...entry, json, expiresAt, bytes: entry.bytes + byteLength(json) });
+    this.evict();
+    return true;
+  }
+
+  /** Drops a running record; returns false when a completed one is there (it stays). */
+  release(key: string): boolean {
+    if (this.entries.get(key)?.json !== undefined) return false;
+    this.drop(key);
+    return true;
+  }
+
+  sweep(now: number): void {
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.drop(key);
+  }
+
+  /** The bytes the records hold together. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  private put(key: string, entry: Entry): void {
+    this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  /** Oldest first; deleting from a Map while iterating it is safe. */
+  private evict(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) return;
+      if (entry.json === undefined) continue;
+      this.drop(key);
+      this.onEvict(entry.kind);
+    }
+  }
+}
+
+const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
