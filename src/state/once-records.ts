@@ -61,7 +61,7 @@ export class OnceRecords {
   /** A running record: its runner holds it until it completes or releases, or `expiresAt` lets another run. */
   start(kind: RecordKind, key: string, fingerprint: string, expiresAt: number): void {
     this.drop(key);
-    this.put(key, { kind, fingerprint, expiresAt, bytes: byteLength(key) + byteLength(fingerprint) });
+    this.put(key, { kind, fingerprint, expiresAt, bytes: cost(key, fingerprint) });
   }
 
   /**
@@ -75,7 +75,8 @@ export class OnceRecords {
     if (!entry) return false;
     this.drop(key);
     const json = JSON.stringify(result);
-    this.put(key, { ...entry, json, expiresAt, bytes: entry.bytes + byteLength(json) });
+    // Counted afresh: a record completed twice holds only the latest result.
+    this.put(key, { ...entry, json, expiresAt, bytes: cost(key, entry.fingerprint, json) });
     this.evict();
     return true;
   }
@@ -119,4 +120,4 @@ export class OnceRecords {
   }
 }
 
-const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
+const cost = (...texts: string[]): number => texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);

@@ -66,6 +66,17 @@ describe('state.memory_max_bytes: replay records are evicted least recently used
     for (const id of ['c1', 'c3', 'c4']) expect(await admit(id)).toBe('replayed');
   });
 
+  it('counts a record completed twice once, at its latest size', async () => {
+    await run('c1');
+    await store.settle(
+      [{ ...request('c1'), breaker: { ...BREAKER, outcome: 'success', probe: false }, replay: { result: result('again'), ttlMs: TTL } }],
+      clock.now(),
+    );
+    await run('c2');
+    await run('c3');
+    expect(await evictions('call')).toBe(0);
+  });
+
   it('holds the cap over many records, counting every eviction', async () => {
     const ids = Array.from({ length: 100 }, (_, i) => `c${i}`);
     for (const id of ids) await run(id);
