@@ -92,11 +92,6 @@ export class OnceRecords {
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.drop(key);
   }
 
-  /** The bytes the records hold together. */
-  get size(): number {
-    return this.bytes;
-  }
-
   private put(key: string, entry: Entry): void {
     this.entries.set(key, entry);
     this.bytes += entry.bytes;
