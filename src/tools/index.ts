@@ -4,28 +4,19 @@ import { createHttpTool, type HttpDispatchers } from './http/index.js';
 import { noopTool } from './noop.js';
 import type { Tool } from './tool.js';
 
-/** A built-in tool with the settings the config file gives it. */
+/**
+ * A built-in tool with the settings the config file gives it. The result
+ * inherits from the tool and replaces only those settings, so every other
+ * behaviour (canonicalArgs, classify, lock, and any added later) is kept.
+ */
 function withOverride(tool: Tool, override: BuiltinOverride | undefined): Tool {
   if (!override) return tool;
-  const settled: Tool = {
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    concurrencySafe: override.concurrency_safe ?? tool.concurrencySafe,
-    run: (args, ctx) => tool.run(args, ctx),
-  };
-  const timeoutMs = override.timeout_ms ?? tool.timeoutMs;
-  if (timeoutMs !== undefined) settled.timeoutMs = timeoutMs;
-  const requiresApproval = override.requires_approval ?? tool.requiresApproval;
-  if (requiresApproval !== undefined) settled.requiresApproval = requiresApproval;
-  const breaker = override.breaker
-    ? { failureThreshold: override.breaker.failure_threshold, recoveryMs: override.breaker.recovery_ms }
-    : tool.breaker;
-  if (breaker) settled.breaker = breaker;
-  const rateLimit = override.rate_limit ? { perMinute: override.rate_limit.per_minute } : tool.rateLimit;
-  if (rateLimit) settled.rateLimit = rateLimit;
-  if (tool.lock) settled.lock = tool.lock;
-  if (tool.classify) settled.classify = (args) => tool.classify!(args);
+  const settled = Object.create(tool) as Tool;
+  if (override.concurrency_safe !== undefined) settled.concurrencySafe = override.concurrency_safe;
+  if (override.timeout_ms !== undefined) settled.timeoutMs = override.timeout_ms;
+  if (override.requires_approval !== undefined) settled.requiresApproval = override.requires_approval;
+  if (override.breaker) settled.breaker = { failureThreshold: override.breaker.failure_threshold, recoveryMs: override.breaker.recovery_ms };
+  if (override.rate_limit) settled.rateLimit = { perMinute: override.rate_limit.per_minute };
   return settled;
 }
 
