@@ -44,8 +44,8 @@ export interface Workspace {
    * The one spelling of a caller's path that policy rules see, found without
    * touching the filesystem: `./a//b/../c.txt/`, `a/c.txt` and the absolute
    * path inside the root are all `a/c.txt`; the root is `.`. A path the
-   * workspace refuses (outside, NUL, backslash, empty) comes back unchanged:
-   * the tool refuses it anyway. Symbolic links inside the workspace are not
+   * workspace refuses (outside, control character, backslash, empty) comes
+   * back unchanged: the tool refuses it anyway. Symbolic links inside the workspace are not
    * resolved here.
    */
   canonical(p: string): string;
@@ -83,7 +83,14 @@ export function createWorkspace(root: string): Workspace {
     if (p.length === 0) {
       throw new GatewayError('INVALID_ARGS', { message: 'The path is empty.', suggestion: 'Give a path relative to the workspace root, or "." for the root.' });
     }
-    if (p.includes('\0')) throw denied(p, 'contains a NUL byte');
+    // A newline or carriage return in a file name forges lines in logs and in listings a model reads back.
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(p)) {
+      throw new GatewayError('INVALID_ARGS', {
+        message: `Path ${JSON.stringify(p)} contains a control character (U+0000-U+001F or U+007F).`,
+        suggestion: 'Give the path without line breaks, tabs or other control characters.',
+      });
+    }
     if (p.includes('\\')) {
       throw new GatewayError('INVALID_ARGS', {
         message: `Path ${JSON.stringify(p)} contains a backslash.`,

@@ -38,3 +38,19 @@ export function optionalNumber(args: Args, name: string, min: number, max: numbe
   if (value < min || value > max) throw invalid(name, `${kind} from ${min} to ${max}`);
   return value;
 }
+
+/**
+ * A path that must name a file (Read, Write, Edit). `dir/` and `dir/.` name a directory: Write would
+ * otherwise create a file called `dir`, and Read would read a file its caller took for a directory.
+ */
+export function requireFilePath(args: Args, name: string): string {
+  const value = requireString(args, name);
+  if (value.endsWith('/') || value.endsWith('/.')) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `Path ${JSON.stringify(value)} ends with a slash: a file path cannot end with "/" or "/.".`,
+      suggestion: 'Give the path of the file without the trailing slash, e.g. "dir/name.txt"; use LS for a directory.',
+      details: { errors: [{ path: `/${name}`, message: 'must not end with a slash' }] },
+    });
+  }
+  return value;
+}

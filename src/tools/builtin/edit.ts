@@ -2,7 +2,7 @@ import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
-import { optionalBoolean, requireString } from './args.js';
+import { optionalBoolean, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { READ_FLAGS } from './read.js';
@@ -102,7 +102,7 @@ export function createEditTool(ws: Workspace): Tool {
     concurrencySafe: false,
     lock: { role: 'write', pathArg: 'path' },
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
-      const shown = requireString(args, 'path');
+      const shown = requireFilePath(args, 'path');
       const oldString = requireString(args, 'old_string');
       const newString = requireString(args, 'new_string');
       const replaceAll = optionalBoolean(args, 'replace_all') ?? false;

@@ -5,7 +5,7 @@ import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
-import { optionalNumber, requireString } from './args.js';
+import { optionalNumber, requireFilePath } from './args.js';
 import { stampOf } from './stamp.js';
 import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
 
@@ -130,7 +130,7 @@ export function createReadTool(ws: Workspace): Tool {
     concurrencySafe: true,
     lock: { role: 'read', pathArg: 'path' },
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
-      const shown = requireString(args, 'path');
+      const shown = requireFilePath(args, 'path');
       const limitArg = optionalNumber(args, 'limit', 1, DEFAULT_READ_LIMIT, true);
       const window = {
         offset: optionalNumber(args, 'offset', 1, 1_000_000_000, true) ?? 1,

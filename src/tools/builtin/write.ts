@@ -3,7 +3,7 @@ import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
-import { requireString } from './args.js';
+import { requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { withFileLock } from './file-lock.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
@@ -47,7 +47,7 @@ export function createWriteTool(ws: Workspace): Tool {
     concurrencySafe: false,
     lock: { role: 'write', pathArg: 'path' },
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
-      const shown = requireString(args, 'path');
+      const shown = requireFilePath(args, 'path');
       const content = requireString(args, 'content');
       const expected = expectedFrom(args);
       throwIfAborted(ctx.signal);
