@@ -6,22 +6,51 @@ import { fingerprintOf } from './gates/replay.js';
 import { validateGate } from './gates/validate.js';
 import type { ExecContext, LocalGate, PipelineDeps, PlannedCall } from './types.js';
 
-/** Gates 1-4, which need no shared state, in the contract's order. */
-const LOCAL_GATES: readonly LocalGate[] = [parseGate, lookupGate, validateGate, permissionGate];
+/** Gates 1-3, which need no shared state, in the contract's order; gate 4 (permission) follows once the spellings are known. */
+const BEFORE_PERMISSION: readonly LocalGate[] = [parseGate, lookupGate, validateGate];
+
+interface Planning {
+  call: PlannedCall;
+  /** The arguments as the caller sent them: the validate gate may drop strict-mode nulls from call.args. */
+  sent?: Record<string, unknown>;
+}
+
+function throughLocalGates(c: NormalizedCall, ctx: ExecContext, deps: PipelineDeps): Planning {
+  const planning: Planning = { call: { index: c.index, id: c.id, name: c.name, rawArguments: c.rawArguments } };
+  for (const gate of BEFORE_PERMISSION) {
+    const failure = gate(planning.call, ctx, deps);
+    if (failure) {
+      planning.call.failure = failure;
+      break;
+    }
+    if (gate === parseGate) planning.sent = planning.call.args;
+  }
+  return planning;
+}
+
+/**
+ * The other spellings of a call's arguments, found once (a path's symlinks take the filesystem) and shared by the
+ * permission gate and the lock (gate 5). Only where one of them reads them: a tool with a lock role, or a rule on its arguments.
+ */
+function spellingsOf(call: PlannedCall, deps: PipelineDeps): Promise<void> | undefined {
+  const tool = call.entry?.tool;
+  if (call.failure || !tool?.canonicalArgs || (!tool.lock && !deps.policy.readsArgs(call.name))) return undefined;
+  return tool.canonicalArgs(call.args!).then((spellings) => {
+    call.spellings = spellings;
+  });
+}
 
 /** Turn the parsed calls into a plan; a call stopped by a local gate carries its failure. */
-export function planCalls(calls: readonly NormalizedCall[], ctx: ExecContext, deps: PipelineDeps): PlannedCall[] {
-  return calls.map((c) => {
-    const call: PlannedCall = { index: c.index, id: c.id, name: c.name, rawArguments: c.rawArguments };
-    let sent: Record<string, unknown> | undefined;
-    for (const gate of LOCAL_GATES) {
-      const failure = gate(call, ctx, deps);
-      if (failure) {
-        call.failure = failure;
-        return call;
-      }
-      // The arguments as the caller sent them: the validate gate may drop strict-mode nulls from call.args.
-      if (gate === parseGate) sent = call.args;
+export async function planCalls(calls: readonly NormalizedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<PlannedCall[]> {
+  const planned = calls.map((c) => throughLocalGates(c, ctx, deps));
+  const pending = planned.map(({ call }) => spellingsOf(call, deps)).filter((p) => p !== undefined);
+  if (pending.length > 0) await Promise.all(pending);
+  return planned.map(({ call, sent }) => {
+    if (call.failure) return call;
+    const failure = permissionGate(call, ctx, deps);
+    if (failure) {
+      call.failure = failure;
+      return call;
     }
     // Only call-id replay (tools that are not concurrency-safe) and approvals use the fingerprint;
     // hashing the canonical arguments of every read-only call was measurable work on the hot path.

@@ -192,7 +192,7 @@ function record(finished: readonly Finished[], payloads: readonly Payload[], ctx
  */
 export async function executeCalls(calls: readonly NormalizedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<{ results: CallResult[]; payloads: Payload[]; serialized: string[] }> {
   deps.metrics.batchSize.observe(calls.length);
-  const planned = planCalls(calls, ctx, deps);
+  const planned = await planCalls(calls, ctx, deps);
   const finished: Finished[] = [];
   for (const batch of partition(planned)) finished.push(...(await runBatch(batch, ctx, deps)));
   let payloads = finished.map((f) => payloadOf(f.result));

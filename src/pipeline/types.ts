@@ -49,6 +49,8 @@ export interface PlannedCall {
   rawArguments: unknown;
   entry?: RegisteredTool;
   args?: Record<string, unknown>;
+  /** Other spellings of `args` (Tool.canonicalArgs), the canonical one first; found before the permission gate. */
+  spellings?: Array<Record<string, unknown>>;
   /** sha256 of tool name and canonical arguments, as the caller sent them. */
   fingerprint?: string;
   decision?: 'allow' | 'ask';

@@ -66,13 +66,15 @@ export interface Tool {
   /** Where present, consulted by the permission gate; `unknown` fails closed. */
   classify?(args: Record<string, unknown>): ToolClassification;
   /**
-   * The arguments in one canonical spelling, e.g. a path in its
-   * workspace-relative form. The permission gate applies the rules to these
-   * as well as to the arguments as sent, and the stricter decision wins, so
-   * no other spelling of a path gets past a rule on it; the Read lock cache
-   * (gate 5) is keyed by the canonical path.
+   * Other spellings of the same arguments, e.g. a path in its
+   * workspace-relative form, with and without symbolic links resolved. The
+   * permission gate applies the rules to each as well as to the arguments as
+   * sent, and the strictest decision wins, so no other spelling of a path,
+   * nor a link to it, gets past a rule on it. The first is the canonical
+   * form: the Read lock cache (gate 5) is keyed by it. Called once per call,
+   * before the permission gate; must not throw.
    */
-  canonicalArgs?(args: Record<string, unknown>): Record<string, unknown>;
+  canonicalArgs?(args: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -45,10 +45,17 @@ export interface Workspace {
    * touching the filesystem: `./a//b/../c.txt/`, `a/c.txt` and the absolute
    * path inside the root are all `a/c.txt`; the root is `.`. A path the
    * workspace refuses (outside, control character, backslash, empty) comes
-   * back unchanged: the tool refuses it anyway. Symbolic links inside the workspace are not
-   * resolved here.
+   * back unchanged: the tool refuses it anyway. Symbolic links inside the
+   * workspace are not resolved here; see {@link Workspace.resolveCanonical}.
    */
   canonical(p: string): string;
+  /**
+   * The workspace-relative real path of `p`: {@link Workspace.canonical} with
+   * symbolic links inside the workspace resolved, through its deepest
+   * existing ancestor when `p` does not exist yet (a file to be created).
+   * Never throws: a path the workspace refuses comes back as `canonical(p)`.
+   */
+  resolveCanonical(p: string): Promise<string>;
 }
 
 const OUTSIDE_SUGGESTION = 'Use a path relative to the workspace root that stays inside it, e.g. "src/index.ts".';
@@ -222,5 +229,14 @@ export function createWorkspace(root: string): Workspace {
     }
   }
 
-  return { root: realRoot, resolveExisting, resolveTarget, open: openConfined, recheck, relative, canonical };
+  async function resolveCanonical(p: string): Promise<string> {
+    try {
+      const { real, missing } = await locate(p, lexical(p));
+      return relative(path.join(real, ...missing));
+    } catch {
+      return canonical(p);
+    }
+  }
+
+  return { root: realRoot, resolveExisting, resolveTarget, open: openConfined, recheck, relative, canonical, resolveCanonical };
 }

@@ -13,10 +13,9 @@ export function normalizeLockPath(path: string): string {
 }
 
 function pathArg(call: PlannedCall): string | undefined {
-  const tool = call.entry!.tool;
-  const lock = tool.lock;
-  // The tool's canonical spelling first: the absolute path of a workspace file is the same file too.
-  const value = lock ? (tool.canonicalArgs?.(call.args!) ?? call.args!)[lock.pathArg] : undefined;
+  const lock = call.entry!.tool.lock;
+  // The tool's canonical spelling first: the absolute path of a workspace file, or a link to it, is the same file too.
+  const value = lock ? (call.spellings?.[0] ?? call.args!)[lock.pathArg] : undefined;
   return typeof value === 'string' ? normalizeLockPath(value) : undefined;
 }
 

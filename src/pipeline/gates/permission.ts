@@ -14,6 +14,8 @@ export interface PolicyVerdict {
 /** The permission policy: rules from the config, compiled once. */
 export interface Policy {
   decide(tool: string, args: Record<string, unknown>, requiresApproval: boolean, classify?: (args: Record<string, unknown>) => string): PolicyVerdict;
+  /** Whether some rule on this tool looks at its arguments: only then are their other spellings worth finding. */
+  readsArgs(tool: string): boolean;
 }
 
 /**
@@ -28,7 +30,16 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
     matchesTool: toolNameMatcher(rule.tool),
     when: Object.entries(rule.when ?? {}).map(([arg, pattern]) => ({ arg, re: compilePolicyPattern(pattern) })),
   }));
+  const reads = new Map<string, boolean>();
   return {
+    readsArgs(tool) {
+      let answer = reads.get(tool);
+      if (answer === undefined) {
+        answer = compiled.some((rule) => rule.when.length > 0 && rule.matchesTool(tool));
+        reads.set(tool, answer);
+      }
+      return answer;
+    },
     decide(tool, args, requiresApproval, classify) {
       let verdict: PolicyVerdict = requiresApproval
         ? { decision: 'ask', reason: 'the tool requires approval' }
@@ -72,10 +83,9 @@ export const permissionGate: LocalGate = (call, _ctx, deps) => {
   const entry = call.entry!;
   const decide = (args: Record<string, unknown>) => deps.policy.decide(entry.name, args, entry.requiresApproval, entry.tool.classify?.bind(entry.tool));
   let verdict = decide(call.args!);
-  // The rules also see the arguments as the tool will understand them (a path in its canonical spelling); the stricter decision wins.
-  const canonical = entry.tool.canonicalArgs?.(call.args!);
-  if (canonical !== undefined && canonical !== call.args) {
-    const other = decide(canonical);
+  // The rules also see the arguments as the tool will understand them (a path in its canonical spellings); the stricter decision wins.
+  for (const spelling of call.spellings ?? []) {
+    const other = decide(spelling);
     if (RANK[other.decision] > RANK[verdict.decision]) verdict = other;
   }
   if (verdict.decision === 'deny') {

@@ -18,13 +18,17 @@ export function createBuiltinTools(workspaceRoot: string): Tool[] {
   return tools.map((tool) => withCanonicalPath(tool, ws));
 }
 
-/** Policy rules and the Read lock see `path` in its canonical form (see Tool.canonicalArgs): `.env/` and `./infra/x` are `.env` and `infra/x`. */
+/**
+ * Policy rules and the Read lock see `path` in its canonical forms (see Tool.canonicalArgs): `.env/` and
+ * `./infra/x` are `.env` and `infra/x`, and `link/x` is also `secrets/x` when `link` points to `secrets`.
+ */
 function withCanonicalPath(tool: Tool, ws: Workspace): Tool {
-  tool.canonicalArgs = (args) => {
+  tool.canonicalArgs = async (args) => {
     const given = args.path;
-    if (typeof given !== 'string') return args;
-    const canonical = ws.canonical(given);
-    return canonical === given ? args : { ...args, path: canonical };
+    if (typeof given !== 'string') return [];
+    const real = await ws.resolveCanonical(given);
+    const spelled = ws.canonical(given);
+    return (spelled === real ? [real] : [real, spelled]).map((p) => ({ ...args, path: p }));
   };
   return tool;
 }

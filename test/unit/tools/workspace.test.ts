@@ -55,6 +55,19 @@ describe('createWorkspace: confinement of caller paths', () => {
     await expect(ws.resolveExisting(p)).rejects.toMatchObject({ name: 'GatewayError', code });
   });
 
+  it('resolveCanonical gives the workspace path with links resolved, through the deepest existing parent for a new file', async () => {
+    await sb.link('src', 'src-link');
+    await sb.link('src/a.ts', 'a-link');
+    expect(await ws.resolveCanonical('src-link/a.ts/')).toBe('src/a.ts');
+    expect(await ws.resolveCanonical('./a-link')).toBe('src/a.ts');
+    expect(await ws.resolveCanonical('src-link/new/deep.txt')).toBe('src/new/deep.txt');
+    expect(await ws.resolveCanonical(path.join(ws.root, 'src-link'))).toBe('src');
+    // What the workspace refuses comes back in its lexical form (or unchanged); the tool refuses it when it runs.
+    await sb.link(sb.base, 'out-link');
+    expect(await ws.resolveCanonical('./out-link/x')).toBe('out-link/x');
+    expect(await ws.resolveCanonical('../x')).toBe('../x');
+  });
+
   it('refuses a dangling symlink, whose target it cannot check', async () => {
     await sb.link(path.join(sb.outside, 'not-yet.txt'), 'dangling');
     await expect(ws.resolveTarget('dangling')).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });

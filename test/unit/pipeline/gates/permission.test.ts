@@ -23,6 +23,14 @@ describe('permission policy (contract 3.5 gate 4)', () => {
     }
   });
 
+  it('readsArgs: only a rule with `when` on the tool makes its arguments worth resolving', () => {
+    const policy = createPolicy([
+      { tool: '{Read,Edit}', when: { path: '^secrets/' }, decision: 'deny' },
+      { tool: 'LS', decision: 'ask' },
+    ]);
+    expect([policy.readsArgs('Read'), policy.readsArgs('Edit'), policy.readsArgs('LS'), policy.readsArgs('Glob')]).toEqual([true, true, false, false]);
+  });
+
   it('an explicit allow never lifts requires_approval', () => {
     expect(createPolicy([{ tool: 'Write', decision: 'allow' }]).decide('Write', {}, true).decision).toBe('ask');
   });
