@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { parseEnvelope } from '../protocol/calls.js';
-import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
+import { parseEnvelope, type ParsedEnvelope } from '../protocol/calls.js';
 import { GatewayError } from '../protocol/errors.js';
 import { renderMessages } from '../protocol/messages.js';
-import { asReplayed, type CallResult } from '../protocol/result.js';
+import { payloadOf, type CallResult } from '../protocol/result.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
+import { replayOnto, requestFingerprint } from '../pipeline/idempotency.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { StateUnavailableError, type StoredResult } from '../state/state-store.js';
@@ -16,6 +16,11 @@ const SESSION_ID_MAX = 256;
 interface ExecuteResponse {
   results: CallResult[];
   messages: unknown[];
+}
+
+/** An Idempotency-Key record: the results only, since the messages are rendered for each retry. */
+interface StoredResponse {
+  results: CallResult[];
 }
 
 function sessionIdOf(request: FastifyRequest, fromBody: string | undefined): string {
@@ -35,35 +40,43 @@ function stateUnavailable(): GatewayError {
   });
 }
 
-export function executeRoutes(deps: PipelineDeps) {
-  async function run(request: FastifyRequest): Promise<ExecuteResponse> {
-    const envelope = parseEnvelope(request.body, { maxCalls: deps.config.limits.calls_per_batch });
-    if (envelope.mode === 'async') {
-      throw new GatewayError('BAD_REQUEST', { message: 'mode "async" is not available on this gateway; send the batch synchronously.' });
-    }
-    const ctx: ExecContext = { caller: request.caller, sessionId: sessionIdOf(request, envelope.sessionId), log: request.log };
-    if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
-    const { results, payloads, serialized } = await executeCalls(envelope.calls, ctx, deps);
-    const messages = renderMessages(
-      envelope.format,
-      results.map((r, i) => ({
+/** The response's `messages`, rendered from its results in the request's format and bound to the request's call ids. */
+function respond(envelope: ParsedEnvelope, results: CallResult[], serialized?: readonly string[]): ExecuteResponse {
+  const messages = renderMessages(
+    envelope.format,
+    results.map((r, i) => {
+      const payload = payloadOf(r);
+      return {
         tool_call_id: r.tool_call_id,
         name: r.name,
-        content: serialized[i]!,
-        payload: payloads[i]! as unknown as Record<string, unknown>,
+        content: serialized?.[i] ?? JSON.stringify(payload),
+        payload: payload as unknown as Record<string, unknown>,
         is_error: r.status === 'error',
         id_generated: envelope.calls[i]!.idGenerated,
-      })),
-    );
-    return { results, messages };
+      };
+    }),
+  );
+  return { results, messages };
+}
+
+export function executeRoutes(deps: PipelineDeps) {
+  async function run(request: FastifyRequest, envelope: ParsedEnvelope, sessionId: string): Promise<ExecuteResponse> {
+    const ctx: ExecContext = { caller: request.caller, sessionId, log: request.log };
+    if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
+    const { results, serialized } = await executeCalls(envelope.calls, ctx, deps);
+    return respond(envelope, results, serialized);
   }
 
-  /** Replays a whole response for clients whose model regenerates call ids on retry (contract 3.4). */
-  async function runOnce(request: FastifyRequest, given: string): Promise<ExecuteResponse> {
+  /**
+   * Replays a whole response for clients whose model regenerates call ids on
+   * retry (contract 3.4): matched on what a retry keeps (requestFingerprint),
+   * answered with the retry's ids and in its format.
+   */
+  async function runOnce(request: FastifyRequest, given: string, envelope: ParsedEnvelope, sessionId: string): Promise<ExecuteResponse> {
     const tenant = request.caller.tenant;
     // Per API key: another key of the tenant (perhaps allowed fewer tools) must not be handed this key's response.
     const key = `${request.caller.keyId}\n${given}`;
-    const fingerprint = sha256Hex(`${request.headers['x-session-id'] ?? ''}\n${canonicalJson(request.body)}`);
+    const fingerprint = requestFingerprint(sessionId, envelope.calls);
     const leaseMs = deps.config.limits.tool_timeout_ms * deps.config.limits.calls_per_batch + 5_000;
     let claim;
     try {
@@ -74,8 +87,11 @@ export function executeRoutes(deps: PipelineDeps) {
       throw stateUnavailable();
     }
     if (claim.outcome === 'mismatch') {
-      throw new GatewayError('IDEMPOTENCY_MISMATCH', { message: 'This Idempotency-Key was already used with a different request body.' });
+      throw new GatewayError('IDEMPOTENCY_MISMATCH', {
+        message: 'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order) or another session.',
+      });
     }
+    const replayed = (stored: StoredResult) => respond(envelope, replayOnto((stored as unknown as StoredResponse).results, envelope.calls));
     if (claim.outcome === 'done') return replayed(claim.response);
     if (claim.outcome === 'in_flight') {
       const response = await deps.state.awaitRequest(tenant, key, deps.config.limits.tool_timeout_ms);
@@ -84,13 +100,14 @@ export function executeRoutes(deps: PipelineDeps) {
     }
     let response: ExecuteResponse;
     try {
-      response = await run(request);
+      response = await run(request, envelope, sessionId);
     } catch (err) {
       await deps.state.releaseRequest(tenant, key).catch(() => undefined);
       throw err;
     }
+    const stored: StoredResponse = { results: response.results };
     await deps.state
-      .completeRequest(tenant, key, response as unknown as StoredResult, deps.config.state.replay_ttl_ms)
+      .completeRequest(tenant, key, stored as unknown as StoredResult, deps.config.state.replay_ttl_ms)
       .catch((err: unknown) => request.log.warn({ err }, 'could not store the response for its Idempotency-Key'));
     return response;
   }
@@ -114,17 +131,16 @@ export function executeRoutes(deps: PipelineDeps) {
       },
       async (request) => {
         const key = request.headers['idempotency-key'];
-        if (key === undefined) return run(request);
-        if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+        if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
           throw new GatewayError('BAD_REQUEST', { message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.' });
         }
-        return runOnce(request, key);
+        const envelope = parseEnvelope(request.body, { maxCalls: deps.config.limits.calls_per_batch });
+        if (envelope.mode === 'async') {
+          throw new GatewayError('BAD_REQUEST', { message: 'mode "async" is not available on this gateway; send the batch synchronously.' });
+        }
+        const sessionId = sessionIdOf(request, envelope.sessionId);
+        return key === undefined ? run(request, envelope, sessionId) : runOnce(request, key, envelope, sessionId);
       },
     );
   };
-}
-
-function replayed(stored: StoredResult): ExecuteResponse {
-  const response = stored as unknown as ExecuteResponse;
-  return { ...response, results: response.results.map((r) => asReplayed(r)) };
 }

@@ -236,6 +236,24 @@ describe('two gateways on one Redis share their state (issue 3)', () => {
     expect(other.body.error.code).toBe('IDEMPOTENCY_MISMATCH');
   });
 
+  it('an Idempotency-Key retry at B with regenerated call ids gets A’s results under the new ids; the Write ran once', async () => {
+    r = await replicas([]);
+    const key = { 'idempotency-key': `req-${randomUUID()}` };
+    const args = { path: 'a.txt', content: 'one' };
+    const first = await execute(r.a.app, [call('w-first', 'Write', args)], key);
+    expect(first.body.results[0]).toMatchObject({ status: 'success', replayed: false });
+    await writeFile(join(r.workspace, 'a.txt'), 'changed since');
+
+    const retry = await execute(r.b.app, [{ id: 'w-retry', name: 'Write', arguments: JSON.stringify({ content: 'one', path: 'a.txt' }) }], key);
+    expect(retry.body.results).toEqual([{ ...first.body.results[0], tool_call_id: 'w-retry', replayed: true }]);
+    expect(retry.body.messages).toEqual([{ ...first.body.messages[0], tool_call_id: 'w-retry' }]);
+    expect(await readFile(join(r.workspace, 'a.txt'), 'utf8')).toBe('changed since');
+
+    const other = await execute(r.b.app, [call('w-other', 'Write', { ...args, content: 'two' })], key);
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('IDEMPOTENCY_MISMATCH');
+  });
+
   it('an Idempotency-Key request still running on A: the same request at B waits for A’s response', async () => {
     // Read-only, so call-id replay cannot be what keeps B from running it: only the key can.
     const lookup = heldTool('Lookup', true);

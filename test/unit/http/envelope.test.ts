@@ -124,17 +124,20 @@ describe('request bounds', () => {
 });
 
 describe('Idempotency-Key with a hostile body', () => {
-  it('a 10,000-deep body is a 400, not a crash', async () => {
+  it('10,000-deep arguments (what the key fingerprints) are a 400, not a crash', async () => {
     const t = await buildTestApp();
     try {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/execute',
-        payload: '{"tool_calls":[],"x":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}',
-        headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
-      });
-      expect(res.statusCode).toBe(400);
-      expect(res.json().error.code).toBe('BAD_REQUEST');
+      const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+      for (const args of [deep, JSON.stringify(deep)]) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/execute',
+          payload: `{"tool_calls":[{"id":"d","name":"LS","arguments":${args}}]}`,
+          headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json().error.code).toBe('BAD_REQUEST');
+      }
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     } finally {
       await t.close();
