@@ -34,6 +34,9 @@ const ToolSettings = {
   requires_approval: Type.Optional(Type.Boolean()),
   breaker: Type.Optional(BreakerSchema),
   rate_limit: Type.Optional(RateLimitSchema),
+  max_arg_chars: Type.Optional(
+    PositiveInt({ description: "Longest string argument (Write/Edit: their content arguments); default limits.arg_chars (Write/Edit: limits.body_bytes)." }),
+  ),
 };
 
 const ToolConfigSchema = Type.Object(

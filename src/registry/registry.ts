@@ -15,13 +15,28 @@ export interface RegisteredTool {
   timeoutMs: number;
   breaker: BreakerSettings;
   rateLimit?: RateLimitSettings;
+  argLimits: ArgLimits;
   validate: ValidateFunction;
+}
+
+/** How long a string argument may be (ARG_TOO_LARGE past it), resolved per tool. */
+export interface ArgLimits {
+  /** The tool's content arguments (Tool.contentArgs) and their limit. */
+  content: ReadonlySet<string>;
+  contentChars: number;
+  /** Every other string argument, at any depth. */
+  otherChars: number;
+  /** `otherChars` is the tool's own `max_arg_chars`, not `limits.arg_chars`. */
+  otherIsOwn: boolean;
 }
 
 export interface RegistryDefaults {
   timeoutMs: number;
   breaker: BreakerSettings;
   rateLimit?: RateLimitSettings;
+  /** `limits.arg_chars`, and the default for content arguments: `limits.body_bytes`. */
+  argChars: number;
+  contentChars: number;
 }
 
 /** The tools a gateway serves. Immutable once built; lookups are by exact name. */
@@ -73,11 +88,20 @@ export function createRegistry(tools: Tool[], defaults: RegistryDefaults): ToolR
       timeoutMs: tool.timeoutMs ?? defaults.timeoutMs,
       breaker: { ...defaults.breaker, ...definedOnly(tool.breaker ?? {}) },
       rateLimit: tool.rateLimit ?? defaults.rateLimit,
+      argLimits: argLimitsOf(tool, defaults),
       validate,
     });
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return new ToolRegistry(entries);
+}
+
+function argLimitsOf(tool: Tool, defaults: RegistryDefaults): ArgLimits {
+  const content = new Set(tool.contentArgs ?? []);
+  if (content.size > 0) {
+    return { content, contentChars: tool.maxArgChars ?? defaults.contentChars, otherChars: defaults.argChars, otherIsOwn: false };
+  }
+  return { content, contentChars: 0, otherChars: tool.maxArgChars ?? defaults.argChars, otherIsOwn: tool.maxArgChars !== undefined };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
@@ -88,6 +112,8 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 export function registryDefaults(config: Pick<Config, 'limits' | 'defaults'>): RegistryDefaults {
   const defaults: RegistryDefaults = {
     timeoutMs: config.limits.tool_timeout_ms,
+    argChars: config.limits.arg_chars,
+    contentChars: config.limits.body_bytes,
     breaker: { failureThreshold: config.defaults.breaker.failure_threshold, recoveryMs: config.defaults.breaker.recovery_ms },
   };
   if (config.defaults.rate_limit) defaults.rateLimit = { perMinute: config.defaults.rate_limit.per_minute };

@@ -17,6 +17,7 @@ function withOverride(tool: Tool, override: BuiltinOverride | undefined): Tool {
   if (override.requires_approval !== undefined) settled.requiresApproval = override.requires_approval;
   if (override.breaker) settled.breaker = { failureThreshold: override.breaker.failure_threshold, recoveryMs: override.breaker.recovery_ms };
   if (override.rate_limit) settled.rateLimit = { perMinute: override.rate_limit.per_minute };
+  if (override.max_arg_chars !== undefined) settled.maxArgChars = override.max_arg_chars;
   return settled;
 }
 

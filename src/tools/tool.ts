@@ -63,6 +63,14 @@ export interface Tool {
   breaker?: Partial<BreakerSettings>;
   rateLimit?: RateLimitSettings;
   lock?: LockRole;
+  /**
+   * Top-level arguments that carry file content (Write's `content`). They are
+   * bounded by `maxArgChars`, by default the body limit, since a file cannot
+   * be written in parts; the tool's other arguments stay at `limits.arg_chars`.
+   */
+  contentArgs?: readonly string[];
+  /** The config's `max_arg_chars`: the limit of the content arguments, or of every string argument when the tool has none. */
+  maxArgChars?: number;
   /** Where present, consulted by the permission gate; `unknown` fails closed. */
   classify?(args: Record<string, unknown>): ToolClassification;
   /**

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../protocol/errors.js';
+import type { RegisteredTool } from '../../registry/registry.js';
 import type { LocalGate } from '../types.js';
 
 const MAX_REPORTED_ERRORS = 20;
@@ -10,6 +11,26 @@ function oversizedString(value: unknown, limit: number, path: string, depth: num
   for (const [key, child] of Object.entries(value)) {
     const found = oversizedString(child, limit, `${path}/${key}`, depth + 1);
     if (found) return found;
+  }
+  return undefined;
+}
+
+/** ARG_TOO_LARGE for the first argument over its tool's limit, naming the limit and the setting that raises it. */
+function oversizedArgument(entry: RegisteredTool, args: Record<string, unknown>): GatewayError | undefined {
+  const { content, contentChars, otherChars, otherIsOwn } = entry.argLimits;
+  for (const [key, value] of Object.entries(args)) {
+    const isContent = content.has(key);
+    const limit = isContent ? contentChars : otherChars;
+    const path = oversizedString(value, limit, `/${key}`, 1);
+    if (!path) continue;
+    const setting = isContent ? `builtins.${entry.name}.max_arg_chars` : otherIsOwn ? `max_arg_chars of ${entry.name}` : 'limits.arg_chars';
+    return new GatewayError('ARG_TOO_LARGE', {
+      message: `The argument at ${path} is over ${limit} characters, the limit set by ${setting}.`,
+      details: { path, limit, setting },
+      suggestion: isContent
+        ? `Send the file in parts: Write the first part, then add each next one with Edit (old_string: the last line so far, new_string: that line followed by the part); or raise ${setting}.`
+        : `Send a value of at most ${limit} characters, or raise ${setting}${otherIsOwn ? '' : ` (max_arg_chars of ${entry.name} for this tool alone)`}.`,
+    });
   }
   return undefined;
 }
@@ -56,19 +77,12 @@ export function dropStrictNulls(schema: Schema, value: unknown): unknown {
 }
 
 /** Gate 3: string sizes, then the tool's JSON Schema with every error reported. */
-export const validateGate: LocalGate = (call, _ctx, deps) => {
+export const validateGate: LocalGate = (call) => {
   const entry = call.entry!;
   const args = dropStrictNulls(entry.tool.parameters, call.args!) as Record<string, unknown>;
   call.args = args;
-  const limit = deps.config.limits.arg_chars;
-  const oversized = oversizedString(args, limit, '', 0);
-  if (oversized) {
-    return new GatewayError('ARG_TOO_LARGE', {
-      message: `The argument at ${oversized} is over ${limit} characters.`,
-      details: { path: oversized, limit },
-      suggestion: 'Send a smaller value, or split the work into several calls.',
-    });
-  }
+  const oversized = oversizedArgument(entry, args);
+  if (oversized) return oversized;
   if (entry.validate(args)) return undefined;
   const errors = (entry.validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => ({
     path: e.instancePath || '/',

@@ -101,6 +101,7 @@ export function createEditTool(ws: Workspace): Tool {
     },
     concurrencySafe: false,
     lock: { role: 'write', pathArg: 'path' },
+    contentArgs: ['old_string', 'new_string'],
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const shown = requireFilePath(args, 'path');
       const oldString = requireString(args, 'old_string');

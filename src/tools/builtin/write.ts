@@ -46,6 +46,7 @@ export function createWriteTool(ws: Workspace): Tool {
     },
     concurrencySafe: false,
     lock: { role: 'write', pathArg: 'path' },
+    contentArgs: ['content'],
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const shown = requireFilePath(args, 'path');
       const content = requireString(args, 'content');

@@ -166,6 +166,7 @@ export function createHttpTool(config: ToolConfig, deps: HttpToolDeps): Tool {
     requiresApproval: config.requires_approval,
     breaker: config.breaker && { failureThreshold: config.breaker.failure_threshold, recoveryMs: config.breaker.recovery_ms },
     rateLimit: config.rate_limit && { perMinute: config.rate_limit.per_minute },
+    maxArgChars: config.max_arg_chars,
     async run(args, ctx) {
       try {
         const expanded = url.expand(args);

@@ -55,6 +55,44 @@ describe('section 9 defaults, end to end', () => {
     expect(body.results[2].error.code).toBe('ARG_TOO_LARGE');
   });
 
+  it('file content has a limit of its own, by default the body limit: a 200,000-character Write and Edit succeed, other strings stay at 50,000', async () => {
+    t = await buildTestApp();
+    const big = 'x'.repeat(200_000);
+    const { body } = await execute(t.app, [
+      { id: 'w', name: 'Write', arguments: { path: 'big.txt', content: big } },
+      { id: 'e', name: 'Edit', arguments: { path: 'big.txt', old_string: big, new_string: `${big}y` } },
+      { id: 'p', name: 'Write', arguments: { path: 'p'.repeat(50_001), content: 'x' } },
+      { id: 'r', name: 'Grep', arguments: { pattern: 'x'.repeat(50_001) } },
+    ]);
+    expect(body.results.slice(0, 2).map((r: { status: string }) => r.status)).toEqual(['success', 'success']);
+    for (const r of body.results.slice(2)) {
+      expect(r.error).toMatchObject({ code: 'ARG_TOO_LARGE', details: { limit: 50_000, setting: 'limits.arg_chars' } });
+    }
+  });
+
+  it('max_arg_chars per tool: over it ARG_TOO_LARGE names the limit and the setting; other tools stay at 50,000', async () => {
+    t = await buildTestApp({
+      config: {
+        builtins: { Write: { max_arg_chars: 1_000 } },
+        tools: [{ name: 'Hook', description: 'A webhook.', parameters: { type: 'object' }, http: { method: 'POST', url: 'http://127.0.0.1:9/hook' }, max_arg_chars: 10 }],
+      },
+    });
+    const { body } = await execute(t.app, [
+      { id: 'w', name: 'Write', arguments: { path: 'a.txt', content: 'x'.repeat(1_001) } },
+      { id: 'h', name: 'Hook', arguments: { note: 'x'.repeat(11) } },
+      { id: 'ok', name: 'Write', arguments: { path: 'b.txt', content: 'x'.repeat(1_000) } },
+      { id: 'g', name: 'Grep', arguments: { pattern: 'x'.repeat(50_001) } },
+    ]);
+    const [write, hook, ok, grep] = body.results;
+    expect(write.error).toMatchObject({ code: 'ARG_TOO_LARGE', details: { path: '/content', limit: 1_000, setting: 'builtins.Write.max_arg_chars' } });
+    expect(write.error.message).toContain('1000 characters, the limit set by builtins.Write.max_arg_chars');
+    expect(write.error.suggestion).toMatch(/Edit/);
+    expect(hook.error).toMatchObject({ code: 'ARG_TOO_LARGE', details: { limit: 10, setting: 'max_arg_chars of Hook' } });
+    expect(ok.status).toBe('success');
+    expect(grep.error).toMatchObject({ code: 'ARG_TOO_LARGE', details: { limit: 50_000, setting: 'limits.arg_chars' } });
+    expect(grep.error.suggestion).toContain('max_arg_chars of Grep');
+  });
+
   it('concurrency: at most 8 concurrency-safe calls of a batch run at once', async () => {
     const timeline = new Timeline();
     t = await buildTestApp({ builtins: false, tools: [slowTool('R', { safe: true, ms: 60, timeline })] });

@@ -95,7 +95,7 @@ describe('gates (contract 3.5)', () => {
 
   it('a string argument over the limit: ARG_TOO_LARGE, before the schema', async () => {
     t = await buildTestApp({ config: { limits: { arg_chars: 100 } } });
-    const { body } = await execute(t.app, [call('1', 'Write', { path: 'a.txt', content: 'x'.repeat(101) }), call('2', 'Write', { path: 'b.txt', content: 'x'.repeat(100) })]);
+    const { body } = await execute(t.app, [call('1', 'Write', { path: 'a'.repeat(101), content: 'x' }), call('2', 'Write', { path: 'b'.repeat(100), content: 'x' })]);
     expect(body.results[0].error.code).toBe('ARG_TOO_LARGE');
     expect(body.results[1].status).toBe('success');
   });
