@@ -11,6 +11,7 @@ import { unreadableBody } from './http/body-encoding.js';
 import { installErrorHandling, sendError } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { healthRoutes, metricsRoute } from './http/health.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './http/mcp.js';
 import { outputsRoutes } from './http/outputs.js';
 import { toolsRoutes } from './http/tools.js';
@@ -99,6 +100,8 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     // request.ip: the rightmost X-Forwarded-For hop that is not a trusted proxy, and only when the TCP peer
     // is one; with none configured the header is never read. Checked at start-up (config/load.ts).
     trustProxy: config.trust_proxy.length > 0 ? [...config.trust_proxy] : false,
+    // fastify's default strips properties a schema does not allow; a field we do not read must be refused, not ignored.
+    ajv: { customOptions: { removeAdditional: false } },
     requestTimeout,
     // Given to Node's constructor too: on Node 20 a requestTimeout set only after it is never enforced. The
     // check interval: how often Node looks for requests past their timeout (its default, 30 s, doubles the bound).
@@ -118,6 +121,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
 
   // JSON only: fastify would otherwise hand text/plain bodies to the routes as strings (contract 1: 415).
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   for (const schema of WIRE_SCHEMAS) app.addSchema(schema);
   installErrorHandling(app);
 

@@ -42,7 +42,7 @@ export function adminRoutes(deps: PipelineDeps) {
           summary: 'Approve or deny a pending call',
           params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
           body: Type.Object(
-            { decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]), reason: Type.Optional(Type.String({ maxLength: 1000 })) },
+            { decision: Type.Enum(['approve', 'deny']), reason: Type.Optional(Type.String({ maxLength: 1000 })) },
             { additionalProperties: false },
           ),
           response: { 200: schemaRef('Approval'), ...errorResponses(400, 401, 403, 404, 503) },

@@ -1,14 +1,12 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { ERROR_CODES, GatewayError, isGatewayError, type ErrorCode } from '../protocol/errors.js';
 import { StateUnavailableError } from '../state/state-store.js';
 
-/** Fastify's own errors that are the client's fault, mapped to our codes. */
+/** Fastify's own errors that are the client's fault, mapped to our codes (JSON bodies: see json-body.ts). */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_REQUEST',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'BAD_REQUEST',
   FST_ERR_VALIDATION: 'BAD_REQUEST',
 };
 
@@ -19,24 +17,41 @@ export function sendError(reply: FastifyReply, error: GatewayError): FastifyRepl
   return reply.code(error.status).send({ error: body });
 }
 
-function fromFastify(err: FastifyError): GatewayError | undefined {
+/** An ajv error as a person would say it: the allowed values, the unknown field by name. */
+function validationMessage(v: FastifySchemaValidationError): string {
+  const params = v.params as { allowedValues?: unknown[]; additionalProperty?: string };
+  if (v.keyword === 'enum' && params.allowedValues) return `must be ${params.allowedValues.map(String).join(' or ')}`;
+  if (v.keyword === 'additionalProperties' && params.additionalProperty !== undefined) {
+    return `has an unknown field ${JSON.stringify(params.additionalProperty.slice(0, 64))}`;
+  }
+  return v.message ?? 'is invalid';
+}
+
+function fromFastify(err: FastifyError, request: FastifyRequest): GatewayError | undefined {
   if (err.validation) {
+    const errors = err.validation.map((v) => ({ path: v.instancePath || '/', message: validationMessage(v) }));
+    const where = err.validationContext ?? 'request';
     return new GatewayError('BAD_REQUEST', {
-      message: `The request is invalid: ${err.message}`,
-      details: { errors: err.validation.map((v) => ({ path: v.instancePath || '/', message: v.message ?? 'is invalid' })) },
+      message: `The ${where} is invalid: ${errors.map((e) => `${e.path === '/' ? 'it' : e.path.slice(1)} ${e.message}`).join('; ')}.`,
+      details: { errors },
     });
   }
   const code = err.code ? FASTIFY_CODES[err.code] : undefined;
-  if (code) return new GatewayError(code, { message: code === 'BAD_REQUEST' ? `The request body is not valid JSON: ${err.message}` : ERROR_CODES[code].message });
-  if (err.statusCode === 400 && /prototype|constructor/i.test(err.message)) {
-    return new GatewayError('BAD_REQUEST', { message: 'The body has a forbidden __proto__ or constructor key.' });
-  }
-  if (err.statusCode === 413) return new GatewayError('PAYLOAD_TOO_LARGE');
+  if (code === 'PAYLOAD_TOO_LARGE' || err.statusCode === 413) return tooLarge(request);
+  if (code) return new GatewayError(code, { message: code === 'BAD_REQUEST' ? err.message : ERROR_CODES[code].message });
   if (err.statusCode === 415) return new GatewayError('UNSUPPORTED_MEDIA_TYPE');
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
     return new GatewayError('BAD_REQUEST', { message: err.message });
   }
   return undefined;
+}
+
+function tooLarge(request: FastifyRequest): GatewayError {
+  const limit = request.routeOptions.bodyLimit;
+  return new GatewayError('PAYLOAD_TOO_LARGE', {
+    message: `The request body is over the limit of ${limit} bytes (limits.body_bytes); send fewer or smaller calls per request, or raise the setting.`,
+    details: { limit, setting: 'limits.body_bytes' },
+  });
 }
 
 /**
@@ -50,7 +65,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (err instanceof StateUnavailableError) {
       return sendError(reply, new GatewayError('STATE_UNAVAILABLE', { message: 'The state store is unreachable; retry shortly.', retryAfterMs: 1_000 }));
     }
-    const mapped = fromFastify(err);
+    const mapped = fromFastify(err, request);
     if (mapped) return sendError(reply, mapped);
     request.log.error({ err }, 'unhandled error');
     return sendError(reply, new GatewayError('INTERNAL'));

@@ -129,3 +129,26 @@ describe('approvals (contract 6)', () => {
     expect(counter.runs).toBe(0);
   });
 });
+
+describe('POST /approvals/{id} bodies (contract 6)', () => {
+  it('a decision other than approve or deny is one message saying so', async () => {
+    const app = (await setUp()).app;
+    const res = await app.inject({ method: 'POST', url: '/approvals/x', payload: { decision: 'maybe' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'The body is invalid: decision must be approve or deny.',
+      details: { errors: [{ path: '/decision', message: 'must be approve or deny' }] },
+    });
+  });
+
+  it('an extra field is refused with 400 naming it, not ignored, and the call stays pending', async () => {
+    const app = (await setUp()).app;
+    const asked = await ask(app, 's', 'c1', { env: 'prod' });
+    const id = asked.error.details.approval_id as string;
+    const res = await app.inject({ method: 'POST', url: `/approvals/${id}`, payload: { decision: 'approve', reasn: 'typo' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toBe('The body is invalid: it has an unknown field "reasn".');
+    expect((await pending(app)).map((a) => a.id)).toEqual([id]);
+  });
+});

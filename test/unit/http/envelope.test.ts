@@ -34,13 +34,27 @@ describe('envelope errors and hostile bodies', () => {
     await stillServes();
   });
 
+  it('malformed JSON: the message gives the line, column and character where it breaks', async () => {
+    const res = await post('{\n  "tool_calls": [1,,]\n}');
+    expectEnvelope(res, 400, 'BAD_REQUEST');
+    expect(res.json().error.message).toBe('The request body is not valid JSON: unexpected "," at line 2, column 20 (character 21).');
+    expect(res.json().error.details).toMatchObject({ line: 2, column: 20, offset: 21 });
+    const cut = await post('{"tool_calls": [');
+    expect(cut.json().error.message).toMatch(/it ends early at line 1, column 17 \(character 16\)/);
+    // The position is found without recursion: a body nested as deep as the limit allows is no stack overflow.
+    const deep = await post(`${'['.repeat(60_000)}}`);
+    expect(deep.json().error.details).toMatchObject({ line: 1, offset: 60_000 });
+  });
+
   it('a media type other than JSON: 415', async () => {
     expectEnvelope(await post('hello', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('a body over the limit: 413 and nothing runs', async () => {
     const big = JSON.stringify([{ id: 'w', name: 'Write', arguments: { path: 'big.txt', content: 'x'.repeat(70 * 1024) } }]);
-    expectEnvelope(await post(big), 413, 'PAYLOAD_TOO_LARGE');
+    const res = await post(big);
+    expectEnvelope(res, 413, 'PAYLOAD_TOO_LARGE');
+    expect(res.json().error.message).toContain(`over the limit of ${64 * 1024} bytes (limits.body_bytes)`);
     const ls = await execute(t.app, [{ id: 'l', name: 'LS', arguments: { path: '.' } }]);
     expect(ls.body.results[0].text).not.toContain('big.txt');
   });
@@ -58,9 +72,16 @@ describe('envelope errors and hostile bodies', () => {
     await stillServes();
   });
 
-  it('__proto__ keys are refused, and no prototype is polluted', async () => {
+  it('__proto__ keys are refused with a message that says so, and no prototype is polluted', async () => {
     const res = await post('{"tool_calls":[{"id":"p","name":"LS","arguments":{"path":".","__proto__":{"polluted":true}}}]}');
-    expect([200, 400]).toContain(res.statusCode);
+    expectEnvelope(res, 400, 'BAD_REQUEST');
+    expect(res.json().error.message).toBe(
+      'The body has a forbidden "__proto__" key at /tool_calls/0/arguments: such keys are refused, as they could change object prototypes.',
+    );
+    for (const body of ['{"\\u005f_proto__": {}, "tool_calls": []}', '[{"constructor": {"prototype": {"x": 1}}}]']) {
+      expect((await post(body)).json().error.message).toMatch(/^The body has a forbidden "(__proto__|constructor)" key at \/[0-9]*:/);
+    }
+    expect((await post('[{"id":"c","name":"LS","arguments":{"path":".","constructor":"fine"}}]')).statusCode).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const inString = await post(JSON.stringify([{ id: 'p', name: 'LS', arguments: '{"path":".","__proto__":{"polluted":true}}' }]));
     expect([200]).toContain(inString.statusCode);
