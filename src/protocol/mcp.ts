@@ -46,13 +46,26 @@ export type RpcResponse =
   | { jsonrpc: '2.0'; id: RpcId; result: Record<string, unknown> }
   | { jsonrpc: '2.0'; id: RpcId | null; error: RpcError };
 
-/** A `tools/call` result (server/tools, "Tool Result"). */
+/** A text content block; `_meta` is for clients and never reaches the model (basic, "General fields"). */
+export interface TextContent {
+  type: 'text';
+  text: string;
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * A `tools/call` result (server/tools, "Tool Result"). No `structuredContent`:
+ * no tool declares an `outputSchema`, and MCP adapters (LangChain's) hand the
+ * model a JSON wrapper instead of the text when a result carries one.
+ */
 export interface CallToolResult {
   [key: string]: unknown;
-  content: Array<{ type: 'text'; text: string }>;
-  structuredContent?: Record<string, unknown>;
+  content: TextContent[];
   isError: boolean;
 }
+
+/** The `_meta` key of a text block holding the tool's `data` (e.g. Read's file stamp). */
+const MCP_DATA_META = 'toolgate/data';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -112,14 +125,15 @@ export function rpcError(id: RpcId | null, code: number, message: string, data?:
 /**
  * A call's payload as an MCP tool result. On success the model reads the
  * tool's text, plus the truncation record when the output was cut (where to
- * fetch the rest); on error it reads the whole serialized payload, so the
- * error code, `retryable` and the suggestion reach it.
+ * fetch the rest); the tool's `data` rides on the text block's `_meta`, which
+ * clients keep from the model. On error it reads the whole serialized
+ * payload, so the error code, `retryable` and the suggestion reach it.
  */
 export function toCallToolResult(payload: Payload, serialized: string): CallToolResult {
   if (payload.status === 'error') return { content: [{ type: 'text', text: serialized }], isError: true };
-  const content: CallToolResult['content'] = [{ type: 'text', text: payload.text }];
+  const text: TextContent = { type: 'text', text: payload.text };
+  if (payload.data !== undefined) text._meta = { [MCP_DATA_META]: payload.data };
+  const content = [text];
   if (payload.truncated) content.push({ type: 'text', text: JSON.stringify({ status: payload.status, truncated: payload.truncated }) });
-  const result: CallToolResult = { content, isError: false };
-  if (isRecord(payload.data)) result.structuredContent = payload.data;
-  return result;
+  return { content, isError: false };
 }

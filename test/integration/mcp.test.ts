@@ -10,7 +10,7 @@ import { faultyTool } from '../helpers/tools.js';
 
 /** Contract 1, /mcp: the official MCP TypeScript SDK client drives the gateway over a real socket. */
 
-type TextContent = Array<{ type: string; text: string }>;
+type TextContent = Array<{ type: string; text: string; _meta?: Record<string, unknown> }>;
 
 function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as TextContent).map((c) => c.text).join('\n');
@@ -55,12 +55,14 @@ describe('MCP SDK client against /mcp', () => {
     expect(tools.find((tool) => tool.name === 'Write')!.annotations?.readOnlyHint).toBe(false);
   });
 
-  it('callTool Read returns the numbered lines and the file stamp', async () => {
+  it('callTool Read returns the numbered lines, the file stamp on the text block\'s _meta, no structuredContent', async () => {
     await writeFile(join(t.workspace, 'notes.txt'), 'first line\nsecond line\n');
     const result = await client.callTool({ name: 'Read', arguments: { path: 'notes.txt' } });
     expect(result.isError).toBe(false);
     expect(textOf(result)).toMatch(/1\tfirst line\n\s+2\tsecond line/);
-    expect(result.structuredContent).toMatchObject({ file_size_bytes: 23, file_mtime_ms: expect.any(Number) });
+    expect((result.content as TextContent)[0]!._meta).toEqual({ 'toolgate/data': expect.objectContaining({ file_size_bytes: 23, file_mtime_ms: expect.any(Number) }) });
+    expect(result).not.toHaveProperty('structuredContent');
+    expect(result).not.toHaveProperty('_meta');
   });
 
   it('Write then Read: the file is on disk and reads back', async () => {

@@ -131,21 +131,24 @@ describe('/mcp protocol', () => {
     }
   });
 
-  it('tools/call: a tool error is an isError result carrying the serialized payload', async () => {
+  it('tools/call: a tool error is an isError result carrying the serialized payload, and nothing else', async () => {
     const res = (await post(t, rpc('tools/call', { name: 'Read', arguments: { path: 7 } }))).json();
-    expect(res.result.isError).toBe(true);
+    expect(res.result).toEqual({ content: [{ type: 'text', text: expect.any(String) }], isError: true });
     const payload = JSON.parse(res.result.content[0].text);
     expect(payload).toMatchObject({ status: 'error', error: { code: 'INVALID_ARGS', retryable: false, details: { errors: expect.any(Array) } } });
     const failed = (await post(t, rpc('tools/call', { name: 'flaky', arguments: { mode: 'fail' } }))).json();
     expect(JSON.parse(failed.result.content[0].text).error.code).toBe('EXECUTION_FAILED');
   });
 
-  it('tools/call: the text, data as structuredContent, and where a cut output is whole', async () => {
+  it('tools/call: the text, data on its block\'s _meta (no structuredContent: no outputSchema), and where a cut output is whole', async () => {
     await writeFile(join(t.workspace, 'a.txt'), 'one\ntwo\n');
     const read = (await post(t, rpc('tools/call', { name: 'Read', arguments: { path: 'a.txt' } }))).json().result;
-    expect(read.isError).toBe(false);
-    expect(read.content).toEqual([{ type: 'text', text: expect.stringContaining('two') }]);
-    expect(read.structuredContent).toMatchObject({ file_size_bytes: 8 });
+    expect(read).toEqual({
+      content: [{ type: 'text', text: expect.stringContaining('two'), _meta: { 'toolgate/data': expect.objectContaining({ file_size_bytes: 8 }) } }],
+      isError: false,
+    });
+    const tools = (await post(t, rpc('tools/list'))).json().result.tools;
+    expect(tools.filter((x: Record<string, unknown>) => 'outputSchema' in x)).toEqual([]);
     const big = (await post(t, rpc('tools/call', { name: 'Big', arguments: { size: 80_000 } }))).json().result;
     expect(big.isError).toBe(false);
     expect(JSON.parse(big.content[1].text)).toMatchObject({ status: 'partial', truncated: { original_bytes: expect.any(Number), url: expect.stringMatching(/^\/outputs\//) } });
