@@ -10,11 +10,17 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: 'BAD_REQUEST',
 };
 
-export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
-  if (error.retryAfterMs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+/** The ErrorEnvelope: `{"error":{code,message,details?}}`. */
+function envelopeOf(error: GatewayError): { error: { code: ErrorCode; message: string; details?: unknown } } {
   const body: { code: ErrorCode; message: string; details?: unknown } = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;
-  return reply.code(error.status).send({ error: body });
+  return { error: body };
+}
+
+/** Answer with the error's status and Retry-After, the body in the route's shape (the envelope unless told). */
+export function sendError(reply: FastifyReply, error: GatewayError, bodyOf: (error: GatewayError) => unknown = envelopeOf): FastifyReply {
+  if (error.retryAfterMs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+  return reply.code(error.status).send(bodyOf(error));
 }
 
 /** An ajv error as a person would say it: the allowed values, the unknown field by name. */
@@ -55,21 +61,25 @@ function tooLarge(request: FastifyRequest): GatewayError {
 }
 
 /**
- * One error shape for every route. Anything we did not classify is an internal
- * error: logged in full with the request id, answered without internals.
+ * Any error a route or hook threw, as one of ours. Anything we did not
+ * classify is an internal error: logged in full with the request id,
+ * answered without internals.
  */
+export function gatewayErrorOf(err: FastifyError, request: FastifyRequest): GatewayError {
+  if (isGatewayError(err)) return err;
+  // Routes that need the state store (admin, Idempotency-Key waits) answer a Redis outage as what it is.
+  if (err instanceof StateUnavailableError) {
+    return new GatewayError('STATE_UNAVAILABLE', { message: 'The state store is unreachable; retry shortly.', retryAfterMs: 1_000 });
+  }
+  const mapped = fromFastify(err, request);
+  if (mapped) return mapped;
+  request.log.error({ err }, 'unhandled error');
+  return new GatewayError('INTERNAL');
+}
+
+/** One error shape for every route but /mcp, which answers in JSON-RPC (src/http/mcp.ts). */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (isGatewayError(err)) return sendError(reply, err);
-    // Routes that need the state store (admin, Idempotency-Key waits) answer a Redis outage as what it is.
-    if (err instanceof StateUnavailableError) {
-      return sendError(reply, new GatewayError('STATE_UNAVAILABLE', { message: 'The state store is unreachable; retry shortly.', retryAfterMs: 1_000 }));
-    }
-    const mapped = fromFastify(err, request);
-    if (mapped) return sendError(reply, mapped);
-    request.log.error({ err }, 'unhandled error');
-    return sendError(reply, new GatewayError('INTERNAL'));
-  });
+  app.setErrorHandler((err: FastifyError, request, reply) => sendError(reply, gatewayErrorOf(err, request)));
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new GatewayError('NOT_FOUND', { message: `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}.` })),
   );

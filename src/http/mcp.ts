@@ -1,20 +1,21 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { NormalizedCall } from '../protocol/calls.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import {
   allowsBatches, callToolParams, classify, MCP_DEFAULT_VERSION, MCP_PROTOCOL_VERSIONS, negotiateVersion,
-  RPC_ERRORS, rpcError, rpcResult, toCallToolResult, type RpcId, type RpcResponse,
+  RPC_ERRORS, rpcError, rpcResult, toCallToolResult, transportError, type RpcId, type RpcResponse,
 } from '../protocol/mcp.js';
-import { errorResponses } from '../protocol/schemas.js';
+import { rpcErrorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { toMcp } from '../registry/dialects.js';
 import { VERSION } from '../version.js';
 import { LOCAL_CALLER } from './auth.js';
+import { gatewayErrorOf, sendError } from './errors.js';
 
 const SESSION_ID_MAX = 256;
 // transports, "Session Management": visible ASCII only.
@@ -195,6 +196,8 @@ export function mcpRoutes(deps: PipelineDeps) {
       json(request, body as string, (err, value) => done(null, err ? new Unparsable() : value));
     });
     app.addHook('onRequest', guardOrigin);
+    // Every error answer of /mcp, the app-wide hooks' (auth, load, body limits) included, is a JSON-RPC error body.
+    app.setErrorHandler((err: FastifyError, request, reply) => sendError(reply, gatewayErrorOf(err, request), transportError));
 
     app.post(
       '/mcp',
@@ -214,24 +217,24 @@ export function mcpRoutes(deps: PipelineDeps) {
           response: {
             200: Type.Unknown({ description: 'The JSON-RPC response (an array for a batch).' }),
             202: Type.Null({ description: 'Notifications and responses accepted.' }),
-            400: Type.Unknown({ description: 'A JSON-RPC error (parse error, invalid request), or an ErrorEnvelope (unsupported MCP-Protocol-Version, bad session id).' }),
-            ...errorResponses(401, 403, 413, 415, 429, 503),
+            ...rpcErrorResponses(400, 401, 403, 413, 415, 429, 500, 503),
           },
         },
       },
       post,
     );
 
-    // transports: no server-initiated stream (GET) and no session state to end (DELETE).
+    // transports: no server-initiated stream (GET) and no session state to end (DELETE); the other methods as the SDK's server.
     app.route({
-      method: ['GET', 'DELETE'],
+      method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE'],
       url: '/mcp',
       config: { scope: 'execute' },
       schema: {
-        summary: 'No server-initiated MCP stream (GET) and no MCP session to end (DELETE): always 405',
-        response: { 405: Type.Null({ description: 'Allow: POST.' }), ...errorResponses(401, 403) },
+        summary: 'No server-initiated MCP stream (GET), no MCP session to end (DELETE), nothing else: always 405 with Allow: POST',
+        response: rpcErrorResponses(401, 403, 405, 429, 503),
       },
-      handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(),
+      handler: async (request, reply) =>
+        reply.code(405).header('allow', 'POST').send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes POST, not ${request.method}.`)),
     });
   };
 }

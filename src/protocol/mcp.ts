@@ -1,3 +1,4 @@
+import type { ErrorCode, GatewayError } from './errors.js';
 import type { Payload } from './result.js';
 
 /**
@@ -13,12 +14,18 @@ export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-
 /** What a request without an `MCP-Protocol-Version` header speaks (transports, "Protocol Version Header"). */
 export const MCP_DEFAULT_VERSION = '2025-03-26';
 
-/** JSON-RPC 2.0 error codes (jsonrpc.org/specification, section 5.1). */
+/**
+ * JSON-RPC 2.0 error codes (jsonrpc.org/specification, section 5.1).
+ * SERVER_ERROR is the implementation-defined code the MCP SDK's server uses
+ * for transport-level refusals (headers, auth, body limits, methods).
+ */
 export const RPC_ERRORS = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  SERVER_ERROR: -32000,
 } as const;
 
 export type RpcId = string | number;
@@ -120,6 +127,19 @@ export function rpcError(id: RpcId | null, code: number, message: string, data?:
   const error: RpcError = { code, message };
   if (data !== undefined) error.data = data;
   return { jsonrpc: '2.0', id, error };
+}
+
+/**
+ * An error of the HTTP exchange (auth, origin, headers, body limits, load) as
+ * the JSON-RPC error body every /mcp error answer has, as the MCP SDK's
+ * Streamable HTTP transport answers its refusals (the body of every /mcp
+ * answer is JSON-RPC); no request id is known at that level. `data.code`
+ * keeps the gateway's code.
+ */
+export function transportError(error: GatewayError): RpcResponse {
+  const data: { code: ErrorCode; details?: unknown } = { code: error.code };
+  if (error.details !== undefined) data.details = error.details;
+  return rpcError(null, error.code === 'INTERNAL' ? RPC_ERRORS.INTERNAL_ERROR : RPC_ERRORS.SERVER_ERROR, error.message, data);
 }
 
 /**

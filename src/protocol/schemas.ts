@@ -38,6 +38,19 @@ const ErrorEnvelopeSchema = Type.Object(
   { $id: 'ErrorEnvelope', description: 'Every error of the HTTP envelope (not of a single call) has this shape.' },
 );
 
+const RpcErrorSchema = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Union([Type.String(), Type.Number(), Type.Null()]),
+    error: Type.Object({
+      code: Type.Integer(),
+      message: Type.String(),
+      data: Type.Optional(Type.Unknown({ description: 'For a refusal of the HTTP exchange, {code, details?} with the gateway\'s ErrorCode.' })),
+    }),
+  },
+  { $id: 'RpcError', description: 'Every error answer of /mcp: a JSON-RPC 2.0 error, id null unless it answers a known request.' },
+);
+
 const TruncationSchema = Type.Union(
   [
     Type.Object({
@@ -103,6 +116,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   ErrorCodeSchema,
   CallErrorSchema,
   ErrorEnvelopeSchema,
+  RpcErrorSchema,
   TruncationSchema,
   CallResultSchema,
   ExecuteResponseSchema,
@@ -113,6 +127,11 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
 /** Response entries for the envelope errors a route can answer with. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, ref('ErrorEnvelope')]));
+}
+
+/** Response entries for the JSON-RPC error answers of /mcp. */
+export function rpcErrorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ref('RpcError')]));
 }
 
 export { ref as schemaRef };

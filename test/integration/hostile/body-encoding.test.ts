@@ -36,6 +36,7 @@ describe('bodies in an encoding or charset the gateway does not read', () => {
   it('/mcp refuses it the same way', async () => {
     const res = await post(gzipSync('{"jsonrpc":"2.0","id":1,"method":"ping"}'), { 'content-encoding': 'gzip' }, '/mcp');
     expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'UNSUPPORTED_MEDIA_TYPE' } } });
   });
 
   it.each([

@@ -29,7 +29,7 @@ const counted: Tool = {
 };
 
 interface Route {
-  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'OPTIONS' | 'TRACE';
   /** As the OpenAPI document names it. */
   path: string;
   url: string;
@@ -64,7 +64,15 @@ describe('authentication per route', () => {
     },
     { method: 'GET', path: '/mcp', url: '/mcp', scope: 'execute' },
     { method: 'DELETE', path: '/mcp', url: '/mcp', scope: 'execute' },
+    { method: 'PUT', path: '/mcp', url: '/mcp', scope: 'execute' },
+    { method: 'PATCH', path: '/mcp', url: '/mcp', scope: 'execute' },
+    { method: 'OPTIONS', path: '/mcp', url: '/mcp', scope: 'execute' },
+    { method: 'TRACE', path: '/mcp', url: '/mcp', scope: 'execute' },
   ];
+
+  /** The envelope error, or on /mcp the JSON-RPC error body that carries the same code. */
+  const refusalBody = (route: Route, code: string, message: unknown = expect.any(String)) =>
+    route.path === '/mcp' ? { jsonrpc: '2.0', id: null, error: { code: -32000, message, data: { code } } } : { error: { code, message } };
 
   const refusals: Array<{ name: string; authorization?: string; status: number; code: string }> = [
     { name: 'no Authorization header', status: 401, code: 'UNAUTHORIZED' },
@@ -111,7 +119,7 @@ describe('authentication per route', () => {
           const res = await send(route, refusal.authorization);
           expect(res.statusCode).toBe(refusal.status);
           expect(res.headers['www-authenticate']).toBe('Bearer');
-          if (route.method !== 'HEAD') expect(res.json()).toEqual({ error: { code: refusal.code, message: expect.any(String) } });
+          if (route.method !== 'HEAD') expect(res.json()).toEqual(refusalBody(route, refusal.code));
           expect(counter.runs).toBe(runs);
         });
       }
@@ -121,7 +129,7 @@ describe('authentication per route', () => {
         const res = await send(route, `Bearer ${route.scope === 'execute' ? ADMIN_KEY : EXEC_KEY}`);
         expect(res.statusCode).toBe(403);
         expect(res.headers['www-authenticate']).toBeUndefined();
-        if (route.method !== 'HEAD') expect(res.json()).toEqual({ error: { code: 'FORBIDDEN', message: `The API key lacks the "${route.scope}" scope.` } });
+        if (route.method !== 'HEAD') expect(res.json()).toEqual(refusalBody(route, 'FORBIDDEN', `The API key lacks the "${route.scope}" scope.`));
         expect(counter.runs).toBe(runs);
       });
 

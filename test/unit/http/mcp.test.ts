@@ -14,6 +14,15 @@ function rpc(method: string, params?: Record<string, unknown>, id: string | numb
   return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 }
 
+/** Every /mcp error answer is a JSON-RPC error body (as the MCP SDK's server answers), the gateway's code in data. */
+function expectRpcError(res: Awaited<ReturnType<typeof post>>, status: number, code: string) {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  const body = res.json();
+  expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.any(String), data: expect.objectContaining({ code }) } });
+  return body.error;
+}
+
 function post(t: TestApp, payload: unknown, headers: Record<string, string> = {}) {
   return t.app.inject({
     method: 'POST',
@@ -82,18 +91,20 @@ describe('/mcp protocol', () => {
     }
   });
 
-  it('GET and DELETE are 405 with Allow: POST (no server stream, no session state)', async () => {
-    for (const method of ['GET', 'DELETE'] as const) {
+  it('GET and DELETE (no server stream, no session state) and every other method are a 405 JSON-RPC error with Allow: POST', async () => {
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE'] as const) {
       const res = await t.app.inject({ method, url: '/mcp', headers: { accept: 'text/event-stream' } });
       expect(res.statusCode).toBe(405);
       expect(res.headers.allow).toBe('POST');
+      expect(res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Method not allowed: /mcp takes POST, not ${method}.` } });
     }
   });
 
-  it('an unsupported MCP-Protocol-Version header is a 400 envelope error; initialize still negotiates', async () => {
+  it('an unsupported MCP-Protocol-Version header is a 400 JSON-RPC error; initialize still negotiates', async () => {
     const res = await post(t, rpc('tools/list'), { 'mcp-protocol-version': '2099-01-01' });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().error).toMatchObject({ code: 'BAD_REQUEST', details: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'] } });
+    const error = expectRpcError(res, 400, 'BAD_REQUEST');
+    expect(error.message).toBe('Unsupported MCP-Protocol-Version "2099-01-01".');
+    expect(error.data).toEqual({ code: 'BAD_REQUEST', details: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'] } });
     expect((await post(t, rpc('tools/list'), { 'mcp-protocol-version': '2025-06-18' })).statusCode).toBe(200);
     const init = await post(t, rpc('initialize', { protocolVersion: '2099-01-01' }), { 'mcp-protocol-version': '2099-01-01' });
     expect(init.json().result.protocolVersion).toBe('2025-11-25');
@@ -164,7 +175,13 @@ describe('/mcp protocol', () => {
     await post(t, call);
     await post(t, call);
     expect(counter.runs - before).toBe(4);
-    expect((await post(t, call, { 'mcp-session-id': 'has space' })).json().error.code).toBe('BAD_REQUEST');
+  });
+
+  it('a malformed Mcp-Session-Id or an over-long x-session-id is a 400 JSON-RPC error', async () => {
+    const malformed: Array<Record<string, string>> = [{ 'mcp-session-id': 'has space' }, { 'mcp-session-id': 'x'.repeat(257) }, { 'x-session-id': 'x'.repeat(257) }];
+    for (const headers of malformed) {
+      expectRpcError(await post(t, rpc('ping'), headers), 400, 'BAD_REQUEST');
+    }
   });
 
   it('the Read→Edit lock belongs to the session: Mcp-Session-Id unless x-session-id is set', async () => {
@@ -181,19 +198,17 @@ describe('/mcp protocol', () => {
     expect(await readFile(path, 'utf8')).toBe('beta changed behind the gateway\n');
   });
 
-  it('envelope rules of every route: x-request-id, body limit, JSON only', async () => {
+  it('rules of every route: x-request-id, body limit, JSON only; their refusals are JSON-RPC errors here', async () => {
     const big = await post(t, JSON.stringify(rpc('ping', { pad: 'x'.repeat(t.config.limits.body_bytes) })));
-    expect(big.statusCode).toBe(413);
-    expect(big.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+    expectRpcError(big, 413, 'PAYLOAD_TOO_LARGE');
     const text = await t.app.inject({ method: 'POST', url: '/mcp', payload: 'ping', headers: { 'content-type': 'text/plain' } });
-    expect(text.statusCode).toBe(415);
+    expectRpcError(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectRpcError(await post(t, rpc('ping'), { 'content-encoding': 'gzip' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     expect((await post(t, rpc('ping'), { 'x-request-id': 'mcp-trace' })).headers['x-request-id']).toBe('mcp-trace');
   });
 
   it('without API keys, a browser page from a non-loopback origin is refused (DNS rebinding)', async () => {
-    const evil = await post(t, rpc('ping'), { origin: 'http://attacker.example' });
-    expect(evil.statusCode).toBe(403);
-    expect(evil.json().error.code).toBe('FORBIDDEN');
+    expectRpcError(await post(t, rpc('ping'), { origin: 'http://attacker.example' }), 403, 'FORBIDDEN');
     expect((await post(t, rpc('ping'), { origin: 'null' })).statusCode).toBe(403);
     expect((await post(t, rpc('ping'), { origin: 'http://localhost:6274' })).statusCode).toBe(200);
   });
@@ -213,13 +228,12 @@ describe('/mcp with API keys', () => {
   });
   afterAll(() => t.close());
 
-  it('no Bearer is a 401 envelope, a key without the execute scope a 403', async () => {
-    const none = await post(t, rpc('tools/list'));
-    expect(none.statusCode).toBe(401);
-    expect(none.json().error.code).toBe('UNAUTHORIZED');
-    const admin = await post(t, rpc('tools/list'), { authorization: 'Bearer ops-key' });
-    expect(admin.statusCode).toBe(403);
-    expect((await t.app.inject({ method: 'GET', url: '/mcp' })).statusCode).toBe(401);
+  it('no Bearer is a 401 JSON-RPC error with WWW-Authenticate: Bearer, a key without the execute scope a 403', async () => {
+    for (const res of [await post(t, rpc('tools/list')), await post(t, rpc('tools/list'), { authorization: 'Bearer wrong-key' }), await t.app.inject({ method: 'GET', url: '/mcp' })]) {
+      expectRpcError(res, 401, 'UNAUTHORIZED');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    }
+    expectRpcError(await post(t, rpc('tools/list'), { authorization: 'Bearer ops-key' }), 403, 'FORBIDDEN');
   });
 
   it('the key sees and calls only its own tools; an origin does not matter when a key is required', async () => {
@@ -228,5 +242,33 @@ describe('/mcp with API keys', () => {
     expect(tools.map((x: { name: string }) => x.name)).toEqual(['LS', 'Read']);
     const write = (await post(t, rpc('tools/call', { name: 'Write', arguments: { path: 'x', content: 'y' } }), auth)).json();
     expect(write.error).toMatchObject({ code: -32602, data: { code: 'UNKNOWN_TOOL', details: { available: ['LS', 'Read'] } } });
+  });
+});
+
+describe('/mcp refusals under load and auth failures', () => {
+  it('past limits.inflight_requests a 503 JSON-RPC error with Retry-After; past auth.failures_per_minute a 429 one', async () => {
+    const t = await buildTestApp({
+      tools: [slowTool('Slow', { safe: true, ms: 300 })],
+      config: {
+        limits: { inflight_requests: 1 },
+        auth: { failures_per_minute: 1 },
+        keys: [{ id: 'reader', sha256: sha256('reader-key'), tenant: 'acme', scopes: ['execute'] }],
+      },
+    });
+    try {
+      const auth = { authorization: 'Bearer reader-key' };
+      const slow = () => post(t, rpc('tools/call', { name: 'Slow', arguments: {} }), auth);
+      const responses = await Promise.all([slow(), slow()]);
+      expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 503]);
+      const refused = responses.find((r) => r.statusCode === 503)!;
+      expectRpcError(refused, 503, 'OVERLOADED');
+      expect(refused.headers['retry-after']).toBe('1');
+      expectRpcError(await post(t, rpc('ping'), { authorization: 'Bearer wrong' }), 401, 'UNAUTHORIZED');
+      const limited = await post(t, rpc('ping'), { authorization: 'Bearer wrong' });
+      expectRpcError(limited, 429, 'RATE_LIMITED');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+    }
   });
 });
