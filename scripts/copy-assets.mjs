@@ -1,5 +1,11 @@
 // tsc compiles only TypeScript; the Redis store's Lua scripts are read at run time from beside the compiled code.
-import { cpSync } from 'node:fs';
+// A script already there unchanged is not copied again: a build with nothing to do writes nothing.
+import { cpSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { URL } from 'node:url';
 
-cpSync(new URL('../src/state/redis/lua', import.meta.url), new URL('../dist/state/redis/lua', import.meta.url), { recursive: true });
+const unchanged = (from, to) => existsSync(to) && readFileSync(from).equals(readFileSync(to));
+
+cpSync(new URL('../src/state/redis/lua', import.meta.url), new URL('../dist/state/redis/lua', import.meta.url), {
+  recursive: true,
+  filter: (from, to) => statSync(from).isDirectory() || !unchanged(from, to),
+});

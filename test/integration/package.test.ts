@@ -1,0 +1,145 @@
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../helpers/redis-global-setup.js';
+import { accepts } from '../helpers/redis.js';
+
+// A full TypeScript build, a pack and an install on a loaded two-core machine.
+const TEST_MS = 240_000;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** What a build and a pack read, copied so that neither touches the checkout's dist/. */
+const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'scripts', 'src'];
+const DEV_ONLY = ['typescript', 'tsx', 'vitest', 'eslint', '@modelcontextprotocol/sdk'];
+
+let scratch: string;
+let project: string;
+/** Processes started from the project folder, whatever their parent: what a stop must leave none of. */
+const runningIn = (dir: string): number[] =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === dir;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  const base = Object.fromEntries(['PATH', 'HOME', 'TMPDIR'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+  return { ...base, ...extra };
+}
+
+function run(command: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env: env(extra), timeout: TEST_MS }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function answers(url: string, deadlineMs: number): Promise<boolean> {
+  for (const end = Date.now() + deadlineMs; Date.now() < end; await sleep(200)) {
+    if (await fetch(url).then((res) => res.ok, () => false)) return true;
+  }
+  return false;
+}
+
+/** Every file under dir with its modification time in nanoseconds. */
+function stamps(dir: string): Record<string, bigint> {
+  return Object.fromEntries(
+    (readdirSync(dir, { recursive: true }) as string[]).sort().map((name) => [name, statSync(join(dir, name), { bigint: true }).mtimeNs]),
+  );
+}
+
+beforeAll(() => {
+  scratch = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-package-')));
+  project = join(scratch, 'project');
+  for (const name of SOURCES) cpSync(join(ROOT, name), join(project, name), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'));
+});
+
+afterAll(() => {
+  for (const pid of runningIn(project)) process.kill(pid, 'SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Issue 10, item 9: the package installs and runs like a Node tool. Runs in order: the pack makes the first build. */
+describe('the npm package', { timeout: TEST_MS }, () => {
+  it('npm pack builds dist/ itself; installed with npm install -g, toolgate runs with the runtime dependencies only', async () => {
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch], project);
+    expect(packed.code, packed.stderr).toBe(0);
+    const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
+    const paths = files.map((f) => f.path);
+    // The compiled code and the Lua scripts beside it; no sources, maps or build state.
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cli.js', 'dist/server.js', 'dist/state/redis/lua/admit.lua']));
+    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$/.test(p)).sort()).toEqual(['README.md', 'package.json']);
+
+    const prefix = join(scratch, 'prefix');
+    // The runtime dependencies' tarballs are in npm's cache since npm ci: only their metadata may need the registry.
+    const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(scratch, filename)], scratch);
+    expect(installed.code, installed.stderr).toBe(0);
+    const modules = join(prefix, 'lib', 'node_modules', 'toolgate', 'node_modules');
+    for (const dev of DEV_ONLY) expect(() => statSync(join(modules, dev)), dev).toThrow();
+
+    const toolgate = join(prefix, 'bin', 'toolgate');
+    const help = await run(toolgate, ['--help'], scratch);
+    expect(help).toMatchObject({ code: 0, stderr: expect.stringContaining('toolgate keys create --tenant T') });
+    const created = await run(toolgate, ['keys', 'create', '--tenant', 'acme'], scratch);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^ {2}tg_[A-Za-z0-9_-]{43}$/m);
+
+    // Serving on the Redis store reads the Lua scripts from the installed dist/; a deprecated Node API would throw.
+    const port = await freePort();
+    const server = spawn(toolgate, ['serve'], {
+      cwd: scratch,
+      env: env({
+        PORT: String(port),
+        REDIS_URL: inject('redisUrl'),
+        TOOLGATE_REDIS_PREFIX: `pkg-${port}:`,
+        TOOLGATE_WORKSPACE: join(scratch, 'ws'),
+        TOOLGATE_SPILL_URL: pathToFileURL(join(scratch, 'spill')).href,
+        NODE_OPTIONS: '--throw-deprecation',
+      }),
+      stdio: 'ignore',
+    });
+    const stopped = new Promise((resolve) => server.once('exit', resolve));
+    try {
+      expect(await answers(`http://127.0.0.1:${port}/readyz`, 60_000)).toBe(true);
+    } finally {
+      server.kill('SIGTERM');
+      await stopped;
+    }
+  });
+
+  it('a build on an unchanged tree rewrites nothing in dist/', async () => {
+    const before = stamps(join(project, 'dist'));
+    expect(Object.keys(before)).toContain('cli.js');
+    const built = await run('npm', ['run', 'build'], project);
+    expect(built.code, built.stderr).toBe(0);
+    expect(stamps(join(project, 'dist'))).toEqual(before);
+  });
+
+  it('SIGTERM to the npm start process stops the server: the port closes and nothing it started keeps running', async () => {
+    const port = await freePort();
+    const npm = spawn('npm', ['start'], {
+      cwd: project,
+      env: env({ PORT: String(port), TOOLGATE_WORKSPACE: join(scratch, 'start-ws'), TOOLGATE_SPILL_URL: pathToFileURL(join(scratch, 'start-spill')).href }),
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    expect(await answers(`http://127.0.0.1:${port}/healthz`, 120_000)).toBe(true);
+
+    npm.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // The server may still be finishing its shutdown when npm has exited.
+    for (const end = Date.now() + 10_000; Date.now() < end && (runningIn(project).length > 0 || (await accepts(port))); ) await sleep(200);
+    expect(await accepts(port)).toBe(false);
+    expect(runningIn(project)).toEqual([]);
+  });
+});
