@@ -5,16 +5,17 @@ import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
 import type { PipelineDeps } from '../pipeline/types.js';
-import { toAnthropic, toGemini, toMcp, toOpenAI } from '../registry/dialects.js';
+import { toAnthropic, toGemini, toMcp, toOpenAI, toResponses } from '../registry/dialects.js';
 import type { RegisteredTool } from '../registry/registry.js';
 import type { CircuitStatus } from '../state/state-store.js';
 
-const Format = Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('mcp')]);
-type FormatName = 'openai' | 'anthropic' | 'gemini' | 'mcp';
+const FORMATS = ['openai', 'responses', 'anthropic', 'gemini', 'mcp'] as const;
+const Format = Type.Union(FORMATS.map((f) => Type.Literal(f)));
+type FormatName = (typeof FORMATS)[number];
 
 const ToolsQuery = Type.Object({
   format: Type.Optional(Format),
-  strict: Type.Optional(Type.Boolean({ description: 'openai only: emit strict-mode schemas.' })),
+  strict: Type.Optional(Type.Boolean({ description: 'openai and responses: emit strict-mode schemas.' })),
   include_unavailable: Type.Optional(Type.Boolean({ description: 'List every tool the key may use, with an x-toolgate object.' })),
 });
 
@@ -34,6 +35,8 @@ function render(format: FormatName, entries: readonly RegisteredTool[], strict: 
   switch (format) {
     case 'openai':
       return toOpenAI(tools, { strict }) as unknown as Record<string, unknown>[];
+    case 'responses':
+      return toResponses(tools, { strict }) as unknown as Record<string, unknown>[];
     case 'anthropic':
       return toAnthropic(tools) as unknown as Record<string, unknown>[];
     case 'mcp':
@@ -61,7 +64,7 @@ export function toolsRoutes(deps: PipelineDeps) {
         const allowed = deps.registry.list().filter((e) => request.caller.allows(e.name));
         const circuits = await circuitsFor(allowed, request.caller, deps, request.log);
         const shown = query.include_unavailable ? allowed : allowed.filter((_, i) => circuits[i]!.state !== 'open');
-        let tools = render(format, shown, format === 'openai' && query.strict === true);
+        let tools = render(format, shown, (format === 'openai' || format === 'responses') && query.strict === true);
         if (query.include_unavailable) {
           const info = new Map(allowed.map((e, i) => [e.name, gatewayInfo(e, circuits[i]!)]));
           tools = tools.map((t, i) => ({ ...t, 'x-toolgate': info.get(shown[i]!.name) }));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from './errors.js';
 
 /** The provider dialect the response's `messages` are rendered in. */
-export type CallFormat = 'openai' | 'anthropic' | 'gemini';
+export type CallFormat = 'openai' | 'responses' | 'anthropic' | 'gemini';
 
 /** The wire shape one call arrived in (contract 3.1). */
 export type CallShape = 'openai' | 'flat' | 'anthropic' | 'gemini' | 'responses';
@@ -61,7 +61,7 @@ interface CallList {
   hint?: CallFormat;
 }
 
-const FORMATS: readonly CallFormat[] = ['openai', 'anthropic', 'gemini'];
+const FORMATS: readonly CallFormat[] = ['openai', 'responses', 'anthropic', 'gemini'];
 const SESSION_ID_MAX = 256;
 // Call ids end up in state-store keys and logs; real providers use ~30 characters.
 const CALL_ID_MAX = 256;
@@ -71,7 +71,7 @@ const INCOMPLETE_REASONS = new Set(['length', 'max_tokens', 'model_context_windo
 const SHAPE_FORMAT: Record<CallShape, CallFormat> = {
   openai: 'openai',
   flat: 'openai',
-  responses: 'openai',
+  responses: 'responses',
   anthropic: 'anthropic',
   gemini: 'gemini',
 };
@@ -292,7 +292,7 @@ function locateCalls(body: unknown): CallList {
     if (toolCalls === null) return { items: [], path: join(path, 'tool_calls'), kind: 'calls' };
     return { items: list(toolCalls, join(path, 'tool_calls')), path: join(path, 'tool_calls'), kind: 'calls' };
   }
-  for (const [key, kind, hint] of [['output', 'blocks', 'openai'], ['parts', 'parts', 'gemini']] as const) {
+  for (const [key, kind, hint] of [['output', 'blocks', 'responses'], ['parts', 'parts', 'gemini']] as const) {
     const value = own(node, key);
     if (value !== undefined) return { items: list(value, join(path, key)), path: join(path, key), kind, hint };
   }

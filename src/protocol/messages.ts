@@ -23,6 +23,13 @@ export interface OpenAIToolMessage {
   content: string;
 }
 
+/** OpenAI Responses: one `input` item per call; the Responses API takes no `role: "tool"` message. */
+export interface ResponsesFunctionCallOutput {
+  type: 'function_call_output';
+  call_id: string;
+  output: string;
+}
+
 /** Anthropic Messages: one user turn holding every result. */
 export interface AnthropicToolResultMessage {
   role: 'user';
@@ -35,7 +42,7 @@ export interface GeminiFunctionResponseMessage {
   parts: { functionResponse: { id?: string; name: string; response: Record<string, unknown> } }[];
 }
 
-export type ProviderMessage = OpenAIToolMessage | AnthropicToolResultMessage | GeminiFunctionResponseMessage;
+export type ProviderMessage = OpenAIToolMessage | ResponsesFunctionCallOutput | AnthropicToolResultMessage | GeminiFunctionResponseMessage;
 
 /**
  * Render the response's `messages` in request order. A batch without calls
@@ -44,6 +51,9 @@ export type ProviderMessage = OpenAIToolMessage | AnthropicToolResultMessage | G
 export function renderMessages(format: CallFormat, results: readonly ToolResultInput[]): ProviderMessage[] {
   if (format === 'openai') {
     return results.map((r) => ({ role: 'tool', tool_call_id: r.tool_call_id, content: r.content }));
+  }
+  if (format === 'responses') {
+    return results.map((r) => ({ type: 'function_call_output', call_id: r.tool_call_id, output: r.content }));
   }
   if (results.length === 0) return [];
   if (format === 'anthropic') {

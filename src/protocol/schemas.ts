@@ -82,7 +82,7 @@ const CallResultSchema = Type.Object(
 const ExecuteResponseSchema = Type.Object(
   {
     results: Type.Array(ref('CallResult')),
-    messages: Type.Array(Type.Unknown(), { description: 'Ready-to-append messages in the request format (openai, anthropic or gemini).' }),
+    messages: Type.Array(Type.Unknown(), { description: 'Ready-to-append messages in the request format (openai, responses, anthropic or gemini).' }),
   },
   { $id: 'ExecuteResponse' },
 );

@@ -9,6 +9,15 @@ export interface OpenAITool {
   function: { name: string; description: string; parameters: JsonSchema; strict?: true };
 }
 
+/** An OpenAI Responses `tools` entry: the Chat Completions one without the `function` wrapper. */
+export interface ResponsesTool {
+  type: 'function';
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  strict: boolean;
+}
+
 /** An Anthropic Messages `tools` entry. */
 export interface AnthropicTool {
   name: string;
@@ -54,6 +63,21 @@ export function toOpenAI(tools: readonly ToolSchemaSource[], options: { strict: 
         : { name: tool.name, description: tool.description, parameters },
     };
   });
+}
+
+/**
+ * OpenAI Responses `tools`, strict as `toOpenAI` decides. `strict` is always
+ * set: the Responses API treats a function without it as strict, which would
+ * reject every schema that is not in strict form.
+ */
+export function toResponses(tools: readonly ToolSchemaSource[], options: { strict: boolean }): ResponsesTool[] {
+  return toOpenAI(tools, options).map(({ function: { name, description, parameters, strict } }) => ({
+    type: 'function',
+    name,
+    description,
+    parameters,
+    strict: strict === true,
+  }));
 }
 
 /** Anthropic `tools`: Anthropic takes JSON Schema as it is. */

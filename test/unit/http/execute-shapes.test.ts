@@ -17,8 +17,9 @@ describe('POST /execute body and call shapes', () => {
     ['tool_calls wrapper with flat calls', { tool_calls: [{ id: 'c1', name: 'probe', arguments: args }] }, 'openai'],
     ['OpenAI assistant message', { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'probe', arguments: JSON.stringify(args) } }] }, 'openai'],
     ['Anthropic assistant message', { role: 'assistant', content: [{ type: 'text', text: 'let me check' }, { type: 'tool_use', id: 'c1', name: 'probe', input: args }] }, 'anthropic'],
-    ['Responses output array', [{ type: 'reasoning', id: 'r1' }, { type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) }], 'openai'],
-    ['Responses object', { output: [{ type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) }] }, 'openai'],
+    ['Responses output array', [{ type: 'reasoning', id: 'r1' }, { type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) }], 'responses'],
+    ['Responses object', { output: [{ type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) }] }, 'responses'],
+    ['flat calls with format "responses"', { format: 'responses', tool_calls: [{ id: 'c1', name: 'probe', arguments: args }] }, 'responses'],
     ['Gemini functionCall', [{ functionCall: { id: 'c1', name: 'probe', args } }], 'gemini'],
   ];
 
@@ -29,6 +30,7 @@ describe('POST /execute body and call shapes', () => {
     expect(res.results[0]).toMatchObject({ tool_call_id: 'c1', name: 'probe', status: 'success', text: 'ok', replayed: false, truncated: null });
     expect(res.results[0]).not.toHaveProperty('error');
     if (format === 'openai') expect(res.messages).toEqual([{ role: 'tool', tool_call_id: 'c1', content: expect.any(String) }]);
+    if (format === 'responses') expect(res.messages).toEqual([{ type: 'function_call_output', call_id: 'c1', output: expect.any(String) }]);
     if (format === 'anthropic') {
       expect(res.messages).toEqual([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: expect.any(String), is_error: false }] }]);
     }

@@ -50,6 +50,31 @@ describe('GET /tools', () => {
     }
   });
 
+  it('responses: flat function tools for the Responses API, strict: false unless strict mode is asked for', async () => {
+    const openai = (await get('/tools')).json();
+    const body = (await get('/tools?format=responses')).json();
+    expect(body.tools).toEqual(
+      openai.tools.map(({ function: fn }: { function: Record<string, unknown> }) => ({ type: 'function', ...fn, strict: false })),
+    );
+    const strict = (await get('/tools?format=responses&strict=true')).json();
+    const strictOpenai = (await get('/tools?format=openai&strict=true')).json();
+    expect(strict.tools).toEqual(strictOpenai.tools.map(({ function: fn }: { function: Record<string, unknown> }) => ({ type: 'function', ...fn })));
+    for (const tool of strict.tools) {
+      expect(tool.strict).toBe(true);
+      expect(tool.parameters.additionalProperties).toBe(false);
+    }
+  });
+
+  it('responses: its own ETag per format and strictness, each answering 304 to itself', async () => {
+    const tags = new Set<string>();
+    for (const url of ['/tools', '/tools?format=responses', '/tools?format=responses&strict=true', '/tools?format=openai&strict=true']) {
+      const etag = String((await get(url)).headers.etag);
+      tags.add(etag);
+      expect((await get(url, { 'if-none-match': etag })).statusCode).toBe(304);
+    }
+    expect(tags.size).toBe(4);
+  });
+
   it('ETag is the hash of the list; If-None-Match gets 304; another format another tag', async () => {
     const first = await get('/tools');
     const etag = String(first.headers.etag);

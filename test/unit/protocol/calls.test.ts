@@ -87,13 +87,19 @@ describe('parseEnvelope: accepted bodies (contract 3.1)', () => {
       name: 'a bare Responses output array (other items skipped)',
       body: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { type: 'message', role: 'assistant', content: [] }, responsesCall],
       ids: ['call_r'],
-      format: 'openai',
+      format: 'responses',
     },
     {
       name: 'a Responses object',
       body: { id: 'resp_1', object: 'response', status: 'completed', incomplete_details: null, output: [responsesCall] },
       ids: ['call_r'],
-      format: 'openai',
+      format: 'responses',
+    },
+    {
+      name: 'a Responses object that answered in text (no calls)',
+      body: { object: 'response', status: 'completed', output: [{ type: 'message', role: 'assistant', content: [] }] },
+      ids: [],
+      format: 'responses',
     },
     {
       name: 'a Gemini content',
@@ -303,7 +309,7 @@ describe('parseEnvelope: format', () => {
   it.each([
     ['openai', [openaiCall]],
     ['openai', [{ id: 'f', name: 'Read', arguments: '{}' }]],
-    ['openai', [responsesCall]],
+    ['responses', [responsesCall]],
     ['anthropic', [anthropicCall]],
     ['gemini', [geminiPart]],
   ] as const)('infers %s from the first call', (format, calls) => {
@@ -317,6 +323,7 @@ describe('parseEnvelope: format', () => {
   it('lets an explicit format win', () => {
     expect(parse({ tool_calls: [anthropicCall], format: 'gemini' }).format).toBe('gemini');
     expect(parse({ tool_calls: [], format: 'anthropic' }).format).toBe('anthropic');
+    expect(parse({ tool_calls: [openaiCall], format: 'responses' }).format).toBe('responses');
   });
 
   it.each(['mcp', 'OpenAI', '', 1])('rejects format %j', (format) => {

@@ -22,6 +22,13 @@ describe('renderMessages (contract 3.2)', () => {
     ]);
   });
 
+  it('responses: one function_call_output item per call, in request order, output the serialized payload', () => {
+    expect(renderMessages('responses', [failed, ok])).toEqual([
+      { type: 'function_call_output', call_id: 'call_2', output: failed.content },
+      { type: 'function_call_output', call_id: 'call_1', output: ok.content },
+    ]);
+  });
+
   it('anthropic: one user message of tool_result blocks, in request order, with is_error', () => {
     expect(renderMessages('anthropic', [failed, ok])).toEqual([
       {
@@ -57,7 +64,7 @@ describe('renderMessages (contract 3.2)', () => {
     expect(renderMessages('anthropic', [generated])[0]).toMatchObject({ content: [{ tool_use_id: generated.tool_call_id }] });
   });
 
-  it.each(['openai', 'anthropic', 'gemini'] as const)('%s: no calls, no messages', (format) => {
+  it.each(['openai', 'responses', 'anthropic', 'gemini'] as const)('%s: no calls, no messages', (format) => {
     expect(renderMessages(format, [])).toEqual([]);
   });
 
