@@ -1,10 +1,12 @@
 /**
  * The output budgets of contract section 5. A budget counts the UTF-8 bytes of
- * `JSON.stringify(payload)`, the string that becomes a tool message's content.
+ * `JSON.stringify(visiblePayload(payload))`, the string that becomes a tool
+ * message's content (the truncation record without the store's `uri`).
  *
  * Rules, for both budgets:
- * - A cut keeps `status`, `error` and as much of `text` as fits; `status`
- *   becomes `partial` unless it is `error`. `data` stays while the payload
+ * - A cut keeps `status`, `error` and as many whole lines of `text` as fit
+ *   with a last note line saying how to get the rest (see cut-text.ts);
+ *   `status` becomes `partial` unless it is `error`. `data` stays while the payload
  *   with an empty text still fits, and is dropped otherwise.
  * - A payload is spilled at most once, before its first cut. The spill holds
  *   the call's whole `text` (contract 5: /outputs serves the full text), so a
@@ -13,7 +15,7 @@
  *   big to keep loses nothing the spilled text does not hold.
  * - A payload that already carries a `truncated` record (a tool that spilled
  *   its own output, or an earlier cut) is cut further against that record and
- *   never spilled again.
+ *   never spilled again; one whose text has no note yet gets it, within budget.
  * - When even status, error and the record alone exceed the target, the
  *   payload is cut to that minimum and stays over the budget: nothing smaller
  *   can still point at the whole output.
@@ -22,8 +24,9 @@
  * type-checks as a `Payload`) and measure and return only those fields, so
  * nothing else of a result can be counted or leak into a tool message.
  */
-import { payloadOf, type Payload, type TruncationRecord } from '../protocol/result.js';
+import { payloadOf, visiblePayload, type Payload, type TruncationRecord } from '../protocol/result.js';
 import type { SpillRecord } from '../spill/spill-store.js';
+import { cutText, hasNote, literalBytes, type ResumeHint } from './cut-text.js';
 
 /** Stores one whole output in the spill store, for the caller's tenant. */
 export type Spill = (content: string) => Promise<SpillRecord>;
@@ -34,7 +37,7 @@ export function truncationRecord(record: SpillRecord): TruncationRecord {
 }
 
 export function payloadBytes(payload: Payload): number {
-  return Buffer.byteLength(JSON.stringify(payload), 'utf8');
+  return Buffer.byteLength(JSON.stringify(visiblePayload(payload)), 'utf8');
 }
 
 /** Cuts one payload over `budgetBytes`, spilling its whole output unless it already has a record. */
@@ -42,10 +45,12 @@ export async function applyCallBudget(
   payload: Payload,
   budgetBytes: number,
   spill: Spill,
+  hint?: ResumeHint,
 ): Promise<{ payload: Payload; bytes: number; spilledBytes: number }> {
   payload = payloadOf(payload);
   const bytes = payloadBytes(payload);
-  if (bytes <= budgetBytes) return { payload, bytes, spilledBytes: 0 };
+  const unnoted = payload.truncated !== null && !hasNote(payload.text, payload.truncated);
+  if (bytes <= budgetBytes && !unnoted) return { payload, bytes, spilledBytes: 0 };
   let record = payload.truncated;
   let spilledBytes = 0;
   if (!record) {
@@ -53,19 +58,21 @@ export async function applyCallBudget(
     record = truncationRecord(spilled);
     spilledBytes = spilled.bytes;
   }
-  return { ...cutToFit(payload, record, budgetBytes), spilledBytes };
+  return { ...cutToFit(payload, record, budgetBytes, hint), spilledBytes };
 }
 
 /**
  * Fits a batch's payloads into `budgetBytes` together, largest first: finds
  * the highest cap C such that the sizes, each payload at most C (or its
  * minimum), fit, and cuts every payload over C down to C. Payloads at or
- * under C stay whole. `cut` counts the payloads this call cut.
+ * under C stay whole. `cut` counts the payloads this call cut; `hints[i]` is
+ * the resume hint of payload i's tool.
  */
 export async function applyBatchBudget(
   payloads: Payload[],
   budgetBytes: number,
   spill: Spill,
+  hints: readonly (ResumeHint | undefined)[] = [],
 ): Promise<{ payloads: Payload[]; spilledBytes: number; cut: number }> {
   payloads = payloads.map(payloadOf);
   const sizes = payloads.map(payloadBytes);
@@ -83,7 +90,7 @@ export async function applyBatchBudget(
     const unspilled = over.filter((i) => records[i] === null);
     if (unspilled.length === 0) {
       const result = payloads.slice();
-      for (const i of over) result[i] = cutToFit(payloads[i]!, records[i]!, cap).payload;
+      for (const i of over) result[i] = cutToFit(payloads[i]!, records[i]!, cap, hints[i]).payload;
       return { payloads: result, spilledBytes, cut: over.length };
     }
     const spilled = await Promise.all(unspilled.map((i) => spill(payloads[i]!.text)));
@@ -119,42 +126,13 @@ function shell(payload: Payload, truncated: TruncationRecord | null, keepData: b
 /** The serialized size of `""`, counted in a shell's size and replaced by the kept text's. */
 const EMPTY_TEXT_BYTES = 2;
 
-function cutToFit(payload: Payload, record: TruncationRecord, target: number): { payload: Payload; bytes: number } {
+function cutToFit(payload: Payload, record: TruncationRecord, target: number, hint: ResumeHint | undefined): { payload: Payload; bytes: number } {
   let cut = shell(payload, record, true);
   let base = payloadBytes(cut);
   if (base > target && payload.data !== undefined) {
     cut = shell(payload, record, false);
     base = payloadBytes(cut);
   }
-  const text = longestPrefix(payload.text, target - base + EMPTY_TEXT_BYTES);
+  const text = cutText(payload.text, target - base + EMPTY_TEXT_BYTES, record, hint);
   return { payload: { ...cut, text }, bytes: base - EMPTY_TEXT_BYTES + literalBytes(text) };
-}
-
-function literalBytes(text: string): number {
-  return Buffer.byteLength(JSON.stringify(text), 'utf8');
-}
-
-/**
- * The longest prefix of `text` whose JSON string literal takes at most
- * `maxBytes`. Binary search over prefixes no longer than `maxBytes` code units
- * (each takes at least one byte), so a huge text costs O(maxBytes log maxBytes).
- * The literal's size grows with the prefix once cuts inside a surrogate pair
- * are moved before it (a lone high surrogate serializes to six bytes, the
- * pair to four), so the search stays monotone.
- */
-function longestPrefix(text: string, maxBytes: number): string {
-  let lo = 0;
-  let hi = Math.min(text.length, Math.max(0, maxBytes - EMPTY_TEXT_BYTES));
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (literalBytes(text.slice(0, pairSafeEnd(text, mid))) <= maxBytes) lo = mid;
-    else hi = mid - 1;
-  }
-  return text.slice(0, pairSafeEnd(text, lo));
-}
-
-function pairSafeEnd(text: string, end: number): number {
-  const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
-  const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
-  return end > 0 && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end)) ? end - 1 : end;
 }

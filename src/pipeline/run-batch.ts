@@ -2,9 +2,9 @@ import { redactForLog } from '../observability/logger.js';
 import type { NormalizedCall } from '../protocol/calls.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError, isGatewayError } from '../protocol/errors.js';
-import { asReplayed, payloadOf, type CallResult, type Payload } from '../protocol/result.js';
+import { asReplayed, payloadOf, visiblePayload, type CallResult, type Payload, type VisiblePayload } from '../protocol/result.js';
 import { StateUnavailableError, type SettleRequest, type StoredResult } from '../state/state-store.js';
-import type { ToolOutput } from '../tools/tool.js';
+import type { Tool, ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, type AdmitOutcome } from './admit.js';
 import { applyBatchBudget, applyCallBudget, truncationRecord } from './budget.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
@@ -74,6 +74,10 @@ function spillFor(ctx: ExecContext, deps: PipelineDeps) {
   };
 }
 
+function hintOf(tool: Tool | undefined) {
+  return tool?.resumeHint ? (kept: string, rest: string) => tool.resumeHint?.(kept, rest) : undefined;
+}
+
 /** Gate 8: run the tool under its deadline; then the per-call budget. */
 async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<Finished & { output?: ToolOutput }> {
   const started = performance.now();
@@ -94,7 +98,7 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
       }),
     );
     const result = successResult(call, output, Math.round(performance.now() - started));
-    return { call, result: await withinCallBudget(result, ctx, deps), output };
+    return { call, result: await withinCallBudget(result, call.entry!.tool, ctx, deps), output };
   } catch (err) {
     const error = asGatewayError(err, call, ctx);
     return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
@@ -102,9 +106,9 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
 }
 
 /** The tool has run: a spill store failure must not turn its result into an error (nor be replayed as one). */
-async function withinCallBudget(result: CallResult, ctx: ExecContext, deps: PipelineDeps): Promise<CallResult> {
+async function withinCallBudget(result: CallResult, tool: Tool, ctx: ExecContext, deps: PipelineDeps): Promise<CallResult> {
   try {
-    const budgeted = await applyCallBudget(payloadOf(result), deps.config.limits.call_budget_bytes, spillFor(ctx, deps));
+    const budgeted = await applyCallBudget(payloadOf(result), deps.config.limits.call_budget_bytes, spillFor(ctx, deps), hintOf(tool));
     return withPayload(result, budgeted.payload);
   } catch (err) {
     ctx.log.error({ err, call_id: result.tool_call_id }, 'output could not be spilled; answering with the whole output');
@@ -161,7 +165,7 @@ async function runBatch(batch: readonly PlannedCall[], ctx: ExecContext, deps: P
   });
 }
 
-function record(finished: readonly Finished[], payloads: readonly Payload[], ctx: ExecContext, deps: PipelineDeps, bytes: readonly string[]): void {
+function record(finished: readonly Finished[], payloads: readonly VisiblePayload[], ctx: ExecContext, deps: PipelineDeps, bytes: readonly string[]): void {
   finished.forEach(({ call, result }, i) => {
     const code = result.error?.code ?? '';
     deps.metrics.toolCalls.inc({ tool: call.entry ? call.name : '(unknown)', status: result.status, code });
@@ -188,22 +192,29 @@ function record(finished: readonly Finished[], payloads: readonly Payload[], ctx
 /**
  * Run a parsed request: local gates, batches in order (concurrency-safe ones
  * concurrently), the batch budget, then metrics and one log line per call.
- * Results come back in request order, one per call.
+ * Results come back in request order, one per call; `payloads` and
+ * `serialized` are what the model may see of each (no store `uri`).
  */
-export async function executeCalls(calls: readonly NormalizedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<{ results: CallResult[]; payloads: Payload[]; serialized: string[] }> {
+export async function executeCalls(
+  calls: readonly NormalizedCall[],
+  ctx: ExecContext,
+  deps: PipelineDeps,
+): Promise<{ results: CallResult[]; payloads: VisiblePayload[]; serialized: string[] }> {
   deps.metrics.batchSize.observe(calls.length);
   const planned = await planCalls(calls, ctx, deps);
   const finished: Finished[] = [];
   for (const batch of partition(planned)) finished.push(...(await runBatch(batch, ctx, deps)));
   let payloads = finished.map((f) => payloadOf(f.result));
   try {
-    payloads = (await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spillFor(ctx, deps))).payloads;
+    const hints = finished.map((f) => hintOf(f.call.entry?.tool));
+    payloads = (await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spillFor(ctx, deps), hints)).payloads;
   } catch (err) {
     // The calls have run; answering with payloads over the batch budget beats losing their results.
     ctx.log.error({ err }, 'batch budget could not spill; answering with per-call budgets only');
   }
   const results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
-  const serialized = payloads.map((p) => JSON.stringify(p));
-  record(finished, payloads, ctx, deps, serialized.map((s) => sha256Hex(s)));
-  return { results, payloads, serialized };
+  const visible = payloads.map(visiblePayload);
+  const serialized = visible.map((p) => JSON.stringify(p));
+  record(finished, visible, ctx, deps, serialized.map((s) => sha256Hex(s)));
+  return { results, payloads: visible, serialized };
 }

@@ -1,5 +1,5 @@
 import type { ErrorCode, GatewayError } from './errors.js';
-import type { Payload } from './result.js';
+import type { VisiblePayload } from './result.js';
 
 /**
  * MCP over Streamable HTTP: JSON-RPC 2.0 wire shapes, their guards, and the
@@ -149,7 +149,7 @@ export function transportError(error: GatewayError): RpcResponse {
  * clients keep from the model. On error it reads the whole serialized
  * payload, so the error code, `retryable` and the suggestion reach it.
  */
-export function toCallToolResult(payload: Payload, serialized: string): CallToolResult {
+export function toCallToolResult(payload: VisiblePayload, serialized: string): CallToolResult {
   if (payload.status === 'error') return { content: [{ type: 'text', text: serialized }], isError: true };
   const text: TextContent = { type: 'text', text: payload.text };
   if (payload.data !== undefined) text._meta = { [MCP_DATA_META]: payload.data };

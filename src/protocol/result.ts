@@ -10,9 +10,13 @@ export interface TruncationRecord {
   sha256: string;
 }
 
+/** The `truncated` record the model sees: where to fetch the rest, never the store's own address (contract 3.2). */
+export type VisibleTruncation = Omit<TruncationRecord, 'uri'>;
+
 /**
- * What the model sees of a call: the serialized form is the `content` of the
- * tool message, and what the output budgets count.
+ * A call's payload: what the model sees of it, with the full truncation
+ * record; `visiblePayload` gives the form that is serialized into messages
+ * and counted by the output budgets.
  */
 export interface Payload {
   status: CallStatus;
@@ -20,6 +24,11 @@ export interface Payload {
   data?: unknown;
   error?: CallError;
   truncated: TruncationRecord | null;
+}
+
+/** A payload as it reaches the model: `content`, `output` or `response` of a message, an MCP result. */
+export interface VisiblePayload extends Omit<Payload, 'truncated'> {
+  truncated: VisibleTruncation | null;
 }
 
 /** One entry of `results` in the POST /execute response. */
@@ -35,6 +44,14 @@ export function payloadOf(result: Payload): Payload {
   if (result.data !== undefined) payload.data = result.data;
   if (result.error !== undefined) payload.error = result.error;
   return payload;
+}
+
+/** The payload fields the model sees, in the payload's key order; `results` keep the `uri` for operators. */
+export function visiblePayload(result: Payload): VisiblePayload {
+  const { truncated, ...rest } = payloadOf(result);
+  if (!truncated) return { ...rest, truncated: null };
+  const { uri: _uri, ...visible } = truncated;
+  return { ...rest, truncated: visible };
 }
 
 /**

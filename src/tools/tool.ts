@@ -83,6 +83,13 @@ export interface Tool {
    * before the permission gate; must not throw.
    */
   canonicalArgs?(args: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
+  /**
+   * When the output budget cut this tool's text after whole lines: how the
+   * model gets the rest with another call of this tool (Read: the `offset`
+   * to continue from). `kept` is what the model sees, `rest` what was cut
+   * off. Without it the cut names the `/outputs/{id}` url only.
+   */
+  resumeHint?(kept: string, rest: string): string | undefined;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
 

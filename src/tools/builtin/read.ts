@@ -74,6 +74,27 @@ async function numberLines(handle: FileHandle, window: Window, signal: AbortSign
   }
 }
 
+const NUMBERED = /^ *(\d+)\t/;
+
+/** The number of the last numbered line of `text`, or of the first with `first`. */
+function lineNumber(text: string, first: boolean): number | undefined {
+  const lines = text.split('\n');
+  if (!first) lines.reverse();
+  for (const line of lines) {
+    const match = NUMBERED.exec(line);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/** Where a cut Read continues: the line after the last one shown. */
+function resumeHint(kept: string, rest: string): string | undefined {
+  const last = lineNumber(kept, false);
+  if (last !== undefined) return `cut after line ${last}: call Read with offset=${last + 1} to continue`;
+  const next = lineNumber(rest, true);
+  return next === undefined ? undefined : `cut before line ${next}: call Read with offset=${next} and a smaller limit`;
+}
+
 function render(lines: Lines, window: Window, limitGiven: boolean): { text: string; partial: boolean } {
   if (lines.seen === 0) return { text: '(empty file)', partial: false };
   if (lines.numbered.length === 0) {
@@ -129,6 +150,7 @@ export function createReadTool(ws: Workspace): Tool {
     },
     concurrencySafe: true,
     lock: { role: 'read', pathArg: 'path' },
+    resumeHint,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const shown = requireFilePath(args, 'path');
       const limitArg = optionalNumber(args, 'limit', 1, DEFAULT_READ_LIMIT, true);

@@ -141,10 +141,27 @@ describe('results and messages (contract 3.2)', () => {
       expect(Object.keys(content).every((k) => allowed.includes(k)), JSON.stringify(content).slice(0, 200)).toBe(true);
       for (const internal of ['tool_call_id', 'name', 'stats', 'replayed']) expect(content).not.toHaveProperty(internal);
       const payload = Object.fromEntries(allowed.filter((k) => k in result).map((k) => [k, result[k]]));
+      if (payload.truncated) {
+        const { uri, ...visible } = payload.truncated as Record<string, unknown>;
+        expect(uri).toMatch(/^file:\/\//);
+        payload.truncated = visible;
+      }
       expect(content).toEqual(payload);
     });
+    expect(JSON.parse(body.messages[2].content).truncated).toEqual({ original_bytes: expect.any(Number), url: expect.stringMatching(/^\/outputs\//), sha256: expect.any(String) });
     expect(JSON.parse(body.messages[0].content).error).toMatchObject({ code: 'EXECUTION_FAILED', retryable: false });
     expect(body.results[0].error).toMatchObject({ code: 'EXECUTION_FAILED', message: expect.any(String), retryable: false });
+  });
+
+  it.each(['openai', 'responses', 'anthropic', 'gemini'])('%s: what the model sees of a cut output names no store path or uri; results keep the uri', async (format) => {
+    t = await buildTestApp({ tools: [bigOutputTool('Big')] });
+    const { body } = await execute(t.app, { format, tool_calls: [call('b', 'Big', { size: 60_000 })] });
+    expect(body.results[0].truncated.uri).toMatch(/^file:\/\//);
+    const seen = JSON.stringify(body.messages);
+    expect(seen).toContain(body.results[0].truncated.url);
+    expect(seen).not.toContain('file:');
+    expect(seen).not.toContain('"uri"');
+    expect(seen).not.toContain(t.workspace);
   });
 
   it('anthropic: is_error follows the status; gemini: the response is the payload object, in request order', async () => {

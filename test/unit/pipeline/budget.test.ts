@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { applyBatchBudget, applyCallBudget, payloadBytes, truncationRecord, type Spill } from '../../../src/pipeline/budget.js';
+import { visiblePayload } from '../../../src/protocol/result.js';
+import { createReadTool } from '../../../src/tools/builtin/read.js';
 import type { CallError } from '../../../src/protocol/errors.js';
 import type { Payload } from '../../../src/protocol/result.js';
 import { createFsSpillStore } from '../../../src/spill/fs.js';
@@ -30,10 +32,20 @@ function ok(text: string, extra: Partial<Payload> = {}): Payload {
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** The cut is the longest one that fits: one more character (a whole pair) would not. */
-function expectTightCut(original: string, cut: Payload, budget: number): void {
-  const next = cut.text.length + (/[\ud800-\udbff]/.test(original[cut.text.length] ?? '') ? 2 : 1);
-  if (next <= original.length) expect(payloadBytes({ ...cut, text: original.slice(0, next) })).toBeGreaterThan(budget);
+/** The kept part of a cut text and its note line (the note alone when nothing was kept). */
+function split(text: string): { kept: string; note: string } {
+  const at = text.lastIndexOf('\n');
+  return at === -1 ? { kept: '', note: text } : { kept: text.slice(0, at), note: text.slice(at + 1) };
+}
+
+/** A cut keeps whole lines of the original, and one more line would not fit. */
+function expectLineCut(original: string, cut: Payload, budget: number): void {
+  const { kept, note } = split(cut.text);
+  expect(note).toMatch(/^\[cut .*GET \/outputs\/\S+ for the whole output \(\d+ bytes\)\]$/);
+  expect(original.startsWith(kept)).toBe(true);
+  if (kept !== '') expect(original[kept.length]).toBe('\n');
+  const next = original.indexOf('\n', kept.length + 1);
+  if (next !== -1) expect(payloadBytes({ ...cut, text: `${original.slice(0, next)}\n${note}` })).toBeGreaterThan(budget);
 }
 
 describe('applyCallBudget', () => {
@@ -54,8 +66,8 @@ describe('applyCallBudget', () => {
 
     expect(result.bytes).toBe(payloadBytes(result.payload));
     expect(result.bytes).toBeLessThanOrEqual(budget);
-    expectTightCut(text, result.payload, budget);
-    expect(text.startsWith(result.payload.text)).toBe(true);
+    expectLineCut(text, result.payload, budget);
+    expect(split(result.payload.text).note).toBe(`[cut after line ${split(result.payload.text).kept.split('\n').length}: GET /outputs/spill-0000000000000001 for the whole output (${Buffer.byteLength(text)} bytes)]`);
     expect(calls).toEqual([text]);
     expect(result.spilledBytes).toBe(Buffer.byteLength(text));
     expect(result.payload.status).toBe('partial');
@@ -85,7 +97,7 @@ describe('applyCallBudget', () => {
     expect(result.bytes).toBeLessThanOrEqual(KB);
   });
 
-  it('never splits a surrogate pair or a multibyte character, whatever the budget', async () => {
+  it('never splits a surrogate pair, a multibyte character or a line, whatever the budget', async () => {
     const texts = [
       '😀🎉👩‍👩‍👧'.repeat(40),
       '漢字テキストの例です。'.repeat(40),
@@ -98,14 +110,20 @@ describe('applyCallBudget', () => {
         const { payload, bytes } = await applyCallBudget(ok(text), budget, spill);
         expect(bytes).toBe(payloadBytes(payload));
         expect(bytes).toBeLessThanOrEqual(budget);
-        expect(text.startsWith(payload.text)).toBe(true);
-        expect(/[\ud800-\udbff]$/.test(payload.text) && /^[\udc00-\udfff]/.test(text.slice(payload.text.length))).toBe(false);
+        const { kept, note } = split(payload.text);
+        expect(text.startsWith(kept)).toBe(true);
+        // A text of lines is cut after a whole line; one long line inside it, and the note says so.
+        // Cut after a whole line; inside the first line only when not even that one fits, and the note says so.
+        if (kept !== '' && text[kept.length] !== '\n') {
+          expect(kept.includes('\n')).toBe(false);
+          expect(note).toMatch(/^\[cut inside line 1: /);
+        }
+        expect(/[\ud800-\udbff]$/.test(kept) && /^[\udc00-\udfff]/.test(text.slice(kept.length))).toBe(false);
         // Lone surrogates in the source stay lone (and escaped); the cut adds none.
         if (!LONE_SURROGATE.test(text)) {
           expect(LONE_SURROGATE.test(payload.text)).toBe(false);
           expect(Buffer.from(JSON.stringify(payload), 'utf8').toString('utf8')).toBe(JSON.stringify(payload));
         }
-        expectTightCut(text, payload, budget);
       }
     }
   });
@@ -141,8 +159,12 @@ describe('applyCallBudget', () => {
     expect(result.payload.truncated).toEqual(record);
     expect(result.bytes).toBeLessThanOrEqual(50 * KB);
 
-    const small = ok('short', { status: 'partial', truncated: record });
-    expect((await applyCallBudget(small, 50 * KB, spill)).payload).toEqual(small);
+    // A tool's own cut within the budget still ends with the note saying where the rest is.
+    const small = ok('line one\nline tw', { status: 'partial', truncated: record });
+    const noted = (await applyCallBudget(small, 50 * KB, spill)).payload;
+    expect(noted.text).toBe('line one\n[cut after line 1: GET /outputs/tool-spill for the whole output (10000000 bytes)]');
+    expect((await applyCallBudget(noted, 50 * KB, spill)).payload).toEqual(noted);
+    expect(calls).toEqual([]);
   });
 
   it('cuts to the minimum when even status, error and record exceed the budget', async () => {
@@ -187,6 +209,55 @@ describe('applyCallBudget', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('what the model sees of a cut (contract 3.2, 5)', () => {
+  const readHint = createReadTool({} as never).resumeHint!;
+  const numbered = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `${String(from + i).padStart(6)}\t${'é'.repeat(i % 50)} line ${from + i}`).join('\n');
+
+  it('counts and shows the record without the store uri; results keep it', async () => {
+    const { spill } = fakeSpill();
+    const { payload, bytes } = await applyCallBudget(ok('x\n'.repeat(4 * KB)), KB, spill);
+    expect(payload.truncated?.uri).toBe('file:///var/spill/spill-0000000000000001');
+    const visible = visiblePayload(payload);
+    expect(visible.truncated).toEqual({ original_bytes: 8 * KB, url: '/outputs/spill-0000000000000001', sha256: payload.truncated!.sha256 });
+    expect(JSON.stringify(visible)).not.toContain('file:');
+    expect(bytes).toBe(Buffer.byteLength(JSON.stringify(visible)));
+  });
+
+  it('a cut Read ends on a whole line and says the offset to continue from, within every budget', async () => {
+    const text = numbered(120, 400);
+    for (let budget = 400; budget <= 6000; budget += 37) {
+      const { payload, bytes } = await applyCallBudget(ok(text), budget, fakeSpill().spill, readHint);
+      expect(bytes).toBeLessThanOrEqual(budget);
+      expect(bytes).toBe(payloadBytes(payload));
+      const { kept, note } = split(payload.text);
+      expect(text.startsWith(kept), `budget ${budget}`).toBe(true);
+      expect(text[kept.length], `budget ${budget}: ${payload.text}`).toBe('\n');
+      const last = Number(/(\d+)\t[^\n]*$/.exec(kept)![1]);
+      expect(note).toBe(`[cut after line ${last}: call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${Buffer.byteLength(text)} bytes)]`);
+    }
+  });
+
+  it('a deeper batch cut replaces the note instead of keeping the old one', async () => {
+    const { spill, calls } = fakeSpill();
+    const first = await applyCallBudget(ok(numbered(1, 2000)), 50 * KB, spill, readHint);
+    const result = await applyBatchBudget([first.payload, ok('y'.repeat(20 * KB))], 30 * KB, spill, [readHint, undefined]);
+    expect(calls).toHaveLength(2);
+    const text = result.payloads[0]!.text;
+    expect(text.match(/\[cut /g)).toHaveLength(1);
+    const last = Number(/(\d+)\t[^\n]*\n\[cut/.exec(text)![1]);
+    expect(text.endsWith(`call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${first.payload.truncated!.original_bytes} bytes)]`)).toBe(true);
+    expect(result.payloads.reduce((sum, p) => sum + payloadBytes(p), 0)).toBeLessThanOrEqual(30 * KB);
+  });
+
+  it('a Read whose first line alone does not fit says to read it with a smaller limit', async () => {
+    const text = `${String(7).padStart(6)}\t${'z'.repeat(1500)}\n${String(8).padStart(6)}\tshort`;
+    const { payload, bytes } = await applyCallBudget(ok(text), 600, fakeSpill().spill, readHint);
+    expect(bytes).toBeLessThanOrEqual(600);
+    expect(payload.text).toMatch(/^\[cut before line 7: call Read with offset=7 and a smaller limit, or GET \/outputs\/\S+ for the whole output \(\d+ bytes\)\]$/);
   });
 });
 
