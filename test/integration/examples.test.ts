@@ -33,4 +33,13 @@ describe('examples/ agent loops', () => {
     expect(stdout).toContain('assistant: hello.md now greets toolgate.');
     expect(await readFile(join(t.workspace, 'hello.md'), 'utf8')).toBe('# Hello, toolgate\n');
   });
+
+  it('TypeScript, OpenAI Responses format', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/responses-loop.ts'], { env: { ...process.env, TOOLGATE_URL: url } });
+    expect(stdout).toContain('Write -> success');
+    expect(stdout).toContain('Glob -> success');
+    expect(stdout).toContain('Read -> success');
+    expect(stdout).toContain('assistant: todo.md holds one item.');
+    expect(await readFile(join(t.workspace, 'todo.md'), 'utf8')).toBe('- buy milk\n');
+  });
 });
