@@ -21,7 +21,7 @@ export function literalBytes(text: string): number {
   return Buffer.byteLength(JSON.stringify(text), 'utf8');
 }
 
-/** The note line a cut ends with, built from the kept part; undefined when none can be said. */
+/** The note line a cut ends with: the tool's resume hint where it has one for this cut, and the url of the whole output. */
 function noteFor(kept: string, rest: string, record: VisibleRecord, hint: ResumeHint | undefined, midLine: boolean): string {
   const whole = `GET ${record.url} for the whole output (${record.original_bytes} bytes)`;
   const tool = midLine ? undefined : hint?.(kept, rest);
