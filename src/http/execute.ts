@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { parseEnvelope, type ParsedEnvelope } from '../protocol/calls.js';
 import { GatewayError } from '../protocol/errors.js';
 import { renderMessages } from '../protocol/messages.js';
-import { payloadOf, type CallResult } from '../protocol/result.js';
+import { visiblePayload, type CallResult } from '../protocol/result.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
 import { replayOnto, requestFingerprint } from '../pipeline/idempotency.js';
 import { executeCalls } from '../pipeline/run-batch.js';
@@ -45,7 +45,7 @@ function respond(envelope: ParsedEnvelope, results: CallResult[], serialized?: r
   const messages = renderMessages(
     envelope.format,
     results.map((r, i) => {
-      const payload = payloadOf(r);
+      const payload = visiblePayload(r);
       return {
         tool_call_id: r.tool_call_id,
         name: r.name,

@@ -96,8 +96,11 @@ describe('state.memory_max_bytes bounds the in-memory replay records of a real s
     const after = await metric('toolgate_process_resident_memory_bytes');
 
     // Unbounded, the records alone are 2,500 × ~100 KB: about 330 MB more RSS.
-    expect((after - before) / MiB).toBeLessThan(100);
-    expect(await metric('toolgate_state_evictions_total')).toBeGreaterThan(REQUESTS + WARM_UP - CAP / 100_000);
+    // Bounded, it grows by the cap plus what the heap keeps of the traffic: 75 to 120 MiB measured here.
+    expect((after - before) / MiB).toBeLessThan(150);
+    // A record keeps the response's `results` (the Read cut to the 50 KB budget; messages are re-rendered on replay),
+    // so no more than CAP / 45 KB of them fit and every other one was evicted.
+    expect(await metric('toolgate_state_evictions_total')).toBeGreaterThan(REQUESTS + WARM_UP - CAP / 45_000);
     // Each Read spills ~80 KB; the 8 MiB quota keeps the spill directory small.
     expect(await metric('toolgate_spill_quota_removals_total')).toBeGreaterThan(REQUESTS);
   });

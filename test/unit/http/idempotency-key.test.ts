@@ -51,7 +51,7 @@ describe('Idempotency-Key: a retry with new call ids', () => {
 
     const responses = await execute(t.app, [{ type: 'function_call', call_id: 'fc_4', name: 'Write', arguments: JSON.stringify(args) }], KEY);
     expect(responses.body.results[0]).toMatchObject({ tool_call_id: 'fc_4', replayed: true });
-    expect(responses.body.messages).toEqual([{ role: 'tool', tool_call_id: 'fc_4', content }]);
+    expect(responses.body.messages).toEqual([{ type: 'function_call_output', call_id: 'fc_4', output: content }]);
 
     expect(await readFile(join(t.workspace, 'a.txt'), 'utf8')).toBe('changed since');
   });
