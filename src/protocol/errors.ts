@@ -1,8 +1,8 @@
 /**
  * The closed set of wire error codes. Every code the gateway can emit is here,
  * with the HTTP status it takes when it is an envelope error, whether a client
- * may retry the same request, and the default message. The README table and
- * the OpenAPI enum are checked against this set by a test.
+ * may retry the same request, and the default message. The table in docs/api.md
+ * and the OpenAPI enum are checked against this set by a test.
  */
 export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, retryable: false, message: 'The request body is not a valid tool-call envelope.' },

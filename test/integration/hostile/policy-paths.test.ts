@@ -6,7 +6,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /**
  * Hostile-input sweep: policy rules match arguments by regular expression
- * (README "Permission policy", whose own examples are used here), but the
+ * (docs/policy.md, whose own examples are used here), but the
  * built-in tools accept many spellings of one workspace path. The rules saw
  * the spelling; the tools wrote the file: `.env/` and `.env/.` wrote `.env`
  * past the deny rule, and `./infra/…`, `x/../infra/…` and the absolute path

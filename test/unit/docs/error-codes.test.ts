@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/protocol/errors.js';
 
-const README = new URL('../../../README.md', import.meta.url);
+const API_DOC = new URL('../../../docs/api.md', import.meta.url);
 const OPENAPI = new URL('../../../openapi/openapi.json', import.meta.url);
 
-/** Rows of the README's error table: | `CODE` | status | retryable | meaning | */
-async function readmeTable(): Promise<Map<string, { status: number; retryable: boolean }>> {
-  const text = await readFile(README, 'utf8');
+/** Rows of the error table in docs/api.md: | `CODE` | status | retryable | meaning | */
+async function documentedTable(): Promise<Map<string, { status: number; retryable: boolean }>> {
+  const text = await readFile(API_DOC, 'utf8');
   const section = text.split('<!-- error-codes:start -->')[1]?.split('<!-- error-codes:end -->')[0];
-  if (!section) throw new Error('README.md has no error-codes table between its markers');
+  if (!section) throw new Error('docs/api.md has no error-codes table between its markers');
   const rows = new Map<string, { status: number; retryable: boolean }>();
   for (const line of section.split('\n')) {
     const match = /^\|\s*`([A-Z_]+)`\s*\|\s*(\d{3})\s*\|\s*(yes|no)\s*\|/.exec(line);
@@ -19,8 +19,8 @@ async function readmeTable(): Promise<Map<string, { status: number; retryable: b
 }
 
 describe('error codes are one closed set', () => {
-  it('the README table lists exactly the codes of protocol/errors.ts, with their status and retryable flag', async () => {
-    const table = await readmeTable();
+  it('the docs/api.md table lists exactly the codes of protocol/errors.ts, with their status and retryable flag', async () => {
+    const table = await documentedTable();
     expect([...table.keys()].sort()).toEqual(Object.keys(ERROR_CODES).sort());
     for (const [code, spec] of Object.entries(ERROR_CODES)) {
       expect(table.get(code), code).toEqual({ status: spec.status, retryable: spec.retryable });
