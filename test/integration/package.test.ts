@@ -12,7 +12,7 @@ import { accepts } from '../helpers/redis.js';
 const TEST_MS = 240_000;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** What a build and a pack read, copied so that neither touches the checkout's dist/. */
-const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'scripts', 'src'];
+const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'docs', 'scripts', 'src'];
 const DEV_ONLY = ['typescript', 'tsx', 'vitest', 'eslint', '@modelcontextprotocol/sdk'];
 
 let scratch: string;
@@ -76,9 +76,10 @@ describe('the npm package', { timeout: TEST_MS }, () => {
     expect(packed.code, packed.stderr).toBe(0);
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
     const paths = files.map((f) => f.path);
-    // The compiled code and the Lua scripts beside it; no sources, maps or build state.
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cli.js', 'dist/server.js', 'dist/state/redis/lua/admit.lua']));
-    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$/.test(p)).sort()).toEqual(['README.md', 'package.json']);
+    // The compiled code and the Lua scripts beside it, and the docs/ pages the README links to; no sources, maps or build state.
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'docs/configuration.md', 'dist/cli.js', 'dist/server.js', 'dist/state/redis/lua/admit.lua']));
+    const docs = readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`);
+    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$/.test(p)).sort()).toEqual(['README.md', ...docs, 'package.json'].sort());
 
     const prefix = join(scratch, 'prefix');
     // The runtime dependencies' tarballs are in npm's cache since npm ci: only their metadata may need the registry.
