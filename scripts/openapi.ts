@@ -9,7 +9,7 @@ import { createMetrics } from '../src/observability/metrics.js';
 import { createRegistry, registryDefaults } from '../src/registry/registry.js';
 import { createFsSpillStore } from '../src/spill/fs.js';
 import { systemClock } from '../src/state/clock.js';
-import { createMemoryStateStore } from '../src/state/memory.js';
+import { createMemoryStateStore } from '../src/state/memory/index.js';
 import { createBuiltinTools } from '../src/tools/builtin/index.js';
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi/openapi.json', import.meta.url));

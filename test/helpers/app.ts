@@ -11,7 +11,7 @@ import { createRegistry, registryDefaults } from '../../src/registry/registry.js
 import { createFsSpillStore } from '../../src/spill/fs.js';
 import type { SpillStore } from '../../src/spill/spill-store.js';
 import { ManualClock } from '../../src/state/clock.js';
-import { createMemoryStateStore } from '../../src/state/memory.js';
+import { createMemoryStateStore } from '../../src/state/memory/index.js';
 import type { StateStore } from '../../src/state/state-store.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
 import { loadTools } from '../../src/tools/index.js';

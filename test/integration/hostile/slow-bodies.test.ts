@@ -11,7 +11,7 @@ import { createMetrics } from '../../../src/observability/metrics.js';
 import { createRegistry, registryDefaults } from '../../../src/registry/registry.js';
 import { createFsSpillStore } from '../../../src/spill/fs.js';
 import { ManualClock } from '../../../src/state/clock.js';
-import { createMemoryStateStore } from '../../../src/state/memory.js';
+import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import { createHttpDispatchers } from '../../../src/tools/http/index.js';
 import { loadTools } from '../../../src/tools/index.js';
 import { slowTool } from '../../helpers/tools.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryStateStore } from '../../../src/state/memory.js';
+import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import { StateUnavailableError, type StateStore } from '../../../src/state/state-store.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool } from '../../helpers/tools.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool, faultyTool } from '../../helpers/tools.js';
 import { StateUnavailableError } from '../../../src/state/state-store.js';
-import { createMemoryStateStore } from '../../../src/state/memory.js';
+import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {

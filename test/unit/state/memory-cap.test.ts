@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
 import { ManualClock } from '../../../src/state/clock.js';
-import { createMemoryStateStore, type MemoryStateStore } from '../../../src/state/memory.js';
+import { createMemoryStateStore, type MemoryStateStore } from '../../../src/state/memory/index.js';
 import type { AdmitRequest } from '../../../src/state/state-store.js';
 
 const TENANT = 'acme';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/state/clock.js';
-import { createMemoryStateStore } from '../../../src/state/memory.js';
+import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import { describeStateStore } from '../../contract/state-store.contract.js';
 
 describeStateStore('memory', async () => {

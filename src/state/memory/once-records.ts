@@ -1,4 +1,4 @@
-import type { StoredResult } from './state-store.js';
+import type { StoredResult } from '../state-store.js';
 
 /** What a once-record replays: one call id's result, or one Idempotency-Key's whole response. */
 export type RecordKind = 'call' | 'request';
@@ -11,6 +11,9 @@ interface Entry {
   json?: string;
   bytes: number;
 }
+
+/** What a live record answers a caller bringing `fingerprint`; `result` is a fresh copy each time. */
+export type OnceAnswer = { outcome: 'mismatch' } | { outcome: 'in_flight' } | { outcome: 'done'; result: StoredResult };
 
 /** A live record as the store reads it; `result` is a fresh copy each time. */
 export interface OnceRecordView {
@@ -26,6 +29,10 @@ export interface OnceRecordsOptions {
 }
 
 /**
+ * The once-record transitions of the memory store (call-id replay and
+ * Idempotency-Key requests alike): a lease is started, completed with a
+ * result or released, and a live record answers later callers.
+ *
  * Replay records of the memory store: one map in least-recently-used order
  * (a Map iterates in insertion order, and a read re-inserts), under one byte
  * cap shared by both kinds. A record costs the UTF-8 bytes of its key, its
@@ -56,6 +63,14 @@ export class OnceRecords {
     }
     this.entries.set(key, entry);
     return entry.json === undefined ? { fingerprint: entry.fingerprint } : { fingerprint: entry.fingerprint, result: JSON.parse(entry.json) as StoredResult };
+  }
+
+  /** Undefined when no record is live: the caller may start one. */
+  answer(key: string, fingerprint: string, now: number): OnceAnswer | undefined {
+    const record = this.get(key, now);
+    if (!record) return undefined;
+    if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+    return record.result ? { outcome: 'done', result: record.result } : { outcome: 'in_flight' };
   }
 
   /** A running record: its runner holds it until it completes or releases, or `expiresAt` lets another run. */

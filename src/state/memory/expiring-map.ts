@@ -1,0 +1,24 @@
+/**
+ * A map whose entries lapse at their own `expiresAt`: dropped when read past
+ * it, and by the store's periodic sweep if never read again.
+ */
+export class ExpiringMap<V extends { expiresAt: number }> {
+  private readonly entries = new Map<string, V>();
+
+  get(key: string, now: number): V | undefined {
+    const value = this.entries.get(key);
+    if (value && value.expiresAt <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.set(key, value);
+  }
+
+  sweep(now: number): void {
+    for (const [key, value] of this.entries) if (value.expiresAt <= now) this.entries.delete(key);
+  }
+}

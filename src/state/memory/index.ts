@@ -1,0 +1,1 @@
+export { createMemoryStateStore, MemoryStateStore, type MemoryStateStoreOptions } from './store.js';

@@ -1,0 +1,194 @@
+import { systemClock, type Clock } from '../clock.js';
+import type {
+  Admission,
+  AdmitRequest,
+  ApprovalRecord,
+  CallRef,
+  CircuitStatus,
+  RequestClaim,
+  SettleRequest,
+  StateStore,
+  StoredResult,
+} from '../state-store.js';
+import { MemoryApprovals } from './approvals.js';
+import { MemoryBreakers } from './breaker.js';
+import { MemoryFixedWindows } from './fixed-window.js';
+import { approvalKey, bucketKey, callKey, lockKey, requestKey } from './keys.js';
+import { MemoryLocks } from './locks.js';
+import { OnceRecords, type RecordKind } from './once-records.js';
+import { MemoryTokenBuckets } from './token-bucket.js';
+import { Waiters } from './waiters.js';
+
+export interface MemoryStateStoreOptions {
+  /** Used where the interface passes no `now`: request claims, lease checks while waiting, sweeping. */
+  clock?: Clock;
+  /** How often expired entries are dropped; they are also dropped whenever they are read. */
+  sweepIntervalMs?: number;
+  /** Cap on the bytes of call-id and Idempotency-Key records together (config `state.memory_max_bytes`); none when absent. */
+  maxBytes?: number;
+  /** Told of each record evicted to keep within `maxBytes`. */
+  onEvict?: (kind: RecordKind) => void;
+}
+
+/**
+ * State for a single replica. Same semantics as the Redis store, pinned by the
+ * shared contract suite. This file only composes the transitions, one file
+ * each, in the order AdmitRequest documents; waiters are woken in-process
+ * instead of polling.
+ */
+export class MemoryStateStore implements StateStore {
+  private readonly clock: Clock;
+  private readonly records: OnceRecords;
+  private readonly waiters = new Waiters();
+  private readonly approvals = new MemoryApprovals();
+  private readonly locks = new MemoryLocks();
+  private readonly breakers = new MemoryBreakers();
+  private readonly buckets = new MemoryTokenBuckets();
+  private readonly windows = new MemoryFixedWindows();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(options: MemoryStateStoreOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.records = new OnceRecords({ maxBytes: options.maxBytes ?? Infinity, ...(options.onEvict && { onEvict: options.onEvict }) });
+    this.sweeper = setInterval(() => this.sweep(this.clock.now()), options.sweepIntervalMs ?? 60_000);
+    this.sweeper.unref();
+  }
+
+  async admit(requests: AdmitRequest[], now: number): Promise<Admission[]> {
+    return requests.map((request) => this.admitOne(request, now));
+  }
+
+  /** Every check first, then, only for an admitted call, every take: a stopped call takes nothing. */
+  private admitOne(r: AdmitRequest, now: number): Admission {
+    const call = callKey(r);
+    if (r.replay) {
+      const answer = this.records.answer(call, r.replay.fingerprint, now);
+      if (answer) return answer.outcome === 'done' ? { outcome: 'replayed', result: answer.result } : answer;
+    }
+
+    let approval: string | undefined;
+    if (r.approval) {
+      approval = approvalKey(r.tenant, r.sessionId, r.tool, r.approval.argsHash);
+      const answer = this.approvals.check(approval, r.tenant, r.sessionId, r.approval, now);
+      if (answer !== 'approved') return answer;
+    }
+
+    const lock = r.lockPath === undefined ? null : this.locks.get(lockKey(r.tenant, r.sessionId, r.lockPath), now);
+
+    const probe = this.breakers.check(r.breaker.scope, now);
+    if (typeof probe !== 'boolean') return probe;
+
+    let bucket: string | undefined;
+    let level = 0;
+    if (r.rateLimit) {
+      bucket = bucketKey(r.rateLimit.subject, r.tool);
+      const answer = this.buckets.check(bucket, r.rateLimit.perMinute, now);
+      if (typeof answer !== 'number') return answer;
+      level = answer;
+    }
+
+    if (r.replay) this.records.start('call', call, r.replay.fingerprint, now + r.replay.leaseMs);
+    if (approval !== undefined) this.approvals.consume(approval);
+    if (probe) this.breakers.takeProbe(r.breaker.scope, r.breaker.recoveryMs, now);
+    if (bucket !== undefined) this.buckets.take(bucket, level, now);
+    return { outcome: 'admitted', lock, probe };
+  }
+
+  async settle(requests: SettleRequest[], now: number): Promise<void> {
+    for (const r of requests) {
+      this.breakers.record(r.breaker, now);
+      if (r.lock) this.locks.set(lockKey(r.tenant, r.sessionId, r.lock.path), r.lock.meta, now + r.lock.ttlMs);
+      if (r.replay) this.complete(callKey(r), r.replay.result, now + r.replay.ttlMs);
+    }
+  }
+
+  async awaitResult(ref: CallRef, timeoutMs: number): Promise<StoredResult | null> {
+    return this.awaitOnce(callKey(ref), timeoutMs);
+  }
+
+  async releaseCall(ref: CallRef): Promise<void> {
+    this.release(callKey(ref));
+  }
+
+  async claimRequest(tenant: string, key: string, fingerprint: string, leaseMs: number): Promise<RequestClaim> {
+    const now = this.clock.now();
+    const request = requestKey(tenant, key);
+    const answer = this.records.answer(request, fingerprint, now);
+    if (answer) return answer.outcome === 'done' ? { outcome: 'done', response: answer.result } : answer;
+    this.records.start('request', request, fingerprint, now + leaseMs);
+    return { outcome: 'claimed' };
+  }
+
+  async completeRequest(tenant: string, key: string, response: StoredResult, ttlMs: number): Promise<void> {
+    this.complete(requestKey(tenant, key), response, this.clock.now() + ttlMs);
+  }
+
+  async releaseRequest(tenant: string, key: string): Promise<void> {
+    this.release(requestKey(tenant, key));
+  }
+
+  async awaitRequest(tenant: string, key: string, timeoutMs: number): Promise<StoredResult | null> {
+    return this.awaitOnce(requestKey(tenant, key), timeoutMs);
+  }
+
+  /** Waiters are woken with the result even when the cap evicts its record at once. */
+  private complete(key: string, result: StoredResult, expiresAt: number): void {
+    if (this.records.complete(key, result, expiresAt)) this.waiters.wake(key, result);
+  }
+
+  private release(key: string): void {
+    if (this.records.release(key)) this.waiters.wake(key, null);
+  }
+
+  private awaitOnce(key: string, timeoutMs: number): Promise<StoredResult | null> {
+    const record = this.records.get(key, this.clock.now());
+    if (!record) return Promise.resolve(null);
+    if (record.result) return Promise.resolve(record.result);
+    return this.waiters.wait(key, timeoutMs);
+  }
+
+  async circuits(scopes: string[], now: number): Promise<CircuitStatus[]> {
+    return scopes.map((scope) => this.breakers.view(scope, now));
+  }
+
+  async resetCircuit(scope: string): Promise<void> {
+    this.breakers.reset(scope);
+  }
+
+  async listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]> {
+    return this.approvals.list(tenant, now);
+  }
+
+  async decideApproval(
+    approvalId: string,
+    tenant: string | null,
+    decision: 'approved' | 'denied',
+    reason: string | undefined,
+    now: number,
+  ): Promise<ApprovalRecord | null> {
+    return this.approvals.decide(approvalId, tenant, decision, reason, now);
+  }
+
+  async hit(subject: string, limit: number, windowMs: number, now: number, cost = 1): Promise<{ allowed: boolean; retryAfterMs: number }> {
+    return this.windows.hit(subject, limit, windowMs, now, cost);
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.waiters.wakeAll();
+  }
+
+  private sweep(now: number): void {
+    this.records.sweep(now);
+    this.locks.sweep(now);
+    this.buckets.sweep(now);
+    this.windows.sweep(now);
+    this.approvals.sweep(now);
+  }
+}
+
+export function createMemoryStateStore(options?: MemoryStateStoreOptions): MemoryStateStore {
+  return new MemoryStateStore(options);
+}

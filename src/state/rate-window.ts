@@ -1,0 +1,14 @@
+/**
+ * Fixed-window counting (`StateStore.hit`), the same arithmetic in both
+ * stores: windows start at multiples of their length, so every replica
+ * agrees on which window a moment falls in whatever its clock's origin.
+ */
+export function windowStart(now: number, windowMs: number): number {
+  return now - (now % windowMs);
+}
+
+/** Whether a window's count is still within `limit`; when not, the wait is until the window ends. */
+export function windowVerdict(count: number, limit: number, start: number, windowMs: number, now: number): { allowed: boolean; retryAfterMs: number } {
+  const allowed = count <= limit;
+  return { allowed, retryAfterMs: allowed ? 0 : start + windowMs - now };
+}
