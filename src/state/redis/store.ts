@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis, type ChainableCommander } from 'ioredis';
+import { byCreation, newApprovalId } from '../approval-records.js';
+import { circuitView } from '../circuit-view.js';
 import { systemClock, type Clock } from '../clock.js';
+import { windowStart, windowVerdict } from '../rate-window.js';
 import {
   StateUnavailableError,
   type Admission,
@@ -17,21 +18,10 @@ import {
   type StoredResult,
 } from '../state-store.js';
 import { RedisKeys } from './keys.js';
+import { luaSources, SCRIPTS, type ScriptName } from './scripts.js';
 
-const SCRIPTS = ['admit', 'settle', 'claim', 'complete', 'release', 'decide', 'hit'] as const;
-type ScriptName = (typeof SCRIPTS)[number];
 type ScriptCommand = (numKeys: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>;
 type ScriptedRedis = Redis & Record<`toolgate_${ScriptName}`, ScriptCommand>;
-
-let lua: Record<ScriptName, string> | undefined;
-
-/** Read when the first store is made, so importing this module costs nothing where Redis is not configured. */
-function luaSources(): Record<ScriptName, string> {
-  lua ??= Object.fromEntries(
-    SCRIPTS.map((name) => [name, readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')]),
-  ) as Record<ScriptName, string>;
-  return lua;
-}
 
 /** Polling a running call's record: quick at first (most waits are short), then gentle on Redis. */
 const POLL_FIRST_MS = 5;
@@ -143,9 +133,8 @@ export class RedisStateStore implements StateStore {
     return replies.map((reply) => toAdmission(JSON.parse(reply) as AdmitReply));
   }
 
-  /** The id is drawn here, not in Lua, whose random numbers are deterministic. */
   private newApproval(keys: KeyList, r: AdmitRequest): { id: string; ptr: number; tidx: number; gidx: number } {
-    const id = `apr_${randomBytes(16).toString('base64url')}`;
+    const id = newApprovalId();
     return {
       id,
       ptr: keys.add(this.keys.approvalId(id)),
@@ -229,14 +218,8 @@ export class RedisStateStore implements StateStore {
     const replies = (await this.exec(pipeline)) as (string | null)[][];
     return scopes.map((scope, i) => {
       const [state, failures, reopensAt] = replies[i] ?? [];
-      const count = Number(failures ?? 0);
-      if (state === 'open') {
-        const at = Number(reopensAt);
-        return now >= at
-          ? { scope, state: 'half_open', failures: count, reopens_at: null }
-          : { scope, state: 'open', failures: count, reopens_at: at };
-      }
-      return { scope, state: state === 'half_open' ? 'half_open' : 'closed', failures: count, reopens_at: null };
+      const known = state === 'open' || state === 'half_open' ? state : 'closed';
+      return circuitView(scope, known, Number(failures ?? 0), Number(reopensAt), now);
     });
   }
 
@@ -253,7 +236,7 @@ export class RedisStateStore implements StateStore {
     return hashes
       .filter((hash) => hash.id !== undefined && Number(hash.expires_at) > now)
       .map(toApprovalRecord)
-      .sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
+      .sort(byCreation);
   }
 
   /** Two round trips: the record's key is found by id first, so the script declares every key it touches. */
@@ -281,10 +264,9 @@ export class RedisStateStore implements StateStore {
     now: number,
     cost = 1,
   ): Promise<{ allowed: boolean; retryAfterMs: number }> {
-    const windowStart = now - (now % windowMs);
-    const count = Number(await this.script('hit', [this.keys.hit(subject, windowStart)], [cost, windowMs]));
-    const allowed = count <= limit;
-    return { allowed, retryAfterMs: allowed ? 0 : windowStart + windowMs - now };
+    const start = windowStart(now, windowMs);
+    const count = Number(await this.script('hit', [this.keys.hit(subject, start)], [cost, windowMs]));
+    return windowVerdict(count, limit, start, windowMs, now);
   }
 
   async ping(): Promise<void> {
