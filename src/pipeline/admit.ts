@@ -1,9 +1,9 @@
-import { redactForLog } from '../observability/logger.js';
 import { GatewayError } from '../protocol/errors.js';
 import { StateUnavailableError, type AdmitRequest, type Admission, type StoredResult } from '../state/state-store.js';
-import { breakerScope } from './gates/breaker.js';
-import { injectLock, lockPathToFetch } from './gates/lock-inject.js';
-import { rateLimitPart } from './gates/rate-limit.js';
+import { approvalDeniedError, approvalPart, approvalPendingError } from './gates/approval.js';
+import { breakerPart, circuitOpenError } from './gates/breaker.js';
+import { injectLock, lockPathToFetch } from './gates/lock.js';
+import { rateLimitedError, rateLimitPart } from './gates/rate-limit.js';
 import { mismatchError, replayPart, stillRunningError } from './gates/replay.js';
 import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
@@ -18,6 +18,7 @@ export function callTimeout(call: PlannedCall, ctx: ExecContext): number {
   return ctx.timeoutMs === undefined ? own : Math.min(own, ctx.timeoutMs);
 }
 
+/** Each stateful gate's part of the one request, in the order the store checks them. */
 function admitRequest(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): AdmitRequest {
   const entry = call.entry!;
   const request: AdmitRequest = {
@@ -25,17 +26,12 @@ function admitRequest(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): 
     sessionId: ctx.sessionId,
     callId: call.id,
     tool: entry.name,
-    breaker: { scope: breakerScope(entry, ctx.caller, deps), ...entry.breaker },
+    breaker: breakerPart(entry, ctx.caller, deps),
   };
   const replay = replayPart(call, callTimeout(call, ctx));
   if (replay) request.replay = replay;
-  if (call.decision === 'ask') {
-    request.approval = {
-      argsHash: call.fingerprint!,
-      ttlMs: deps.config.state.approval_ttl_ms,
-      summary: { tool: entry.name, arguments: redactForLog(call.args) },
-    };
-  }
+  const approval = approvalPart(call, deps);
+  if (approval) request.approval = approval;
   const lockPath = lockPathToFetch(call);
   if (lockPath !== undefined) request.lockPath = lockPath;
   const rateLimit = rateLimitPart(entry, ctx.caller);
@@ -52,62 +48,45 @@ function needsState(request: AdmitRequest): boolean {
   return request.replay !== undefined || request.approval !== undefined || request.lockPath !== undefined;
 }
 
-async function interpret(call: PlannedCall, request: AdmitRequest, admission: Admission, ctx: ExecContext, deps: PipelineDeps): Promise<AdmitOutcome> {
+function stop(call: PlannedCall, failure: GatewayError): AdmitOutcome {
+  call.failure = failure;
+  return { kind: 'stopped' };
+}
+
+/** Another request runs this call id: its result, once it has one, is this call's. */
+async function awaitRunning(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<AdmitOutcome> {
+  let result: StoredResult | null;
+  try {
+    result = await deps.state.awaitResult({ tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id }, callTimeout(call, ctx));
+  } catch (err) {
+    // The store went away while waiting: this call cannot be answered, the rest of the batch still can.
+    if (!(err instanceof StateUnavailableError)) throw err;
+    deps.health.failed(err, ctx.log);
+    return stop(call, stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`));
+  }
+  return result ? { kind: 'replayed', result } : stop(call, stillRunningError(call));
+}
+
+/** Each answer to the gate it belongs to, which says what it means for the call. */
+function interpret(call: PlannedCall, request: AdmitRequest, admission: Admission, ctx: ExecContext, deps: PipelineDeps): AdmitOutcome | Promise<AdmitOutcome> {
   switch (admission.outcome) {
     case 'admitted':
       if (request.lockPath !== undefined) injectLock(call, admission.lock);
       return { kind: 'run', probe: admission.probe, replayLease: request.replay !== undefined };
     case 'replayed':
       return { kind: 'replayed', result: admission.result };
-    case 'in_flight': {
-      let result: StoredResult | null;
-      try {
-        result = await deps.state.awaitResult(
-          { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id },
-          callTimeout(call, ctx),
-        );
-      } catch (err) {
-        // The store went away while waiting: this call cannot be answered, the rest of the batch still can.
-        if (!(err instanceof StateUnavailableError)) throw err;
-        deps.health.failed(err, ctx.log);
-        call.failure = stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`);
-        return { kind: 'stopped' };
-      }
-      if (result) return { kind: 'replayed', result };
-      call.failure = stillRunningError(call);
-      return { kind: 'stopped' };
-    }
+    case 'in_flight':
+      return awaitRunning(call, ctx, deps);
     case 'mismatch':
-      call.failure = mismatchError(call);
-      return { kind: 'stopped' };
+      return stop(call, mismatchError(call));
     case 'approval_pending':
-      call.failure = new GatewayError('APPROVAL_REQUIRED', {
-        message: `This call to ${call.name} needs human approval (request ${admission.approvalId}).`,
-        details: { approval_id: admission.approvalId },
-        suggestion: 'Tell the user an approval is pending; once approved, send the same call again.',
-      });
-      return { kind: 'stopped' };
+      return stop(call, approvalPendingError(call, admission.approvalId));
     case 'approval_denied':
-      call.failure = new GatewayError('PERMISSION_DENIED', {
-        message: `An operator denied this call to ${call.name}${admission.reason ? `: ${admission.reason}` : ''}.`,
-        details: { approval_id: admission.approvalId },
-        suggestion: 'Do not retry this call; choose another approach or ask the user.',
-      });
-      return { kind: 'stopped' };
+      return stop(call, approvalDeniedError(call, admission.approvalId, admission.reason));
     case 'circuit_open':
-      call.failure = new GatewayError('CIRCUIT_OPEN', {
-        message: `${call.name} is failing and its circuit is open.`,
-        retryAfterMs: admission.retryAfterMs,
-        suggestion: 'Use another tool for now, or retry after retry_after_ms.',
-      });
-      return { kind: 'stopped' };
+      return stop(call, circuitOpenError(call, admission.retryAfterMs));
     case 'rate_limited':
-      call.failure = new GatewayError('RATE_LIMITED', {
-        message: `The rate limit for ${call.name} is reached.`,
-        retryAfterMs: admission.retryAfterMs,
-        suggestion: 'Retry after retry_after_ms.',
-      });
-      return { kind: 'stopped' };
+      return stop(call, rateLimitedError(call, admission.retryAfterMs));
   }
 }
 
@@ -127,8 +106,7 @@ export async function admitBatch(calls: readonly PlannedCall[], ctx: ExecContext
     deps.health.failed(err, ctx.log);
     return calls.map((call, i) => {
       if (!needsState(requests[i]!)) return { kind: 'run', probe: false, replayLease: false };
-      call.failure = stateUnavailable(`${call.name} needs the state store, which is unreachable; nothing was run.`);
-      return { kind: 'stopped' };
+      return stop(call, stateUnavailable(`${call.name} needs the state store, which is unreachable; nothing was run.`));
     });
   }
   return Promise.all(calls.map((call, i) => interpret(call, requests[i]!, admissions[i]!, ctx, deps)));

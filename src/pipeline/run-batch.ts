@@ -8,7 +8,7 @@ import type { Tool, ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, type AdmitOutcome } from './admit.js';
 import { applyBatchBudget, applyCallBudget, truncationRecord } from './budget.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
-import { lockToStore } from './gates/lock-inject.js';
+import { lockToStore } from './gates/lock.js';
 import { partition } from './partition.js';
 import { planCalls } from './plan.js';
 import { mapBounded, runWithTimeout } from './timeout.js';

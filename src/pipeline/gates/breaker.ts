@@ -1,15 +1,37 @@
-import type { GatewayError } from '../../protocol/errors.js';
+import { GatewayError } from '../../protocol/errors.js';
 import type { RegisteredTool } from '../../registry/registry.js';
-import type { Caller, PipelineDeps } from '../types.js';
+import type { AdmitRequest } from '../../state/state-store.js';
+import type { Caller, PipelineDeps, PlannedCall } from '../types.js';
+
+/*
+ * Gate 6 (breaker) and gate 9's breaker half: which breaker a call counts
+ * against, what an open one means for the call, and which outcomes count.
+ * The transitions themselves are the store's: state/memory/breaker.ts and
+ * state/redis/lua/includes/breaker.lua.
+ */
 
 /** Breakers are per tool across tenants unless the config makes them per tenant. */
 export function breakerScope(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): string {
   return scopeOf(entry.name, deps.config.defaults.per_tenant_breakers ? caller.tenant : null);
 }
 
+/** What admission asks of the breaker for a call: its scope and the tool's breaker settings. */
+export function breakerPart(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): AdmitRequest['breaker'] {
+  return { scope: breakerScope(entry, caller, deps), ...entry.breaker };
+}
+
 /** The store's name for a tool's breaker: the tenant's own, or the shared one (`null`). */
 export function scopeOf(tool: string, tenant: string | null): string {
   return tenant === null ? tool : `${tenant}:${tool}`;
+}
+
+/** Open, or half open with its probe still out: retryable once the breaker lets a call through again. */
+export function circuitOpenError(call: PlannedCall, retryAfterMs: number): GatewayError {
+  return new GatewayError('CIRCUIT_OPEN', {
+    message: `${call.name} is failing and its circuit is open.`,
+    retryAfterMs,
+    suggestion: 'Use another tool for now, or retry after retry_after_ms.',
+  });
 }
 
 /**

@@ -8,6 +8,13 @@ export function fingerprintOf(name: string, args: Record<string, unknown>): stri
   return sha256Hex(`${name}\n${canonicalJson(args)}`);
 }
 
+/*
+ * Call-id replay: a side-effecting call id runs once per session; the same id
+ * again gets the stored result, waits for the running one, or is refused for
+ * other arguments. The once-record transitions are the store's:
+ * state/memory/once-records.ts and state/redis/lua/includes/replay.lua.
+ */
+
 /**
  * Call-id replay applies to side-effecting tools only: read-only calls are
  * simply run again. The lease outlives the call's timeout so a slow first run
@@ -18,6 +25,7 @@ export function replayPart(call: PlannedCall, timeoutMs: number): AdmitRequest['
   return { fingerprint: call.fingerprint!, leaseMs: timeoutMs + 5_000 };
 }
 
+/** The id was used for another call: final, a new id is the way on. */
 export function mismatchError(call: PlannedCall): GatewayError {
   return new GatewayError('IDEMPOTENCY_MISMATCH', {
     message: `The call id ${call.id} was already used in this session with a different tool or arguments.`,
@@ -25,6 +33,7 @@ export function mismatchError(call: PlannedCall): GatewayError {
   });
 }
 
+/** The first run outlasted this call's wait for it: retryable, the same id then gets its result. */
 export function stillRunningError(call: PlannedCall): GatewayError {
   return new GatewayError('TIMEOUT', {
     message: `The call id ${call.id} is still running in another request; its result was not ready in time.`,

@@ -3,6 +3,13 @@ import type { LockMeta } from '../../state/state-store.js';
 import type { ToolOutput } from '../../tools/tool.js';
 import type { PlannedCall } from '../types.js';
 
+/*
+ * Gate 5, lock injection: a write runs against the file as this session last
+ * saw it, so a change made since is a CONFLICT (the tool's answer). What a
+ * session saw is stored by the state store (state/memory/locks.ts,
+ * state/redis/lua/includes/lock.lua).
+ */
+
 /**
  * The cache key of a workspace path: `./a//b/../c.txt` and `a/c.txt` are the
  * same file. The tool itself still confines and resolves the real path.

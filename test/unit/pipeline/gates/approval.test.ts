@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { approvalDeniedError, approvalPart, approvalPendingError } from '../../../../src/pipeline/gates/approval.js';
+import { gateDeps, plannedCall } from '../../../helpers/gates.js';
+
+describe('approval gate (contract 3.5 gate 4 ASK, section 6)', () => {
+  const call = plannedCall({ name: 'Bash' }, { command: 'mv a b', token: 'secret' }, { decision: 'ask', fingerprint: 'fp' });
+
+  it('a pending request answers APPROVAL_REQUIRED, retryable, with details.approval_id', () => {
+    expect(approvalPendingError(call, 'apr_1').toCallError()).toEqual({
+      code: 'APPROVAL_REQUIRED',
+      message: 'This call to Bash needs human approval (request apr_1).',
+      retryable: true,
+      suggestion: 'Tell the user an approval is pending; once approved, send the same call again.',
+      details: { approval_id: 'apr_1' },
+    });
+  });
+
+  it('a denied request answers PERMISSION_DENIED, not retryable, with the operator’s reason when given', () => {
+    expect(approvalDeniedError(call, 'apr_1', 'not on prod').toCallError()).toEqual({
+      code: 'PERMISSION_DENIED',
+      message: 'An operator denied this call to Bash: not on prod.',
+      retryable: false,
+      suggestion: 'Do not retry this call; choose another approach or ask the user.',
+      details: { approval_id: 'apr_1' },
+    });
+    expect(approvalDeniedError(call, 'apr_1', undefined).message).toBe('An operator denied this call to Bash.');
+  });
+
+  it('asks the store only for an ASK, keyed by the arguments, showing the approver redacted arguments', () => {
+    const part = approvalPart(call, gateDeps({ state: { approval_ttl_ms: 60_000 } }));
+    expect(part).toMatchObject({ argsHash: 'fp', ttlMs: 60_000, summary: { tool: 'Bash', arguments: { command: 'mv a b' } } });
+    expect(JSON.stringify(part)).not.toContain('secret');
+    expect(approvalPart({ ...call, decision: 'allow' }, gateDeps())).toBeUndefined();
+  });
+});

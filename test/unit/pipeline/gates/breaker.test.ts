@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { breakerOutcome, breakerPart, circuitOpenError } from '../../../../src/pipeline/gates/breaker.js';
+import { GatewayError } from '../../../../src/protocol/errors.js';
+import { caller, gateDeps, plannedCall } from '../../../helpers/gates.js';
+
+describe('breaker gate (contract 3.5 gates 6 and 9, 3.6)', () => {
+  const call = plannedCall({ name: 'Fetch', breaker: { failureThreshold: 5 } });
+
+  it('an open circuit answers CIRCUIT_OPEN, retryable, with the wait the store gave', () => {
+    expect(circuitOpenError(call, 1234.2).toCallError()).toEqual({
+      code: 'CIRCUIT_OPEN',
+      message: 'Fetch is failing and its circuit is open.',
+      retryable: true,
+      retry_after_ms: 1235,
+      suggestion: 'Use another tool for now, or retry after retry_after_ms.',
+    });
+  });
+
+  it('asks the store about the tool’s breaker: shared across tenants unless per_tenant_breakers', () => {
+    expect(breakerPart(call.entry!, caller(), gateDeps())).toEqual({ scope: 'Fetch', failureThreshold: 5, recoveryMs: 300_000 });
+    expect(breakerPart(call.entry!, caller(), gateDeps({ defaults: { per_tenant_breakers: true } })).scope).toBe('acme:Fetch');
+  });
+
+  it('counts the tool’s malfunctions only; a timeout the caller cut is neutral', () => {
+    expect(breakerOutcome(undefined)).toBe('success');
+    expect(breakerOutcome(new GatewayError('TIMEOUT'))).toBe('failure');
+    expect(breakerOutcome(new GatewayError('TIMEOUT'), true)).toBe('neutral');
+    expect(breakerOutcome(new GatewayError('EXECUTION_FAILED'))).toBe('failure');
+    expect(breakerOutcome(new GatewayError('UPSTREAM_ERROR', { details: { status: 503 } }))).toBe('failure');
+    expect(breakerOutcome(new GatewayError('UPSTREAM_ERROR', { details: { status: 404 } }))).toBe('neutral');
+    expect(breakerOutcome(new GatewayError('UPSTREAM_ERROR'))).toBe('failure');
+    expect(breakerOutcome(new GatewayError('CONFLICT'))).toBe('neutral');
+  });
+});
