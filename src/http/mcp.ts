@@ -12,7 +12,7 @@ import { rpcErrorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
-import { toMcp } from '../registry/dialects.js';
+import { toMcp } from '../registry/dialects/index.js';
 import { VERSION } from '../version.js';
 import { LOCAL_CALLER } from './auth.js';
 import { gatewayErrorOf, sendError } from './errors.js';

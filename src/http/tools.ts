@@ -5,7 +5,7 @@ import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
 import type { PipelineDeps } from '../pipeline/types.js';
-import { toAnthropic, toGemini, toMcp, toOpenAI, toResponses } from '../registry/dialects.js';
+import { toAnthropic, toGemini, toMcp, toOpenAI, toResponses } from '../registry/dialects/index.js';
 import type { RegisteredTool } from '../registry/registry.js';
 import type { CircuitStatus } from '../state/state-store.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toAnthropic, toGemini, toMcp, toOpenAI, type ToolSchemaSource } from '../../../src/registry/dialects.js';
+import { toAnthropic, toGemini, toMcp, toOpenAI, type ToolSchemaSource } from '../../../src/registry/dialects/index.js';
 import type { JsonSchema } from '../../../src/tools/tool.js';
 
 type Node = Record<string, unknown>;

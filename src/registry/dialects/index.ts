@@ -1,0 +1,6 @@
+export { toAnthropic, type AnthropicTool } from './anthropic.js';
+export { toGemini, type GeminiFunctionDeclaration, type GeminiTool } from './gemini.js';
+export { toMcp, type McpTool } from './mcp.js';
+export { toOpenAI, type OpenAITool } from './openai.js';
+export { toResponses, type ResponsesTool } from './responses.js';
+export type { ToolSchemaSource } from './source.js';
