@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ConfigSchema, KeySchema, type Config, type KeyConfig } from './schema.js';
 import { patternProblem } from '../policy/index.js';
+import { isRecord } from '../protocol/json.js';
 import { soundPart } from './sound-part.js';
 
 /** Start-up refused: every problem found, not just the first. */
@@ -170,10 +171,6 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Every rule's argument patterns, read as written so that a rule broken elsewhere still has its patterns checked. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { parseEnvelope, type ParsedEnvelope } from '../protocol/calls.js';
+import { parseEnvelope, type ParsedEnvelope } from '../protocol/calls/index.js';
 import { GatewayError } from '../protocol/errors.js';
 import { renderMessages } from '../protocol/messages.js';
 import { visiblePayload, type CallResult } from '../protocol/result.js';

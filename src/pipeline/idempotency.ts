@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
-import type { NormalizedCall } from '../protocol/calls.js';
+import type { NormalizedCall } from '../protocol/calls/index.js';
 import { asReplayed, type CallResult } from '../protocol/result.js';
 
 /**

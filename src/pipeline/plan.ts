@@ -1,4 +1,4 @@
-import type { NormalizedCall } from '../protocol/calls.js';
+import type { NormalizedCall } from '../protocol/calls/index.js';
 import { lookupGate } from './gates/lookup.js';
 import { parseGate } from './gates/parse.js';
 import { permissionGate } from './gates/permission.js';

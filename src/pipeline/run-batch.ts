@@ -1,5 +1,5 @@
 import { redactForLog } from '../observability/logger.js';
-import type { NormalizedCall } from '../protocol/calls.js';
+import type { NormalizedCall } from '../protocol/calls/index.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError, isGatewayError } from '../protocol/errors.js';
 import { asReplayed, payloadOf, visiblePayload, type CallResult, type Payload, type VisiblePayload } from '../protocol/result.js';

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { isRecord } from '../protocol/json.js';
 
 /** A rule's `tool`: a tool name or a glob over tool names. */
 export function toolNameMatcher(glob: string): (name: string) => boolean {
@@ -10,10 +11,6 @@ export interface ToolShape {
   name: string;
   /** The tool's JSON Schema for its arguments; undefined when it is not known (the tool's own config is broken). */
   parameters?: unknown;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The argument names a schema declares; undefined when the schema is unknown. */

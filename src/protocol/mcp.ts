@@ -1,4 +1,5 @@
 import type { ErrorCode, GatewayError } from './errors.js';
+import { isRecord } from './json.js';
 import type { VisiblePayload } from './result.js';
 
 /**
@@ -73,10 +74,6 @@ export interface CallToolResult {
 
 /** The `_meta` key of a text block holding the tool's `data` (e.g. Read's file stamp). */
 const MCP_DATA_META = 'toolgate/data';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isId(value: unknown): value is RpcId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));

@@ -1,4 +1,4 @@
-import type { CallFormat } from './calls.js';
+import type { CallFormat } from './calls/index.js';
 
 /** One finished call, as the `messages` of the response need it (contract 3.2). */
 export interface ToolResultInput {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEnvelope, type ParsedEnvelope } from '../../../src/protocol/calls.js';
+import { parseEnvelope, type ParsedEnvelope } from '../../../src/protocol/calls/index.js';
 import { GatewayError } from '../../../src/protocol/errors.js';
 
 const options = { maxCalls: 64 };
