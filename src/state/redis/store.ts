@@ -1,22 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis, type ChainableCommander } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { byCreation, newApprovalId } from '../approval-records.js';
 import { circuitView } from '../circuit-view.js';
 import { systemClock, type Clock } from '../clock.js';
 import { windowStart, windowVerdict } from '../rate-window.js';
-import {
-  StateUnavailableError,
-  type Admission,
-  type AdmitRequest,
-  type ApprovalRecord,
-  type ApprovalStatus,
-  type CallRef,
-  type CircuitStatus,
-  type RequestClaim,
-  type SettleRequest,
-  type StateStore,
-  type StoredResult,
+import type {
+  Admission,
+  AdmitRequest,
+  ApprovalRecord,
+  CallRef,
+  CircuitStatus,
+  RequestClaim,
+  SettleRequest,
+  StateStore,
+  StoredResult,
 } from '../state-store.js';
+import { breakerTtl, hashOf, KeyList, toAdmission, toApprovalRecord, type AdmitReply } from './codec.js';
+import { RedisConnection, type RedisConnectionOptions } from './connection.js';
 import { RedisKeys } from './keys.js';
 import { luaSources, SCRIPTS, type ScriptName } from './scripts.js';
 
@@ -26,50 +26,13 @@ type ScriptedRedis = Redis & Record<`toolgate_${ScriptName}`, ScriptCommand>;
 /** Polling a running call's record: quick at first (most waits are short), then gentle on Redis. */
 const POLL_FIRST_MS = 5;
 const POLL_MAX_MS = 100;
-/**
- * A breaker key outlives twice its recovery time, so an open breaker never
- * silently turns closed; failures nobody has added to for a day are forgotten.
- */
-const BREAKER_MIN_TTL_MS = 86_400_000;
 
-/** ioredis states in which a connection attempt is under way (`wait`: a lazy client not yet asked to connect). */
-const CONNECTING = new Set(['wait', 'connecting', 'connect']);
-
-type RedisConnection = { url: string; client?: never } | { client: Redis; url?: never };
-
-export type RedisStateStoreOptions = RedisConnection & {
+export type RedisStateStoreOptions = RedisConnectionOptions & {
   /** Hash tag of every key; see keys.ts. Default `toolgate`. */
   keyPrefix?: string;
-  /** Bound on opening a connection, and so on how long a call waits for one before StateUnavailableError. Default 500. */
-  connectTimeoutMs?: number;
-  /** Bound on one command of a connection the store opens (a given `client` keeps its own). Default 500. */
-  commandTimeoutMs?: number;
   /** Used where the interface passes no `now`: request claims and lease checks while waiting. */
   clock?: Clock;
 };
-
-type AdmitReply =
-  | { o: 'admitted'; lock?: string; probe: boolean }
-  | { o: 'replayed'; r: string }
-  | { o: 'in_flight' | 'mismatch' }
-  | { o: 'approval_pending'; id: string }
-  | { o: 'approval_denied'; id: string; reason?: string }
-  | { o: 'circuit_open' | 'rate_limited'; retry: number };
-
-/** Scripts name their keys by 1-based KEYS index; a key several calls share is passed once. */
-class KeyList {
-  readonly keys: string[] = [];
-  private readonly index = new Map<string, number>();
-
-  add(key: string): number {
-    let at = this.index.get(key);
-    if (at === undefined) {
-      at = this.keys.push(key);
-      this.index.set(key, at);
-    }
-    return at;
-  }
-}
 
 /**
  * State shared by replicas. Every decision is one Lua script over keys of one
@@ -79,33 +42,15 @@ class KeyList {
  */
 export class RedisStateStore implements StateStore {
   private readonly client: ScriptedRedis;
-  private readonly owned: boolean;
+  private readonly connection: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly clock: Clock;
-  private readonly connectTimeoutMs: number;
-  private lastError: unknown;
-  private readyWait: Promise<boolean> | undefined;
 
   constructor(options: RedisStateStoreOptions) {
-    this.connectTimeoutMs = options.connectTimeoutMs ?? 500;
     this.keys = new RedisKeys(options.keyPrefix ?? 'toolgate');
     this.clock = options.clock ?? systemClock;
-    this.owned = options.client === undefined;
-    const client =
-      options.client ??
-      new Redis(options.url, {
-        connectTimeout: this.connectTimeoutMs,
-        commandTimeout: options.commandTimeoutMs ?? 500,
-        // A command reported as failed must never run later: no queue while disconnected,
-        // no resending of commands that were in flight when the connection dropped,
-        // and those are failed as soon as it drops rather than after some reconnects.
-        enableOfflineQueue: false,
-        autoResendUnfulfilledCommands: false,
-        maxRetriesPerRequest: 0,
-        // Reconnect forever by itself, backing off to at most a second between attempts.
-        retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
-      });
-    if (this.owned) client.on('error', (error: unknown) => (this.lastError = error));
+    this.connection = new RedisConnection(options);
+    const client = this.connection.client;
     const sources = luaSources();
     for (const name of SCRIPTS) client.defineCommand(`toolgate_${name}`, { lua: sources[name] });
     this.client = client as ScriptedRedis;
@@ -202,7 +147,7 @@ export class RedisStateStore implements StateStore {
   private async awaitOnce(key: string, timeoutMs: number): Promise<StoredResult | null> {
     const deadline = Date.now() + timeoutMs;
     for (let delay = POLL_FIRST_MS; ; delay = Math.min(delay * 2, POLL_MAX_MS)) {
-      const [result, expires] = await this.run(() => this.client.hmget(key, 'res', 'exp'));
+      const [result, expires] = await this.connection.run(() => this.client.hmget(key, 'res', 'exp'));
       if (expires == null || Number(expires) <= this.clock.now()) return null;
       if (result != null) return JSON.parse(result) as StoredResult;
       const left = deadline - Date.now();
@@ -215,7 +160,7 @@ export class RedisStateStore implements StateStore {
     if (scopes.length === 0) return [];
     const pipeline = this.client.pipeline();
     for (const scope of scopes) pipeline.hmget(this.keys.breaker(scope), 'state', 'failures', 'reopens_at');
-    const replies = (await this.exec(pipeline)) as (string | null)[][];
+    const replies = (await this.connection.exec(pipeline)) as (string | null)[][];
     return scopes.map((scope, i) => {
       const [state, failures, reopensAt] = replies[i] ?? [];
       const known = state === 'open' || state === 'half_open' ? state : 'closed';
@@ -224,15 +169,15 @@ export class RedisStateStore implements StateStore {
   }
 
   async resetCircuit(scope: string): Promise<void> {
-    await this.run(() => this.client.del(this.keys.breaker(scope)));
+    await this.connection.run(() => this.client.del(this.keys.breaker(scope)));
   }
 
   async listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]> {
-    const members = await this.run(() => this.client.zrangebyscore(this.keys.approvalIndex(tenant), `(${now}`, '+inf'));
+    const members = await this.connection.run(() => this.client.zrangebyscore(this.keys.approvalIndex(tenant), `(${now}`, '+inf'));
     if (members.length === 0) return [];
     const pipeline = this.client.pipeline();
     for (const member of members) pipeline.hgetall(member);
-    const hashes = (await this.exec(pipeline)) as Record<string, string>[];
+    const hashes = (await this.connection.exec(pipeline)) as Record<string, string>[];
     return hashes
       .filter((hash) => hash.id !== undefined && Number(hash.expires_at) > now)
       .map(toApprovalRecord)
@@ -247,14 +192,12 @@ export class RedisStateStore implements StateStore {
     reason: string | undefined,
     now: number,
   ): Promise<ApprovalRecord | null> {
-    const recordKey = await this.run(() => this.client.get(this.keys.approvalId(id)));
+    const recordKey = await this.connection.run(() => this.client.get(this.keys.approvalId(id)));
     if (recordKey === null) return null;
     const args = [id, now, decision, tenant === null ? '1' : '0', tenant ?? '', ...(reason === undefined ? [] : [reason])];
     const flat = (await this.script('decide', [recordKey], args)) as string[] | null;
     if (flat === null) return null;
-    const hash: Record<string, string> = {};
-    for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
-    return toApprovalRecord(hash);
+    return toApprovalRecord(hashOf(flat));
   }
 
   async hit(
@@ -270,100 +213,17 @@ export class RedisStateStore implements StateStore {
   }
 
   async ping(): Promise<void> {
-    await this.run(() => this.client.ping());
+    await this.connection.run(() => this.client.ping());
   }
 
   /** Closes the connection the store opened; a `client` passed in stays its owner's. */
   async close(): Promise<void> {
-    if (!this.owned) return;
-    await this.client.quit().catch(() => this.client.disconnect());
+    await this.connection.close();
   }
 
   private script(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    return this.run(() => this.client[`toolgate_${name}`](keys.length, ...keys, ...args));
+    return this.connection.run(() => this.client[`toolgate_${name}`](keys.length, ...keys, ...args));
   }
-
-  private async exec(pipeline: ChainableCommander): Promise<unknown[]> {
-    const replies = await this.run(() => pipeline.exec());
-    return (replies ?? []).map(([error, reply]) => {
-      if (error) throw new StateUnavailableError(undefined, { cause: error });
-      return reply;
-    });
-  }
-
-  private async run<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      await this.connected();
-      return await operation();
-    } catch (error) {
-      throw error instanceof StateUnavailableError ? error : new StateUnavailableError(undefined, { cause: error });
-    }
-  }
-
-  /**
-   * Commands are never queued while disconnected. A call made while a
-   * connection attempt is under way (at start-up, or a reconnect) waits for
-   * that attempt, at most the connect timeout, instead of failing needlessly;
-   * between attempts it fails at once. Concurrent callers share one wait.
-   */
-  private async connected(): Promise<void> {
-    const client = this.client;
-    if (client.status === 'ready') return;
-    if (!CONNECTING.has(client.status)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
-    this.readyWait ??= new Promise<boolean>((resolve) => {
-      const done = (ready: boolean) => {
-        clearTimeout(timer);
-        client.off('ready', onReady).off('close', onClose);
-        this.readyWait = undefined;
-        resolve(ready);
-      };
-      const onReady = () => done(true);
-      const onClose = () => done(false);
-      const timer = setTimeout(done, this.connectTimeoutMs, false);
-      client.once('ready', onReady).once('close', onClose);
-      if (client.status === 'wait') client.connect().catch(() => undefined);
-    });
-    if (!(await this.readyWait)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
-  }
-}
-
-function breakerTtl(settings: { recoveryMs: number }): number {
-  return Math.max(BREAKER_MIN_TTL_MS, 2 * settings.recoveryMs);
-}
-
-function toAdmission(reply: AdmitReply): Admission {
-  switch (reply.o) {
-    case 'admitted':
-      return { outcome: 'admitted', lock: reply.lock === undefined ? null : JSON.parse(reply.lock), probe: reply.probe };
-    case 'replayed':
-      return { outcome: 'replayed', result: JSON.parse(reply.r) as StoredResult };
-    case 'approval_pending':
-      return { outcome: 'approval_pending', approvalId: reply.id };
-    case 'approval_denied':
-      return reply.reason === undefined
-        ? { outcome: 'approval_denied', approvalId: reply.id }
-        : { outcome: 'approval_denied', approvalId: reply.id, reason: reply.reason };
-    case 'circuit_open':
-    case 'rate_limited':
-      return { outcome: reply.o, retryAfterMs: reply.retry };
-    default:
-      return { outcome: reply.o };
-  }
-}
-
-function toApprovalRecord(hash: Record<string, string>): ApprovalRecord {
-  const record: ApprovalRecord = {
-    id: hash.id ?? '',
-    tenant: hash.tenant ?? '',
-    session_id: hash.session_id ?? '',
-    tool: hash.tool ?? '',
-    arguments: JSON.parse(hash.arguments ?? 'null'),
-    status: hash.status as ApprovalStatus,
-    created_at: Number(hash.created_at),
-    expires_at: Number(hash.expires_at),
-  };
-  if (hash.reason !== undefined) record.reason = hash.reason;
-  return record;
 }
 
 export function createRedisStateStore(options: RedisStateStoreOptions): RedisStateStore {

@@ -1,0 +1,78 @@
+import type { Admission, ApprovalRecord, ApprovalStatus, StoredResult } from '../state-store.js';
+
+// What the store's scripts are handed and answer, to and from the interface's types.
+
+/**
+ * A breaker key outlives twice its recovery time, so an open breaker never
+ * silently turns closed; failures nobody has added to for a day are forgotten.
+ */
+const BREAKER_MIN_TTL_MS = 86_400_000;
+
+export type AdmitReply =
+  | { o: 'admitted'; lock?: string; probe: boolean }
+  | { o: 'replayed'; r: string }
+  | { o: 'in_flight' | 'mismatch' }
+  | { o: 'approval_pending'; id: string }
+  | { o: 'approval_denied'; id: string; reason?: string }
+  | { o: 'circuit_open' | 'rate_limited'; retry: number };
+
+/** Scripts name their keys by 1-based KEYS index; a key several calls share is passed once. */
+export class KeyList {
+  readonly keys: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  add(key: string): number {
+    let at = this.index.get(key);
+    if (at === undefined) {
+      at = this.keys.push(key);
+      this.index.set(key, at);
+    }
+    return at;
+  }
+}
+
+export function breakerTtl(settings: { recoveryMs: number }): number {
+  return Math.max(BREAKER_MIN_TTL_MS, 2 * settings.recoveryMs);
+}
+
+export function toAdmission(reply: AdmitReply): Admission {
+  switch (reply.o) {
+    case 'admitted':
+      return { outcome: 'admitted', lock: reply.lock === undefined ? null : JSON.parse(reply.lock), probe: reply.probe };
+    case 'replayed':
+      return { outcome: 'replayed', result: JSON.parse(reply.r) as StoredResult };
+    case 'approval_pending':
+      return { outcome: 'approval_pending', approvalId: reply.id };
+    case 'approval_denied':
+      return reply.reason === undefined
+        ? { outcome: 'approval_denied', approvalId: reply.id }
+        : { outcome: 'approval_denied', approvalId: reply.id, reason: reply.reason };
+    case 'circuit_open':
+    case 'rate_limited':
+      return { outcome: reply.o, retryAfterMs: reply.retry };
+    default:
+      return { outcome: reply.o };
+  }
+}
+
+export function toApprovalRecord(hash: Record<string, string>): ApprovalRecord {
+  const record: ApprovalRecord = {
+    id: hash.id ?? '',
+    tenant: hash.tenant ?? '',
+    session_id: hash.session_id ?? '',
+    tool: hash.tool ?? '',
+    arguments: JSON.parse(hash.arguments ?? 'null'),
+    status: hash.status as ApprovalStatus,
+    created_at: Number(hash.created_at),
+    expires_at: Number(hash.expires_at),
+  };
+  if (hash.reason !== undefined) record.reason = hash.reason;
+  return record;
+}
+
+/** An HGETALL-style flat reply (`field, value, …`) as a hash. */
+export function hashOf(flat: readonly string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
+  return hash;
+}

@@ -1,0 +1,93 @@
+import { Redis, type ChainableCommander } from 'ioredis';
+import { StateUnavailableError } from '../state-store.js';
+
+/** ioredis states in which a connection attempt is under way (`wait`: a lazy client not yet asked to connect). */
+const CONNECTING = new Set(['wait', 'connecting', 'connect']);
+
+export type RedisConnectionOptions = ({ url: string; client?: never } | { client: Redis; url?: never }) & {
+  /** Bound on opening a connection, and so on how long a call waits for one before StateUnavailableError. Default 500. */
+  connectTimeoutMs?: number;
+  /** Bound on one command of a connection the store opens (a given `client` keeps its own). Default 500. */
+  commandTimeoutMs?: number;
+};
+
+/**
+ * The store's client and its rule for commands: none is queued while
+ * disconnected, and every failure leaves here as StateUnavailableError.
+ */
+export class RedisConnection {
+  readonly client: Redis;
+  private readonly owned: boolean;
+  private readonly connectTimeoutMs: number;
+  private lastError: unknown;
+  private readyWait: Promise<boolean> | undefined;
+
+  constructor(options: RedisConnectionOptions) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 500;
+    this.owned = options.client === undefined;
+    this.client =
+      options.client ??
+      new Redis(options.url, {
+        connectTimeout: this.connectTimeoutMs,
+        commandTimeout: options.commandTimeoutMs ?? 500,
+        // A command reported as failed must never run later: no queue while disconnected,
+        // no resending of commands that were in flight when the connection dropped,
+        // and those are failed as soon as it drops rather than after some reconnects.
+        enableOfflineQueue: false,
+        autoResendUnfulfilledCommands: false,
+        maxRetriesPerRequest: 0,
+        // Reconnect forever by itself, backing off to at most a second between attempts.
+        retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+      });
+    if (this.owned) this.client.on('error', (error: unknown) => (this.lastError = error));
+  }
+
+  async exec(pipeline: ChainableCommander): Promise<unknown[]> {
+    const replies = await this.run(() => pipeline.exec());
+    return (replies ?? []).map(([error, reply]) => {
+      if (error) throw new StateUnavailableError(undefined, { cause: error });
+      return reply;
+    });
+  }
+
+  async run<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      await this.connected();
+      return await operation();
+    } catch (error) {
+      throw error instanceof StateUnavailableError ? error : new StateUnavailableError(undefined, { cause: error });
+    }
+  }
+
+  /** Closes the connection the store opened; a `client` passed in stays its owner's. */
+  async close(): Promise<void> {
+    if (!this.owned) return;
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  /**
+   * Commands are never queued while disconnected. A call made while a
+   * connection attempt is under way (at start-up, or a reconnect) waits for
+   * that attempt, at most the connect timeout, instead of failing needlessly;
+   * between attempts it fails at once. Concurrent callers share one wait.
+   */
+  private async connected(): Promise<void> {
+    const client = this.client;
+    if (client.status === 'ready') return;
+    if (!CONNECTING.has(client.status)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
+    this.readyWait ??= new Promise<boolean>((resolve) => {
+      const done = (ready: boolean) => {
+        clearTimeout(timer);
+        client.off('ready', onReady).off('close', onClose);
+        this.readyWait = undefined;
+        resolve(ready);
+      };
+      const onReady = () => done(true);
+      const onClose = () => done(false);
+      const timer = setTimeout(done, this.connectTimeoutMs, false);
+      client.once('ready', onReady).once('close', onClose);
+      if (client.status === 'wait') client.connect().catch(() => undefined);
+    });
+    if (!(await this.readyWait)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
+  }
+}
