@@ -5,10 +5,9 @@ import { GatewayError } from '../protocol/errors.js';
 import { renderMessages } from '../protocol/messages.js';
 import { visiblePayload, type CallResult } from '../protocol/result.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
-import { replayOnto, requestFingerprint } from '../pipeline/idempotency.js';
+import { executeOnce } from '../pipeline/idempotency.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
-import { StateUnavailableError, type StoredResult } from '../state/state-store.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const SESSION_ID_MAX = 256;
@@ -16,11 +15,6 @@ const SESSION_ID_MAX = 256;
 interface ExecuteResponse {
   results: CallResult[];
   messages: unknown[];
-}
-
-/** An Idempotency-Key record: the results only, since the messages are rendered for each retry. */
-interface StoredResponse {
-  results: CallResult[];
 }
 
 function sessionIdOf(request: FastifyRequest, fromBody: string | undefined): string {
@@ -31,13 +25,6 @@ function sessionIdOf(request: FastifyRequest, fromBody: string | undefined): str
     return header;
   }
   return request.caller.keyId;
-}
-
-function stateUnavailable(): GatewayError {
-  return new GatewayError('STATE_UNAVAILABLE', {
-    message: 'The Idempotency-Key cannot be honoured while the state store is unreachable; nothing was run.',
-    retryAfterMs: 1_000,
-  });
 }
 
 /** The response's `messages`, rendered from its results in the request's format and bound to the request's call ids. */
@@ -60,58 +47,6 @@ function respond(envelope: ParsedEnvelope, results: CallResult[], serialized?: r
 }
 
 export function executeRoutes(deps: PipelineDeps) {
-  async function run(request: FastifyRequest, envelope: ParsedEnvelope, sessionId: string): Promise<ExecuteResponse> {
-    const ctx: ExecContext = { caller: request.caller, sessionId, log: request.log };
-    if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
-    const { results, serialized } = await executeCalls(envelope.calls, ctx, deps);
-    return respond(envelope, results, serialized);
-  }
-
-  /**
-   * Replays a whole response for clients whose model regenerates call ids on
-   * retry (contract 3.4): matched on what a retry keeps (requestFingerprint),
-   * answered with the retry's ids and in its format.
-   */
-  async function runOnce(request: FastifyRequest, given: string, envelope: ParsedEnvelope, sessionId: string): Promise<ExecuteResponse> {
-    const tenant = request.caller.tenant;
-    // Per API key: another key of the tenant (perhaps allowed fewer tools) must not be handed this key's response.
-    const key = `${request.caller.keyId}\n${given}`;
-    const fingerprint = requestFingerprint(sessionId, envelope.calls);
-    const leaseMs = deps.config.limits.tool_timeout_ms * deps.config.limits.calls_per_batch + 5_000;
-    let claim;
-    try {
-      claim = await deps.state.claimRequest(tenant, key, fingerprint, leaseMs);
-    } catch (err) {
-      if (!(err instanceof StateUnavailableError)) throw err;
-      deps.health.failed(err, request.log);
-      throw stateUnavailable();
-    }
-    if (claim.outcome === 'mismatch') {
-      throw new GatewayError('IDEMPOTENCY_MISMATCH', {
-        message: 'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order) or another session.',
-      });
-    }
-    const replayed = (stored: StoredResult) => respond(envelope, replayOnto((stored as unknown as StoredResponse).results, envelope.calls));
-    if (claim.outcome === 'done') return replayed(claim.response);
-    if (claim.outcome === 'in_flight') {
-      const response = await deps.state.awaitRequest(tenant, key, deps.config.limits.tool_timeout_ms);
-      if (response) return replayed(response);
-      throw new GatewayError('REQUEST_IN_PROGRESS', { retryAfterMs: 1_000 });
-    }
-    let response: ExecuteResponse;
-    try {
-      response = await run(request, envelope, sessionId);
-    } catch (err) {
-      await deps.state.releaseRequest(tenant, key).catch(() => undefined);
-      throw err;
-    }
-    const stored: StoredResponse = { results: response.results };
-    await deps.state
-      .completeRequest(tenant, key, stored as unknown as StoredResult, deps.config.state.replay_ttl_ms)
-      .catch((err: unknown) => request.log.warn({ err }, 'could not store the response for its Idempotency-Key'));
-    return response;
-  }
-
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.post(
       '/execute',
@@ -138,8 +73,11 @@ export function executeRoutes(deps: PipelineDeps) {
         if (envelope.mode === 'async') {
           throw new GatewayError('BAD_REQUEST', { message: 'mode "async" is not available on this gateway; send the batch synchronously.' });
         }
-        const sessionId = sessionIdOf(request, envelope.sessionId);
-        return key === undefined ? run(request, envelope, sessionId) : runOnce(request, key, envelope, sessionId);
+        const ctx: ExecContext = { caller: request.caller, sessionId: sessionIdOf(request, envelope.sessionId), log: request.log };
+        if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
+        const { results, serialized } =
+          key === undefined ? await executeCalls(envelope.calls, ctx, deps) : await executeOnce(key, envelope.calls, ctx, deps);
+        return respond(envelope, results, serialized);
       },
     );
   };

@@ -1,6 +1,82 @@
-import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
 import type { NormalizedCall } from '../protocol/calls/index.js';
+import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
+import { GatewayError } from '../protocol/errors.js';
 import { asReplayed, type CallResult } from '../protocol/result.js';
+import { StateUnavailableError, type StoredResult } from '../state/state-store.js';
+import { executeCalls } from './run-batch.js';
+import type { ExecContext, PipelineDeps } from './types.js';
+
+/** What a request is answered from: its results and, for a batch that ran, what the model sees of each. */
+export interface RequestOutcome {
+  results: CallResult[];
+  serialized?: readonly string[];
+}
+
+/** An Idempotency-Key record: the results only, since the messages are rendered for each retry. */
+interface StoredResponse {
+  results: CallResult[];
+}
+
+/**
+ * Run a request under its Idempotency-Key, or replay the whole response of
+ * the request that ran under it, for clients whose model regenerates call ids
+ * on retry (contract 3.4): matched on what a retry keeps (requestFingerprint),
+ * answered with the retry's ids (replayOnto). One run per key: a retry while
+ * it runs waits for its response; a run that fails frees the key.
+ */
+export async function executeOnce(
+  given: string,
+  calls: readonly NormalizedCall[],
+  ctx: ExecContext,
+  deps: PipelineDeps,
+): Promise<RequestOutcome> {
+  const tenant = ctx.caller.tenant;
+  // Per API key: another key of the tenant (perhaps allowed fewer tools) must not be handed this key's response.
+  const key = `${ctx.caller.keyId}\n${given}`;
+  const fingerprint = requestFingerprint(ctx.sessionId, calls);
+  const leaseMs = deps.config.limits.tool_timeout_ms * deps.config.limits.calls_per_batch + 5_000;
+  let claim;
+  try {
+    claim = await deps.state.claimRequest(tenant, key, fingerprint, leaseMs);
+  } catch (err) {
+    if (!(err instanceof StateUnavailableError)) throw err;
+    deps.health.failed(err, ctx.log);
+    throw stateUnavailable();
+  }
+  if (claim.outcome === 'mismatch') {
+    throw new GatewayError('IDEMPOTENCY_MISMATCH', {
+      message: 'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order) or another session.',
+    });
+  }
+  const replayed = (stored: StoredResult): RequestOutcome => ({
+    results: replayOnto((stored as unknown as StoredResponse).results, calls),
+  });
+  if (claim.outcome === 'done') return replayed(claim.response);
+  if (claim.outcome === 'in_flight') {
+    const response = await deps.state.awaitRequest(tenant, key, deps.config.limits.tool_timeout_ms);
+    if (response) return replayed(response);
+    throw new GatewayError('REQUEST_IN_PROGRESS', { retryAfterMs: 1_000 });
+  }
+  let outcome: RequestOutcome;
+  try {
+    outcome = await executeCalls(calls, ctx, deps);
+  } catch (err) {
+    await deps.state.releaseRequest(tenant, key).catch(() => undefined);
+    throw err;
+  }
+  const stored: StoredResponse = { results: outcome.results };
+  await deps.state
+    .completeRequest(tenant, key, stored as unknown as StoredResult, deps.config.state.replay_ttl_ms)
+    .catch((err: unknown) => ctx.log.warn({ err }, 'could not store the response for its Idempotency-Key'));
+  return outcome;
+}
+
+function stateUnavailable(): GatewayError {
+  return new GatewayError('STATE_UNAVAILABLE', {
+    message: 'The Idempotency-Key cannot be honoured while the state store is unreachable; nothing was run.',
+    retryAfterMs: 1_000,
+  });
+}
 
 /**
  * What a retry of the same request keeps: the session, then each call's
