@@ -1,6 +1,9 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { ERROR_CODES, GatewayError, isGatewayError, type ErrorCode } from '../protocol/errors.js';
 import { StateUnavailableError } from '../state/state-store.js';
+import { newRequestId } from './plugins/request-id.js';
 
 /** Fastify's own errors that are the client's fault, mapped to our codes (JSON bodies: see json-body.ts). */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -80,7 +83,39 @@ export function gatewayErrorOf(err: FastifyError, request: FastifyRequest): Gate
 /** One error shape for every route but /mcp, which answers in JSON-RPC (src/http/mcp.ts). */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => sendError(reply, gatewayErrorOf(err, request)));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new GatewayError('NOT_FOUND', { message: `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}.` })),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, noRoute(request)));
 }
+
+export function noRoute(request: FastifyRequest): GatewayError {
+  return new GatewayError('NOT_FOUND', { message: `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}.` });
+}
+
+/**
+ * fastify options: the error envelope and `x-request-id` also for what
+ * fastify answers before any route or hook runs (contract 1): a URL the
+ * router cannot decode or a path parameter over its length limit
+ * (`frameworkErrors`), and a request Node's HTTP parser refuses
+ * (`clientErrorHandler`, which has no request object, so the id is new).
+ */
+export const frameworkErrorOptions = {
+  frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    if (error.code === 'FST_ERR_ASYNC_CONSTRAINT') return sendError(reply, new GatewayError('INTERNAL'));
+    const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter of the URL is too long.' : 'The URL is not valid (bad percent-encoding).';
+    return sendError(reply, new GatewayError('BAD_REQUEST', { message }));
+  },
+  clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+    // A reset connection has no one left to answer (Node's own rule).
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const message = status === 408 ? 'The request took too long to arrive.' : status === 431 ? 'The request headers are too large.' : 'The request is not valid HTTP.';
+    const body = JSON.stringify({ error: { code: 'BAD_REQUEST', message } });
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${newRequestId()}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(err);
+  },
+};
