@@ -1,23 +1,6 @@
 import { isRecord, own } from '../../protocol/json.js';
 import type { JsonSchema } from '../../tools/tool.js';
-import {
-  appendNote,
-  arrayOf,
-  copyKeys,
-  enumValues,
-  flattenAllOf,
-  inlineRef,
-  isNullSchema,
-  isString,
-  mapEntries,
-  merge,
-  newScope,
-  noteDefault,
-  typeList,
-  typeOfValues,
-  type Node,
-  type Scope,
-} from './schema-walk.js';
+import { appendNote, arrayOf, copyKeys, enumValues, flattenAllOf, inlineRef, isNullSchema, isString, mapEntries, merge, newScope, noteDefault, typeList, typeOfValues, type Node, type Scope } from './schema-walk.js';
 import type { ToolSchemaSource } from './source.js';
 
 /** A Gemini function declaration; `parameters` is left out for a tool without arguments. */

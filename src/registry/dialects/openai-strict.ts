@@ -1,23 +1,6 @@
 import { isRecord, own } from '../../protocol/json.js';
 import type { JsonSchema } from '../../tools/tool.js';
-import {
-  arrayOf,
-  copyKeys,
-  enumValues,
-  flattenAllOf,
-  inlineRef,
-  isNullSchema,
-  isString,
-  mapEntries,
-  newScope,
-  noteDefault,
-  put,
-  typeList,
-  typeOfValues,
-  without,
-  type Node,
-  type Scope,
-} from './schema-walk.js';
+import { arrayOf, copyKeys, enumValues, flattenAllOf, inlineRef, isNullSchema, isString, mapEntries, newScope, noteDefault, put, typeList, typeOfValues, without, type Node, type Scope } from './schema-walk.js';
 
 // OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/
 // guides/structured-outputs, 2025–2026 text): types string, number, boolean,
