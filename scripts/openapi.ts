@@ -8,7 +8,7 @@ import { configFrom } from '../src/config/load.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { createRegistry, registryDefaults } from '../src/registry/registry.js';
 import { createFsSpillStore } from '../src/spill/fs.js';
-import { systemClock } from '../src/state/clock.js';
+import { systemClock } from '../src/shared/clock.js';
 import { createMemoryStateStore } from '../src/state/memory/index.js';
 import { createBuiltinTools } from '../src/tools/builtin/index.js';
 

@@ -23,7 +23,7 @@ import type { PipelineDeps } from './pipeline/types.js';
 import { WIRE_SCHEMAS } from './protocol/schemas.js';
 import type { ToolRegistry } from './registry/registry.js';
 import type { SpillStore } from './spill/spill-store.js';
-import type { Clock } from './state/clock.js';
+import type { Clock } from './shared/clock.js';
 import type { StateStore } from './state/state-store.js';
 
 /** Everything the app uses from outside; tests pass memory stores, a manual clock and their own registry. */
@@ -83,7 +83,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys },
   };
 
-  // JSON only: fastify would otherwise hand text/plain bodies to the routes as strings (contract 1: 415).
+  // JSON only: fastify would otherwise hand text/plain bodies to the routes as strings; anything else is 415.
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
   for (const schema of WIRE_SCHEMAS) app.addSchema(schema);

@@ -4,7 +4,7 @@ import { inspectConfig, isLoopback } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { loggerOptions } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
-import { systemClock } from './state/clock.js';
+import { systemClock } from './shared/clock.js';
 import { createMemoryStateStore } from './state/memory/index.js';
 import { createRedisStateStore } from './state/redis/index.js';
 import type { StateStore } from './state/state-store.js';

@@ -8,7 +8,7 @@ import { unreachableRules, type ToolShape } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { createSpillStore } from './spill/index.js';
 import type { SpillStore } from './spill/spill-store.js';
-import { systemClock } from './state/clock.js';
+import { systemClock } from './shared/clock.js';
 import type { HttpDispatchers } from './tools/http/index.js';
 import { inspectTools } from './tools/index.js';
 import type { Tool } from './tools/tool.js';

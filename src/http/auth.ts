@@ -6,7 +6,7 @@ import type { Config, KeyConfig } from '../config/schema.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import type { Caller } from '../pipeline/types.js';
-import type { Clock } from '../state/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { StateUnavailableError, type StateStore } from '../state/state-store.js';
 
 export type Scope = 'execute' | 'admin';

@@ -92,7 +92,7 @@ export function noRoute(request: FastifyRequest): GatewayError {
 
 /**
  * fastify options: the error envelope and `x-request-id` also for what
- * fastify answers before any route or hook runs (contract 1): a URL the
+ * fastify answers before any route or hook runs, so that these too carry an `x-request-id` and our error envelope: a URL the
  * router cannot decode or a path parameter over its length limit
  * (`frameworkErrors`), and a request Node's HTTP parser refuses
  * (`clientErrorHandler`, which has no request object, so the id is new).

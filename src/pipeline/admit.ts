@@ -43,7 +43,7 @@ function stateUnavailable(message: string): GatewayError {
   return new GatewayError('STATE_UNAVAILABLE', { message, retryAfterMs: 1_000, suggestion: 'Retry shortly.' });
 }
 
-/** Whether a call cannot run safely without the state store (contract 3.5, STATE_UNAVAILABLE). */
+/** Whether a call cannot run safely without the state store (lock injection, replay of a side-effecting call): those answer STATE_UNAVAILABLE, read-only calls still run. */
 function needsState(request: AdmitRequest): boolean {
   return request.replay !== undefined || request.approval !== undefined || request.lockPath !== undefined;
 }

@@ -1,5 +1,6 @@
 /**
- * The output budgets of contract section 5. A budget counts the UTF-8 bytes of
+ * The output budgets: per call (default 50 KB) and per batch (default
+ * 200 KB). A budget counts the UTF-8 bytes of
  * `JSON.stringify(visiblePayload(payload))`, the string that becomes a tool
  * message's content (the truncation record without the store's `uri`).
  *
@@ -9,7 +10,7 @@
  *   `status` becomes `partial` unless it is `error`. `data` stays while the payload
  *   with an empty text still fits, and is dropped otherwise.
  * - A payload is spilled at most once, before its first cut. The spill holds
- *   the call's whole `text` (contract 5: /outputs serves the full text), so a
+ *   the call's whole `text` (/outputs serves the full text), so a
  *   later, deeper cut (the batch budget) reuses the record. `data` is small
  *   metadata or the text parsed (an HTTP tool's JSON body), so a `data` too
  *   big to keep loses nothing the spilled text does not hold.

@@ -1,5 +1,5 @@
 /**
- * Where a cut output ends and what its last line says (contract 5). A cut
+ * Where a cut output ends and what its last line says: how the model gets the rest. A cut
  * keeps whole lines, so it never ends mid-line nor inside a character, and
  * the kept lines are followed by one note line telling the model how to get
  * the rest: the tool's own way where it has one (Read: the `offset` to

@@ -20,7 +20,7 @@ interface StoredResponse {
 /**
  * Run a request under its Idempotency-Key, or replay the whole response of
  * the request that ran under it, for clients whose model regenerates call ids
- * on retry (contract 3.4): matched on what a retry keeps (requestFingerprint),
+ * on retry: matched on what a retry keeps (requestFingerprint),
  * answered with the retry's ids (replayOnto). One run per key: a retry while
  * it runs waits for its response; a run that fails frees the key.
  */

@@ -6,7 +6,7 @@ import { fingerprintOf } from './gates/replay.js';
 import { validateGate } from './gates/validate.js';
 import type { ExecContext, LocalGate, PipelineDeps, PlannedCall } from './types.js';
 
-/** Gates 1-3, which need no shared state, in the contract's order; gate 4 (permission) follows once the spellings are known. */
+/** Gates 1-3, which need no shared state, in order (parse, lookup, validate); gate 4 (permission) follows once the spellings are known. */
 const BEFORE_PERMISSION: readonly LocalGate[] = [parseGate, lookupGate, validateGate];
 
 interface Planning {

@@ -4,9 +4,9 @@ import type { Metrics } from '../observability/metrics.js';
 import type { GatewayError } from '../protocol/errors.js';
 import type { RegisteredTool, ToolRegistry } from '../registry/registry.js';
 import type { SpillStore } from '../spill/spill-store.js';
-import type { Clock } from '../state/clock.js';
+import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
-import type { RateLimitSettings } from '../tools/tool.js';
+import type { RateLimitSettings } from '../shared/settings.js';
 import type { Policy } from './gates/permission.js';
 import type { StateHealth } from './state-health.js';
 

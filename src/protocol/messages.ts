@@ -1,6 +1,6 @@
 import type { CallFormat } from './calls/index.js';
 
-/** One finished call, as the `messages` of the response need it (contract 3.2). */
+/** One finished call, as the `messages` of the response need it: one per call, in request order. */
 export interface ToolResultInput {
   tool_call_id: string;
   name: string;

@@ -2,7 +2,7 @@ import type { CallError } from './errors.js';
 
 export type CallStatus = 'success' | 'partial' | 'error';
 
-/** Where a cut output can be read whole (contract 5). */
+/** Where a cut output can be read whole: the store's own address (`uri`, for operators) and the `/outputs/{id}` url. */
 export interface TruncationRecord {
   original_bytes: number;
   uri: string;
@@ -10,7 +10,7 @@ export interface TruncationRecord {
   sha256: string;
 }
 
-/** The `truncated` record the model sees: where to fetch the rest, never the store's own address (contract 3.2). */
+/** The `truncated` record the model sees: where to fetch the rest, never the store's own address. */
 export type VisibleTruncation = Omit<TruncationRecord, 'uri'>;
 
 /**

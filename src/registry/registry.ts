@@ -1,7 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Config } from '../config/schema.js';
-import type { BreakerSettings, RateLimitSettings, Tool } from '../tools/tool.js';
+import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
+import type { Tool } from '../tools/tool.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

@@ -4,7 +4,7 @@ import { mkdir, open, readFile, readdir, rename, rm, stat as fileStat, writeFile
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import type { Clock } from '../state/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { TenantQuota, type QuotaEntry } from './quota.js';
 import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Clock } from '../state/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { createFsSpillStore } from './fs.js';
 import type { SpillStore } from './spill-store.js';
 

@@ -1,4 +1,4 @@
-import type { BreakerSettings } from '../tools/tool.js';
+import type { BreakerSettings } from '../shared/settings.js';
 
 /** mtime and size of a file as a Read saw it; the lock an Edit or Write is checked against. */
 export interface LockMeta {
@@ -100,8 +100,6 @@ export interface StateStore {
   settle(requests: SettleRequest[], now: number): Promise<void>;
   /** Wait for the stored result of a call another request is running; null when `timeoutMs` passes first. */
   awaitResult(ref: CallRef, timeoutMs: number): Promise<StoredResult | null>;
-  /** Give up a replay lease without a result (the admitted call was never executed). */
-  releaseCall(ref: CallRef): Promise<void>;
 
   claimRequest(tenant: string, key: string, fingerprint: string, leaseMs: number): Promise<RequestClaim>;
   completeRequest(tenant: string, key: string, response: StoredResult, ttlMs: number): Promise<void>;

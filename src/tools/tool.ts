@@ -1,17 +1,8 @@
 import type { SpillRecord } from '../spill/spill-store.js';
-import type { ErrorCode } from '../protocol/errors.js';
+import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
 
 /** A JSON Schema object describing a tool's arguments (always `type: "object"`). */
 export type JsonSchema = Record<string, unknown>;
-
-export interface BreakerSettings {
-  failureThreshold: number;
-  recoveryMs: number;
-}
-
-export interface RateLimitSettings {
-  perMinute: number;
-}
 
 /**
  * How a tool takes part in optimistic locking. A `read` tool reports the
@@ -92,9 +83,3 @@ export interface Tool {
   resumeHint?(kept: string, rest: string): string | undefined;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
-
-/** Codes a tool may fail with; the pipeline owns the others. */
-export type ToolErrorCode = Extract<
-  ErrorCode,
-  'NOT_FOUND' | 'CONFLICT' | 'UPSTREAM_ERROR' | 'EXECUTION_FAILED' | 'RATE_LIMITED' | 'TIMEOUT' | 'INVALID_ARGS' | 'PERMISSION_DENIED'
->;

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { SpillStore } from '../../src/spill/spill-store.js';
-import { ManualClock } from '../../src/state/clock.js';
+import { ManualClock } from '../../src/shared/clock.js';
 
 export interface SpillQuotaOptions {
   ttlMs: number;

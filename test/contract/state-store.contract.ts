@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../src/state/clock.js';
+import type { ManualClock } from '../../src/shared/clock.js';
 import type { Admission, AdmitRequest, SettleRequest, StateStore } from '../../src/state/state-store.js';
 
 /** A fresh, isolated store whose `now`-less operations read `clock`. */
@@ -118,15 +118,6 @@ export function describeStateStore(name: string, make: () => Promise<StateStoreH
         expect((await admit1(call({ replay: LEASE }))).outcome).toBe('admitted');
       });
 
-      it('releaseCall drops a lease without a result but never a stored result', async () => {
-        await admit1(call({ replay: LEASE }));
-        await store.releaseCall({ tenant: TENANT, sessionId: 's1', callId: 'c1' });
-        expect((await admit1(call({ replay: LEASE }))).outcome).toBe('admitted');
-        await settle(outcome('success', { replay: { result: { text: 'x' }, ttlMs: 60_000 } }));
-        await store.releaseCall({ tenant: TENANT, sessionId: 's1', callId: 'c1' });
-        expect((await admit1(call({ replay: LEASE }))).outcome).toBe('replayed');
-      });
-
       it('lets later requests of a batch see the lease an earlier one took', async () => {
         const answers = await store.admit([call({ replay: LEASE }), call({ replay: LEASE })], clock.now());
         expect(answers.map((a) => a.outcome)).toEqual(['admitted', 'in_flight']);
@@ -163,13 +154,6 @@ export function describeStateStore(name: string, make: () => Promise<StateStoreH
         await admit1(call({ replay: LEASE }));
         clock.advance(LEASE.leaseMs);
         expect(await store.awaitResult(ref, 5000)).toBeNull();
-      });
-
-      it('returns null when the runner releases its lease', async () => {
-        await admit1(call({ replay: LEASE }));
-        const waiting = store.awaitResult(ref, 5000);
-        setTimeout(() => void store.releaseCall(ref), 20);
-        expect(await waiting).toBeNull();
       });
     });
 

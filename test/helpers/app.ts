@@ -10,7 +10,7 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { createRegistry, registryDefaults } from '../../src/registry/registry.js';
 import { createFsSpillStore } from '../../src/spill/fs.js';
 import type { SpillStore } from '../../src/spill/spill-store.js';
-import { ManualClock } from '../../src/state/clock.js';
+import { ManualClock } from '../../src/shared/clock.js';
 import { createMemoryStateStore } from '../../src/state/memory/index.js';
 import type { StateStore } from '../../src/state/state-store.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';

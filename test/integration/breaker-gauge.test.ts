@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { configFrom } from '../../src/config/load.js';
-import { ManualClock } from '../../src/state/clock.js';
+import { ManualClock } from '../../src/shared/clock.js';
 import { createMemoryStateStore } from '../../src/state/memory/index.js';
 import { createRedisStateStore } from '../../src/state/redis/index.js';
 import type { StateStore } from '../../src/state/state-store.js';

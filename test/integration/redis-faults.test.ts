@@ -3,7 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { configFrom } from '../../src/config/load.js';
-import { ManualClock } from '../../src/state/clock.js';
+import { ManualClock } from '../../src/shared/clock.js';
 import { createRedisStateStore, type RedisStateStore } from '../../src/state/redis/index.js';
 import { buildTestApp, execute, type TestApp } from '../helpers/app.js';
 import { OwnRedis, waitFor } from '../helpers/redis.js';

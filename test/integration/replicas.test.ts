@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { configFrom } from '../../src/config/load.js';
 import { GatewayError } from '../../src/protocol/errors.js';
-import { ManualClock } from '../../src/state/clock.js';
+import { ManualClock } from '../../src/shared/clock.js';
 import { createRedisStateStore } from '../../src/state/redis/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../helpers/app.js';

@@ -10,7 +10,7 @@ export function installInflightCap(app: FastifyInstance, limit: number): void {
   let inflight = 0;
   const admitted = new WeakSet<object>();
   app.addHook('onRequest', async (request) => {
-    // Liveness is "200 while the process serves" (contract 1), also when the cap is reached.
+    // Liveness is "200 while the process serves" (that is all it promises), also when the cap is reached.
     if (request.routeOptions.url === '/healthz') return;
     if (inflight >= limit) throw new GatewayError('OVERLOADED', { retryAfterMs: 1_000 });
     inflight += 1;

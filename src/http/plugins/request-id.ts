@@ -17,7 +17,7 @@ export const requestIdOptions = {
 };
 
 /**
- * `x-request-id` on every response (contract 1). Registered first among the
+ * `x-request-id` on every response, errors included. Registered first among the
  * request hooks, so that a request refused by a later one carries it too.
  */
 export function installRequestId(app: FastifyInstance): void {

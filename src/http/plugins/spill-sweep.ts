@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { SpillStore } from '../../spill/spill-store.js';
-import type { Clock } from '../../state/clock.js';
+import type { Clock } from '../../shared/clock.js';
 
 const SPILL_SWEEP_MAX_MS = 10 * 60_000;
 

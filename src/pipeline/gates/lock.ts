@@ -28,8 +28,8 @@ function pathArg(call: PlannedCall): string | undefined {
 
 /**
  * Gate 5, first half: a write the caller sent without `expected_mtime_ms` asks
- * for the session's last Read of its path (contract 3.5: the caller's
- * `expected_size_bytes` alone does not stop the injection).
+ * for the session's last Read of its path (the caller's
+ * `expected_size_bytes` alone does not stop the injection: only an mtime does).
  */
 export function lockPathToFetch(call: PlannedCall): string | undefined {
   if (call.entry!.tool.lock?.role !== 'write') return undefined;

@@ -33,7 +33,7 @@ function defaultId(): string {
 }
 
 /**
- * Parse a POST /execute body (contract 3.1) into its calls and envelope fields.
+ * Parse a POST /execute body (any of the accepted body shapes) into its calls and envelope fields.
  *
  * Bodies: a bare array of calls or Responses output items; `{"tool_calls":[...], ...envelope}`;
  * an OpenAI assistant message, or a chat completion / choice holding one; an

@@ -9,7 +9,7 @@ const INCOMPLETE_REASONS = new Set(['length', 'max_tokens', 'model_context_windo
 
 /**
  * Every finish/stop reason in the body. A token-limit stop means the last
- * call's arguments may be cut off, so nothing may run (contract 3.1).
+ * call's arguments may be cut off, so nothing may run: partial arguments are never executed.
  */
 export function checkStopReasons(body: unknown): string | undefined {
   let first: string | undefined;

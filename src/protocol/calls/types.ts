@@ -1,7 +1,7 @@
 /** The provider dialect the response's `messages` are rendered in. */
 export type CallFormat = 'openai' | 'responses' | 'anthropic' | 'gemini';
 
-/** The wire shape one call arrived in (contract 3.1). */
+/** The wire shape one call arrived in: OpenAI, flat, Anthropic, Gemini or Responses. */
 export type CallShape = 'openai' | 'flat' | 'anthropic' | 'gemini' | 'responses';
 
 /** One tool call of a batch, whatever shape it arrived in. */

@@ -9,7 +9,7 @@ export interface McpTool {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean };
 }
 
-/** MCP `tools`: a concurrency-safe tool is a read-only one (contract 3.3). */
+/** MCP `tools`: a concurrency-safe tool is a read-only one (`readOnlyHint`). */
 export function toMcp(tools: readonly ToolSchemaSource[]): McpTool[] {
   return tools.map((tool) => ({
     name: tool.name,

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import type {
   Admission,
   AdmitRequest,
@@ -104,10 +104,6 @@ export class MemoryStateStore implements StateStore {
 
   async awaitResult(ref: CallRef, timeoutMs: number): Promise<StoredResult | null> {
     return this.awaitOnce(callKey(ref), timeoutMs);
-  }
-
-  async releaseCall(ref: CallRef): Promise<void> {
-    this.release(callKey(ref));
   }
 
   async claimRequest(tenant: string, key: string, fingerprint: string, leaseMs: number): Promise<RequestClaim> {

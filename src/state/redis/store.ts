@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { byCreation, newApprovalId } from '../approval-records.js';
 import { circuitView } from '../circuit-view.js';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import { windowStart, windowVerdict } from '../rate-window.js';
 import type {
   Admission,
@@ -112,10 +112,6 @@ export class RedisStateStore implements StateStore {
 
   awaitResult(ref: CallRef, timeoutMs: number): Promise<StoredResult | null> {
     return this.awaitOnce(this.keys.call(ref), timeoutMs);
-  }
-
-  async releaseCall(ref: CallRef): Promise<void> {
-    await this.script('release', [this.keys.call(ref)], []);
   }
 
   async claimRequest(tenant: string, key: string, fingerprint: string, leaseMs: number): Promise<RequestClaim> {

@@ -51,7 +51,7 @@ export function transportFailure(err: unknown): TransportFailure | undefined {
 /**
  * Map an error thrown while running an HTTP tool to the call's error.
  *
- * Breaker rule (contract 3.5 step 9) — the pipeline counts a failure when:
+ * Breaker rule (the record step after execute) — the pipeline counts a failure when:
  * - `TIMEOUT` (the deadline passed, or the upstream stalled past it);
  * - `UPSTREAM_ERROR` with `details.status` ≥ 500 (see `statusFailure`);
  * - `UPSTREAM_ERROR` with no `details.status`: a transport failure, with

@@ -82,7 +82,7 @@ function redirected(from: Target, status: number, location: string, secretHeader
 }
 
 /**
- * An HTTP tool from its config entry (contract 4). Throws a plain Error at
+ * An HTTP tool from its config entry (`tools:` in the config file). Throws a plain Error at
  * creation — a start-up problem — naming every fault: a URL template that
  * could let an argument change the origin, a placeholder missing from the
  * parameters, an unset environment variable.

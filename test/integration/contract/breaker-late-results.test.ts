@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { ManualClock } from '../../../src/state/clock.js';
+import { ManualClock } from '../../../src/shared/clock.js';
 import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import { createRedisStateStore } from '../../../src/state/redis/index.js';
 import type { AdmitRequest, SettleRequest, StateStore } from '../../../src/state/state-store.js';

@@ -10,7 +10,7 @@ import { configFrom } from '../../../src/config/load.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { createRegistry, registryDefaults } from '../../../src/registry/registry.js';
 import { createFsSpillStore } from '../../../src/spill/fs.js';
-import { ManualClock } from '../../../src/state/clock.js';
+import { ManualClock } from '../../../src/shared/clock.js';
 import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import { createHttpDispatchers } from '../../../src/tools/http/index.js';
 import { loadTools } from '../../../src/tools/index.js';

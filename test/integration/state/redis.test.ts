@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ManualClock } from '../../../src/state/clock.js';
+import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore } from '../../../src/state/redis/index.js';
 import { StateUnavailableError, type AdmitRequest, type StateStore } from '../../../src/state/state-store.js';
 import { describeStateStore } from '../../contract/state-store.contract.js';
@@ -142,7 +142,6 @@ describe.skipIf(!redisBinary)('RedisStateStore on a server of its own', () => {
         admit: () => s.admit([call()], now),
         settle: () => s.settle([{ ...ref, tool: 'Edit', breaker: { ...BREAKER, outcome: 'success', probe: false } }], now),
         awaitResult: () => s.awaitResult(ref, 5000),
-        releaseCall: () => s.releaseCall(ref),
         claimRequest: () => s.claimRequest('acme', 'k', 'f', 1000),
         completeRequest: () => s.completeRequest('acme', 'k', {}, 1000),
         releaseRequest: () => s.releaseRequest('acme', 'k'),

@@ -10,7 +10,7 @@ import { createReadTool } from '../../../src/tools/builtin/read.js';
 import type { CallError } from '../../../src/protocol/errors.js';
 import type { Payload } from '../../../src/protocol/result.js';
 import { createFsSpillStore } from '../../../src/spill/fs.js';
-import { ManualClock } from '../../../src/state/clock.js';
+import { ManualClock } from '../../../src/shared/clock.js';
 
 const KB = 1024;
 const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsSpillStore, type FsSpillStore } from '../../../src/spill/fs.js';
 import { createSpillStore } from '../../../src/spill/index.js';
-import { ManualClock } from '../../../src/state/clock.js';
+import { ManualClock } from '../../../src/shared/clock.js';
 import { describeSpillQuota } from '../../contract/spill-quota.contract.js';
 
 const TTL = 60_000;

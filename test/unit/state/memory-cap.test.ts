@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
-import { ManualClock } from '../../../src/state/clock.js';
+import { ManualClock } from '../../../src/shared/clock.js';
 import { createMemoryStateStore, type MemoryStateStore } from '../../../src/state/memory/index.js';
 import type { AdmitRequest } from '../../../src/state/state-store.js';
 

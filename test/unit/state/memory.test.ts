@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../../src/state/clock.js';
+import { ManualClock } from '../../../src/shared/clock.js';
 import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import { describeStateStore } from '../../contract/state-store.contract.js';
 
