@@ -1,6 +1,53 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Which folders of src/ each folder may import: requests flow down
+ * http → pipeline → registry/tools/state/spill → protocol, and config,
+ * policy and shared are below everything that reads them. A folder not
+ * listed for another is off limits to it, and so are the entry points
+ * (app, server, cli, startup) for every folder.
+ */
+const LAYERS = {
+  shared: [],
+  protocol: ['shared'],
+  policy: ['shared', 'protocol'],
+  config: ['shared', 'protocol', 'policy'],
+  observability: ['shared', 'protocol', 'config'],
+  spill: ['shared', 'protocol', 'config', 'observability'],
+  state: ['shared', 'protocol', 'config', 'observability'],
+  tools: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill'],
+  registry: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools'],
+  pipeline: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry'],
+  http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline'],
+};
+const ENTRY_POINTS = ['app', 'server', 'cli', 'startup'];
+
+// Every import in src/ is relative, so a file `depth` folders below src/ leaves its own folder with `depth` `../`.
+const layerRules = Object.entries(LAYERS).flatMap(([folder, allowed]) => {
+  const forbidden = Object.keys(LAYERS).filter((other) => other !== folder && !allowed.includes(other));
+  return [1, 2, 3].map((depth) => {
+    const up = '\\.\\./'.repeat(depth);
+    return {
+      files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                regex: `^${up}(${forbidden.join('|')})(/|$)`,
+                message: `src/${folder} may import only from ${allowed.join(', ') || 'nothing else in src'} (see LAYERS in eslint.config.js).`,
+              },
+              { regex: `^${up}(${ENTRY_POINTS.join('|')})\\.js$`, message: 'The entry points import the layers, never the other way round.' },
+            ],
+          },
+        ],
+      },
+    };
+  });
+});
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'workspace/**', 'coverage/**'] },
   js.configs.recommended,
@@ -12,6 +59,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
+  ...layerRules,
   {
     files: ['scripts/**', 'bench/**', 'examples/**'],
     rules: { 'no-console': 'off' },
