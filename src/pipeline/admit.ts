@@ -1,5 +1,5 @@
 import { GatewayError } from '../protocol/errors.js';
-import { StateUnavailableError, type AdmitRequest, type Admission, type StoredResult } from '../state/state-store.js';
+import { StateUnavailableError, type AdmitRequest, type Admission, type CallRef, type StoredResult } from '../state/state-store.js';
 import { approvalDeniedError, approvalPart, approvalPendingError } from './gates/approval.js';
 import { breakerPart, circuitOpenError } from './gates/breaker.js';
 import { injectLock, lockPathToFetch } from './gates/lock.js';
@@ -18,16 +18,15 @@ export function callTimeout(call: PlannedCall, ctx: ExecContext): number {
   return ctx.timeoutMs === undefined ? own : Math.min(own, ctx.timeoutMs);
 }
 
+/** Which call of whose session a request to the store is about; admit and settle both start from it. */
+export function storeCall(call: PlannedCall, ctx: ExecContext): CallRef & { tool: string } {
+  return { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id, tool: call.entry!.name };
+}
+
 /** Each stateful gate's part of the one request, in the order the store checks them. */
 function admitRequest(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): AdmitRequest {
   const entry = call.entry!;
-  const request: AdmitRequest = {
-    tenant: ctx.caller.tenant,
-    sessionId: ctx.sessionId,
-    callId: call.id,
-    tool: entry.name,
-    breaker: breakerPart(entry, ctx.caller, deps),
-  };
+  const request: AdmitRequest = { ...storeCall(call, ctx), breaker: breakerPart(entry, ctx.caller, deps) };
   const replay = replayPart(call, callTimeout(call, ctx));
   if (replay) request.replay = replay;
   const approval = approvalPart(call, deps);

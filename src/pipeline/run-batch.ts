@@ -5,7 +5,7 @@ import { GatewayError, isGatewayError } from '../protocol/errors.js';
 import { asReplayed, payloadOf, visiblePayload, type CallResult, type Payload, type VisiblePayload } from '../protocol/result.js';
 import { StateUnavailableError, type SettleRequest, type StoredResult } from '../state/state-store.js';
 import type { Tool, ToolOutput } from '../tools/tool.js';
-import { admitBatch, callTimeout, type AdmitOutcome } from './admit.js';
+import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.js';
 import { applyBatchBudget, applyCallBudget, truncationRecord } from './budget.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
 import { lockToStore } from './gates/lock.js';
@@ -122,10 +122,7 @@ async function settle(executed: Array<Finished & { output?: ToolOutput; outcome:
   const requests: SettleRequest[] = executed.map(({ call, result, error, output, outcome }) => {
     const entry = call.entry!;
     const request: SettleRequest = {
-      tenant: ctx.caller.tenant,
-      sessionId: ctx.sessionId,
-      callId: call.id,
-      tool: entry.name,
+      ...storeCall(call, ctx),
       breaker: { scope: breakerScope(entry, ctx.caller, deps), outcome: breakerOutcome(error, callTimeout(call, ctx) < entry.timeoutMs), probe: outcome.probe, ...entry.breaker },
     };
     const lock = output && !error ? lockToStore(call, output) : undefined;
