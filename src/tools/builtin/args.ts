@@ -54,3 +54,8 @@ export function requireFilePath(args: Args, name: string): string {
   }
   return value;
 }
+
+/** The `path` property of a tool that works on one file, in its parameters schema. */
+export function filePathProperty(examples: string[]): Record<string, unknown> {
+  return { type: 'string', minLength: 1, maxLength: 4096, description: 'File path relative to the workspace root.', examples };
+}

@@ -2,7 +2,7 @@ import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
-import { optionalBoolean, requireFilePath, requireString } from './args.js';
+import { filePathProperty, optionalBoolean, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { READ_FLAGS } from './read.js';
@@ -68,13 +68,7 @@ export function createEditTool(ws: Workspace): Tool {
       additionalProperties: false,
       required: ['path', 'old_string', 'new_string'],
       properties: {
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          description: 'File path relative to the workspace root.',
-          examples: ['src/app.ts'],
-        },
+        path: filePathProperty(['src/app.ts']),
         old_string: {
           type: 'string',
           minLength: 1,

@@ -5,7 +5,7 @@ import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
-import { optionalNumber, requireFilePath } from './args.js';
+import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
 import { stampOf } from './stamp.js';
 import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
 
@@ -122,13 +122,7 @@ export function createReadTool(ws: Workspace): Tool {
       additionalProperties: false,
       required: ['path'],
       properties: {
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          description: 'File path relative to the workspace root.',
-          examples: ['src/index.ts', 'README.md'],
-        },
+        path: filePathProperty(['src/index.ts', 'README.md']),
         offset: {
           type: 'integer',
           minimum: 1,

@@ -3,7 +3,7 @@ import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
-import { requireFilePath, requireString } from './args.js';
+import { filePathProperty, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { withFileLock } from './file-lock.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
@@ -28,13 +28,7 @@ export function createWriteTool(ws: Workspace): Tool {
       additionalProperties: false,
       required: ['path', 'content'],
       properties: {
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          description: 'File path relative to the workspace root.',
-          examples: ['src/config.json', 'notes/todo.md'],
-        },
+        path: filePathProperty(['src/config.json', 'notes/todo.md']),
         content: {
           type: 'string',
           description: 'The complete new content of the file.',
