@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore } from '../../../src/state/redis/index.js';
 import { StateUnavailableError, type AdmitRequest, type StateStore } from '../../../src/state/state-store.js';
-import { describeStateStore } from '../../contract/state-store.contract.js';
+import { describeStateStore } from '../../suites/state-store.suite.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
 import { accepts } from '../../helpers/redis.js';
 

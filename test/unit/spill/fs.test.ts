@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsSpillStore, type FsSpillStore } from '../../../src/spill/fs.js';
 import { createSpillStore } from '../../../src/spill/index.js';
 import { ManualClock } from '../../../src/shared/clock.js';
-import { describeSpillQuota } from '../../contract/spill-quota.contract.js';
+import { describeSpillQuota } from '../../suites/spill-quota.suite.js';
 
 const TTL = 60_000;
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBuiltinTools } from '../../../src/tools/builtin/index.js';
-import type { Tool } from '../../../src/tools/tool.js';
+import { createBuiltinTools } from '../../../../src/tools/builtin/index.js';
+import type { Tool } from '../../../../src/tools/tool.js';
 
 describe('createBuiltinTools', () => {
   let root: string;

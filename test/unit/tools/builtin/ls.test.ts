@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_LS_ENTRIES } from '../../../src/tools/builtin/ls.js';
-import { makeSandbox, run, type Sandbox } from './fixtures.js';
+import { MAX_LS_ENTRIES } from '../../../../src/tools/builtin/ls.js';
+import { makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('LS', () => {
   let sb: Sandbox;

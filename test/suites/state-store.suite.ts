@@ -39,9 +39,9 @@ function outcome(
   };
 }
 
-/** The state-store contract; every implementation runs it unchanged. */
+/** The state-store suite; every implementation runs it unchanged. */
 export function describeStateStore(name: string, make: () => Promise<StateStoreHarness>): void {
-  describe(`StateStore contract: ${name}`, () => {
+  describe(`StateStore suite: ${name}`, () => {
     let harness: StateStoreHarness;
     let store: StateStore;
     let clock: ManualClock;

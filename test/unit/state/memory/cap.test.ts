@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
-import { ManualClock } from '../../../src/shared/clock.js';
-import { createMemoryStateStore, type MemoryStateStore } from '../../../src/state/memory/index.js';
-import type { AdmitRequest } from '../../../src/state/state-store.js';
+import { createMetrics, type Metrics } from '../../../../src/observability/metrics.js';
+import { ManualClock } from '../../../../src/shared/clock.js';
+import { createMemoryStateStore, type MemoryStateStore } from '../../../../src/state/memory/index.js';
+import type { AdmitRequest } from '../../../../src/state/state-store.js';
 
 const TENANT = 'acme';
 const BREAKER = { scope: 'Edit', failureThreshold: 3, recoveryMs: 300_000 };

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../../src/shared/clock.js';
-import { createMemoryStateStore } from '../../../src/state/memory/index.js';
-import { describeStateStore } from '../../contract/state-store.contract.js';
+import { ManualClock } from '../../../../src/shared/clock.js';
+import { createMemoryStateStore } from '../../../../src/state/memory/index.js';
+import { describeStateStore } from '../../../suites/state-store.suite.js';
 
 describeStateStore('memory', async () => {
   const clock = new ManualClock();

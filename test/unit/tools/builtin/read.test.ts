@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS } from '../../../src/tools/builtin/read.js';
-import { makeCtx, makeSandbox, run, type Sandbox } from './fixtures.js';
+import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS } from '../../../../src/tools/builtin/read.js';
+import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Read', () => {
   let sb: Sandbox;

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_GLOB_RESULTS } from '../../../src/tools/builtin/glob.js';
-import { makeCtx, makeSandbox, run, type Sandbox } from './fixtures.js';
+import { MAX_GLOB_RESULTS } from '../../../../src/tools/builtin/glob.js';
+import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Glob', () => {
   let sb: Sandbox;

@@ -29,7 +29,7 @@ async function text(body: Readable): Promise<string> {
 
 /** spill.tenant_quota_bytes, as every spill store must hold it. */
 export function describeSpillQuota(name: string, make: () => Promise<SpillQuotaHarness>): void {
-  describe(`SpillStore quota contract: ${name}`, () => {
+  describe(`SpillStore quota suite: ${name}`, () => {
     let harness: SpillQuotaHarness;
     let clock: ManualClock;
     let metrics: Metrics;

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_GREP_FILE_BYTES, MAX_SEARCHED_LINE_CHARS } from '../../../src/tools/builtin/grep.js';
-import { makeCtx, makeSandbox, run, type Sandbox } from './fixtures.js';
+import { MAX_GREP_FILE_BYTES, MAX_SEARCHED_LINE_CHARS } from '../../../../src/tools/builtin/grep.js';
+import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Grep', () => {
   let sb: Sandbox;

@@ -1,7 +1,7 @@
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeCtx, makeSandbox, run, type Sandbox } from './fixtures.js';
+import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 // Faults are injected around the commit of a write: the opened-file check
 // (realpath of /proc/self/fd, right after the temp file is created), the

@@ -1,7 +1,7 @@
 import { chmod, readdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCtx, makeSandbox, run, type Sandbox } from './fixtures.js';
+import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Write', () => {
   let sb: Sandbox;

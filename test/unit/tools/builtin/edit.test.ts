@@ -1,7 +1,7 @@
 import { chmod, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, run, type Sandbox } from './fixtures.js';
+import { makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 type Stamp = { file_mtime_ms: number; file_size_bytes: number };
 
