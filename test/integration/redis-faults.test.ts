@@ -55,7 +55,7 @@ async function ownStore(clock: ManualClock): Promise<RedisStateStore> {
   return store;
 }
 
-describe.skipIf(!redisBinary)('Redis stopped mid-run, then restarted on the same port (contract 3.5, STATE_UNAVAILABLE)', () => {
+describe.skipIf(!redisBinary)('Redis stopped mid-run, then restarted on the same port: calls that need state answer STATE_UNAVAILABLE', () => {
   it.each(['SIGKILL', 'SIGTERM'] as const)('%s: read-only calls run, calls that need state fail fast and write nothing; all recovers without a restart', async (signal) => {
     const clock = new ManualClock();
     const store = await ownStore(clock);

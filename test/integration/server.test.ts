@@ -177,7 +177,7 @@ function isolated(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-describe('contract 9: npm start with no set-up', { timeout: TEST_MS }, () => {
+describe('npm start works with no set-up', { timeout: TEST_MS }, () => {
   it('serves the built-ins on loopback, creates ./workspace, spills under ./data and says what it runs on', async () => {
     const gateway = startGateway({ PORT: '0' });
     const ready = await gateway.ready;
@@ -205,7 +205,7 @@ describe('contract 9: npm start with no set-up', { timeout: TEST_MS }, () => {
   });
 });
 
-describe('contract 9: a bad configuration stops start-up before the port opens', { timeout: TEST_MS }, () => {
+describe('a bad configuration stops start-up before the port opens', { timeout: TEST_MS }, () => {
   it('lists every problem of the file and the environment on stderr and exits non-zero without listening', async () => {
     const port = await freePort();
     const config = await writeConfig(`
@@ -315,7 +315,7 @@ policy:
   });
 });
 
-describe('contract 1: a spill directory that breaks after start-up', { timeout: TEST_MS }, () => {
+describe('a spill directory that breaks after start-up makes the gateway not ready, not down', { timeout: TEST_MS }, () => {
   it('is reported by /readyz while the process keeps serving', async () => {
     const gateway = startGateway(isolated());
     const port = portOf((await gateway.ready).address);
@@ -329,7 +329,7 @@ describe('contract 1: a spill directory that breaks after start-up', { timeout: 
   });
 });
 
-describe('contract 8: metrics on their own port', { timeout: TEST_MS }, () => {
+describe('METRICS_PORT puts the metrics on their own port', { timeout: TEST_MS }, () => {
   it('METRICS_PORT moves /metrics off the API port, and the metrics port serves nothing else', async () => {
     const gateway = startGateway(isolated({ METRICS_PORT: '0' }));
     const ready = await gateway.ready;

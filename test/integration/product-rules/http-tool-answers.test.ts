@@ -47,7 +47,7 @@ async function circuit(app: TestApp['app']) {
   return (await app.inject({ method: 'GET', url: '/circuits' })).json().circuits[0];
 }
 
-describe('an HTTP tool\'s answer (contract 4)', () => {
+describe('an HTTP tool\'s answer: each upstream outcome has one status, code and retryable', () => {
   it('2xx: success, the body in text and the parsed JSON in data', async () => {
     const { app } = await gateway();
     reply = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"temp_c":21}' };

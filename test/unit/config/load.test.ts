@@ -36,7 +36,7 @@ function problemsOf(env: NodeJS.ProcessEnv, path?: string): string[] {
 
 const HTTP_TOOL = { description: 'A tool.', parameters: { type: 'object' }, http: { method: 'GET', url: 'https://api.example.com/x' } };
 
-describe('contract 9: defaults with no set-up', () => {
+describe('defaults with no set-up', () => {
   it('gives the documented limits, address, workspace and spill location', () => {
     const config = loadConfig({});
     expect(config.limits).toMatchObject({
@@ -80,7 +80,7 @@ describe('contract 9: defaults with no set-up', () => {
   });
 });
 
-describe('contract 9: environment variables override deployment values from the file', () => {
+describe('environment variables override deployment values from the file', () => {
   const FILE = `
 host: 127.0.0.2
 port: 9000
@@ -141,7 +141,7 @@ spill: {url: "file:///from/file"}
   });
 });
 
-describe('contract 8/9: a bad configuration is refused with every problem listed at once', () => {
+describe('a bad configuration is refused with every problem listed at once', () => {
   it('lists unknown keys, wrong types in several sections, a bad regex, duplicate tool names and a bad PORT in one error', async () => {
     const path = await file(`
 colour: blue
@@ -220,7 +220,7 @@ describe('trust_proxy: addresses and CIDR ranges, checked at start-up', () => {
   });
 });
 
-describe('contract 9: a problem in one part hides none in another', () => {
+describe('a problem in one part hides none in another', () => {
   it('checks the patterns of a rule that is broken elsewhere, and of the rules after it', async () => {
     const path = await file(`
 policy:
@@ -259,7 +259,7 @@ policy:
   });
 });
 
-describe('contract 8: with no keys the server only binds loopback', () => {
+describe('with no keys the server only binds loopback', () => {
   it.each(['0.0.0.0', '::', '192.168.1.10'])('refuses HOST=%s without keys', (host) => {
     expect(problemsOf({ HOST: host })).toEqual([expect.stringMatching(/not a loopback address and no API keys.*allow_unauthenticated/)]);
   });

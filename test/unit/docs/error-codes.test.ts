@@ -32,7 +32,7 @@ describe('error codes are one closed set', () => {
     expect([...document.components.schemas.ErrorCode.enum].sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 
-  it('every code the contract names exists', () => {
+  it('every documented error code exists', () => {
     for (const code of [
       'INCOMPLETE_TOOL_CALLS', 'DUPLICATE_CALL_ID', 'TOO_MANY_CALLS', 'INVALID_JSON', 'UNKNOWN_TOOL', 'INVALID_ARGS', 'ARG_TOO_LARGE',
       'PERMISSION_DENIED', 'APPROVAL_REQUIRED', 'CIRCUIT_OPEN', 'RATE_LIMITED', 'TIMEOUT', 'NOT_FOUND', 'CONFLICT', 'UPSTREAM_ERROR',

@@ -176,7 +176,7 @@ describe('authentication per route', () => {
   });
 });
 
-describe('brute-force limit per client address (contract 1: 429 with Retry-After)', () => {
+describe('brute-force limit per client address: 429 with Retry-After', () => {
   let t: TestApp | undefined;
   afterEach(async () => {
     await t?.close();

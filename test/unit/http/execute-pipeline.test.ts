@@ -12,7 +12,7 @@ afterEach(async () => {
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ id, name, arguments: args });
 
-describe('orchestration (contract 3.3)', () => {
+describe('orchestration: safe calls run together, unsafe ones alone, results in request order', () => {
   it('[safe, safe, unsafe, safe] runs as (safe, safe) then (unsafe) then (safe), results in request order', async () => {
     const timeline = new Timeline();
     t = await buildTestApp({ tools: [slowTool('SlowRead', { safe: true, ms: 60, timeline }), slowTool('SlowWrite', { safe: false, ms: 60, timeline })] });
@@ -76,7 +76,7 @@ describe('timeouts', () => {
   });
 });
 
-describe('gates (contract 3.5)', () => {
+describe('gates: each stops a call with its own error code', () => {
   it('unknown tool: UNKNOWN_TOOL with the allowed names', async () => {
     t = await buildTestApp();
     const { body } = await execute(t.app, [call('1', 'Nope')]);
@@ -163,7 +163,7 @@ describe('gates (contract 3.5)', () => {
   });
 });
 
-describe('optimistic lock (contract 3.5 gate 5)', () => {
+describe('optimistic lock: an Edit of a file changed since the session\'s Read is a CONFLICT', () => {
   it('Read, the file changes behind the gateway, Edit → CONFLICT and the file untouched', async () => {
     t = await buildTestApp();
     const file = join(t.workspace, 'notes.txt');
@@ -202,7 +202,7 @@ describe('optimistic lock (contract 3.5 gate 5)', () => {
   });
 });
 
-describe('call-id replay (contract 3.4)', () => {
+describe('call-id replay: a side-effecting call id runs once', () => {
   it('a side-effecting call id runs once; the retry gets the stored result with replayed: true', async () => {
     const counter = { runs: 0 };
     t = await buildTestApp({ tools: [slowTool('W', { safe: false, ms: 1, counter })] });
@@ -260,7 +260,7 @@ describe('call-id replay (contract 3.4)', () => {
   });
 });
 
-describe('circuit breaker (contract 3.6) on a fake clock', () => {
+describe('circuit breaker: open after failures, one probe after recovery, on a fake clock', () => {
   it('3 failures open it: CIRCUIT_OPEN, hidden from GET /tools; after recovery one probe closes it', async () => {
     t = await buildTestApp({ builtins: false, tools: [faultyTool('F', { safe: true })] });
     for (let i = 0; i < 3; i++) await execute(t.app, [call(`f${i}`, 'F', { mode: 'fail' })]);

@@ -10,7 +10,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-describe('health, readiness and metrics (contract 1, 8)', () => {
+describe('health, readiness and metrics routes', () => {
   it('/healthz answers 200 without a key', async () => {
     t = await buildTestApp({ config: { keys: [{ id: 'k', tenant: 't', scopes: ['execute'], sha256: 'a'.repeat(64) }] } });
     const res = await t.app.inject({ method: 'GET', url: '/healthz' });

@@ -22,7 +22,7 @@ describe('per-call log lines', () => {
   });
   afterAll(() => t.close());
 
-  it('one line per call with the contract fields', async () => {
+  it('one line per call with the documented fields', async () => {
     await writeFile(join(t.workspace, 'f.txt'), 'FILE-CONTENT-MARKER\n');
     t.logs.length = 0;
     await execute(t.app, { session_id: 's-log', tool_calls: [

@@ -128,7 +128,7 @@ describe('applyCallBudget', () => {
     }
   });
 
-  it('keeps small data and spills the full text (contract 5: /outputs serves the text)', async () => {
+  it('keeps small data and spills the full text for /outputs to serve', async () => {
     const { spill, calls } = fakeSpill();
     const data = { file_mtime_ms: 1767225600000, file_size_bytes: 123456 };
     const text = 'x'.repeat(4 * KB);
@@ -212,7 +212,7 @@ describe('applyCallBudget', () => {
   });
 });
 
-describe('what the model sees of a cut (contract 3.2, 5)', () => {
+describe('what the model sees of a cut: the record, never the store', () => {
   const readHint = createReadTool({} as never).resumeHint!;
   const numbered = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => `${String(from + i).padStart(6)}\t${'é'.repeat(i % 50)} line ${from + i}`).join('\n');

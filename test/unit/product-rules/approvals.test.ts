@@ -39,7 +39,7 @@ async function pending(app: TestApp['app']): Promise<Array<Record<string, any>>>
   return (await app.inject({ method: 'GET', url: '/approvals' })).json().approvals;
 }
 
-describe('approvals (contract 6)', () => {
+describe('approvals: bound to the session, the tool and its arguments', () => {
   it('are bound to the session: an approval in one session admits nothing in another', async () => {
     const counter = { runs: 0 };
     const { app } = await setUp(counter);
@@ -130,7 +130,7 @@ describe('approvals (contract 6)', () => {
   });
 });
 
-describe('POST /approvals/{id} bodies (contract 6)', () => {
+describe('POST /approvals/{id} bodies: approve or deny, nothing else', () => {
   it('a decision other than approve or deny is one message saying so', async () => {
     const app = (await setUp()).app;
     const res = await app.inject({ method: 'POST', url: '/approvals/x', payload: { decision: 'maybe' } });

@@ -60,7 +60,7 @@ async function circuit(app: TestApp['app'], tool: string) {
   return circuits.find((c: { tool: string }) => c.tool === tool);
 }
 
-describe('what trips the breaker (contract 3.5 gate 9)', () => {
+describe('what trips the breaker: the tool\'s own malfunctions, never the caller\'s mistakes', () => {
   it.each(['invalid_args', 'not_found', 'conflict', 'permission', 'upstream_404', 'upstream_400', 'upstream_302', 'upstream_429'])(
     'caller mistakes never trip it: %s five times in a row',
     async (mode) => {
@@ -118,7 +118,7 @@ describe('what trips the breaker (contract 3.5 gate 9)', () => {
   });
 });
 
-describe('the breaker settings a tool declares or inherits (contract 3.6, 4)', () => {
+describe('the breaker settings a tool declares or inherits', () => {
   it('defaults.breaker is inherited; a tool\'s own failure_threshold and recovery_ms win', async () => {
     t = await buildTestApp({
       builtins: false,
@@ -153,7 +153,7 @@ function held(name: string) {
   return { tool, release: () => waiting.splice(0).forEach((r) => r()), waiting };
 }
 
-describe('the state machine (contract 3.6): only the probe moves an open breaker', () => {
+describe('the breaker state machine: only the probe moves an open breaker', () => {
   it('a success that reports after the breaker opened (admitted while closed) does not close it', async () => {
     const h = held('H');
     t = await buildTestApp({ builtins: false, tools: [h.tool] });

@@ -14,7 +14,7 @@ const ARGUMENTS: Record<string, string[]> = {
   LS: ['path'],
 };
 
-describe('built-in tools (contract 4)', () => {
+describe('built-in tools: names, arguments and results as a model sees them', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildTestApp();
@@ -22,7 +22,7 @@ describe('built-in tools (contract 4)', () => {
   });
   afterAll(() => t.close());
 
-  it('exactly the six tools with exactly the contract\'s arguments; Read, Glob, Grep and LS are read-only', async () => {
+  it('exactly the six tools with exactly their documented arguments; Read, Glob, Grep and LS are read-only', async () => {
     const tools = (await t.app.inject({ method: 'GET', url: '/tools?format=mcp' })).json().tools;
     expect(Object.fromEntries(tools.map((x: any) => [x.name, Object.keys(x.inputSchema.properties).sort()]))).toEqual(
       Object.fromEntries(Object.entries(ARGUMENTS).map(([name, args]) => [name, [...args].sort()])),

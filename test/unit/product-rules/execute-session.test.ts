@@ -19,7 +19,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-describe('session_id (contract 3.1)', () => {
+describe('session_id: the key id unless the body or x-session-id names one', () => {
   it('defaults to the caller\'s key id: a call id replays under session_id = the key id, and under no other', async () => {
     const counter = { runs: 0 };
     t = await buildTestApp({
@@ -60,7 +60,7 @@ describe('session_id (contract 3.1)', () => {
   });
 });
 
-describe('call-id replay (contract 3.4)', () => {
+describe('call-id replay: one call id is one call', () => {
   it('the same id with a different tool name is IDEMPOTENCY_MISMATCH, and nothing runs', async () => {
     const a = { runs: 0 };
     const b = { runs: 0 };
@@ -116,7 +116,7 @@ const partialTool: Tool = {
   },
 };
 
-describe('results and messages (contract 3.2)', () => {
+describe('results and messages: one payload shape, rendered per format', () => {
   it('status is partial when the tool did only part of the work, even with nothing cut', async () => {
     t = await buildTestApp({ tools: [partialTool] });
     const { body } = await execute(t.app, [call('p', 'Partial')]);

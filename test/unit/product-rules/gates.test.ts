@@ -35,7 +35,7 @@ async function openBreaker(app: TestApp['app'], name: string): Promise<void> {
   for (let i = 0; i < 3; i++) await execute(app, [call(`trip-${name}-${i}`, name, { mode: 'fail' })]);
 }
 
-describe('gate order (contract 3.5)', () => {
+describe('gate order: the first gate that stops a call gives its answer', () => {
   it('parse before lookup: arguments that are not JSON for an unknown tool are INVALID_JSON', async () => {
     t = await buildTestApp();
     const { body } = await execute(t.app, [call('a', 'Nope', '{not json')]);
@@ -96,7 +96,7 @@ describe('gate order (contract 3.5)', () => {
   });
 });
 
-describe('lock injection (contract 3.5 gate 5)', () => {
+describe('lock injection: an Edit or Write carries the session\'s last Read of its file', () => {
   async function readThenChange(app: TestApp['app'], workspace: string, session: string): Promise<string> {
     const file = join(workspace, 'f.txt');
     await writeFile(file, 'hello\n');

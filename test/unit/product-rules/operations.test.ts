@@ -21,7 +21,7 @@ function declared(text: string): string[] {
   return [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!);
 }
 
-describe('metrics (contract 8)', () => {
+describe('metrics: every listed metric, all under toolgate_', () => {
   it('every metric of a gateway registry, process metrics included, is named toolgate_*', async () => {
     const metrics = createMetrics();
     const names = declared(await metrics.registry.metrics());
@@ -66,8 +66,8 @@ describe('metrics (contract 8)', () => {
   });
 });
 
-describe('logs (contract 8): one line per tool call', () => {
-  it('exactly one tool call line per call, with every contract field, for successes and failures alike', async () => {
+describe('logs: one line per tool call', () => {
+  it('exactly one tool call line per call, with every documented field, for successes and failures alike', async () => {
     const t = await buildTestApp({ tools: [faultyTool('F')] });
     try {
       t.logs.length = 0;

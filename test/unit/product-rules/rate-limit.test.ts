@@ -23,7 +23,7 @@ afterEach(async () => {
 const calls = (name: string, n: number, prefix = name) => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, name, arguments: {} }));
 const statuses = (body: any) => body.results.map((r: any) => (r.status === 'error' ? r.error.code : r.status));
 
-describe('rate limits (contract 3.5 gate 7)', () => {
+describe('rate limits count per key and tool, declared or inherited', () => {
   it('count per key: one key at its limit leaves another key of the same tenant untouched', async () => {
     t = await buildTestApp({ builtins: false, tools: [{ ...slowTool('T', { safe: true, ms: 1 }), rateLimit: { perMinute: 2 } }], config: { keys: KEYS } });
     expect(statuses((await execute(t.app, calls('T', 3), as(KEY.a))).body)).toEqual(['success', 'success', 'RATE_LIMITED']);

@@ -31,7 +31,7 @@ const anthropicCall = { type: 'tool_use', id: 'toolu_a', name: 'Read', input: { 
 const geminiPart = { functionCall: { id: 'g_a', name: 'Read', args: { path: 'a.txt' } } };
 const responsesCall = { type: 'function_call', id: 'fc_1', call_id: 'call_r', name: 'Read', arguments: '{"path":"a.txt"}', status: 'completed' };
 
-describe('parseEnvelope: accepted bodies (contract 3.1)', () => {
+describe('parseEnvelope: the bodies it accepts', () => {
   const cases: { name: string; body: unknown; ids: string[]; format: string; finishReason?: string }[] = [
     { name: 'a bare array of calls', body: [openaiCall], ids: ['call_a'], format: 'openai' },
     { name: 'an envelope with tool_calls', body: { tool_calls: [openaiCall], session_id: 's1' }, ids: ['call_a'], format: 'openai' },

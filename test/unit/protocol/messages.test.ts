@@ -14,7 +14,7 @@ const failed = result('call_2', 'Edit', {
 });
 const generated = result('call_0123456789abcdef0123456789abcdef', 'LS', { status: 'success', text: 'a\nb', truncated: null }, { id_generated: true });
 
-describe('renderMessages (contract 3.2)', () => {
+describe('renderMessages: the messages each format expects, in request order', () => {
   it('openai: one tool message per call, in request order', () => {
     expect(renderMessages('openai', [ok, failed])).toEqual([
       { role: 'tool', tool_call_id: 'call_1', content: ok.content },

@@ -54,7 +54,7 @@ const readSchema: JsonSchema = {
   additionalProperties: false,
 };
 
-describe('dialects: the four formats (contract 2)', () => {
+describe('dialects: the four formats, each as its provider expects', () => {
   const tools = [tool(readSchema), tool({ type: 'object', properties: { cmd: { type: 'string' } } }, { name: 'Bash', concurrencySafe: false })];
 
   it('openai: function entries, schema unchanged, no strict flag', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalDeniedError, approvalPart, approvalPendingError } from '../../../../src/pipeline/gates/approval.js';
 import { gateDeps, plannedCall } from '../../../helpers/gates.js';
 
-describe('approval gate (contract 3.5 gate 4 ASK, section 6)', () => {
+describe('approval gate: an ASK runs only once an operator approves', () => {
   const call = plannedCall({ name: 'Bash' }, { command: 'mv a b', token: 'secret' }, { decision: 'ask', fingerprint: 'fp' });
 
   it('a pending request answers APPROVAL_REQUIRED, retryable, with details.approval_id', () => {

@@ -3,7 +3,7 @@ import { breakerOutcome, breakerPart, circuitOpenError } from '../../../../src/p
 import { GatewayError } from '../../../../src/protocol/errors.js';
 import { caller, gateDeps, plannedCall } from '../../../helpers/gates.js';
 
-describe('breaker gate (contract 3.5 gates 6 and 9, 3.6)', () => {
+describe('breaker gate: an open circuit stops the call; only malfunctions count', () => {
   const call = plannedCall({ name: 'Fetch', breaker: { failureThreshold: 5 } });
 
   it('an open circuit answers CIRCUIT_OPEN, retryable, with the wait the store gave', () => {

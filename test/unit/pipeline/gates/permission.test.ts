@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configFrom } from '../../../../src/config/load.js';
 import { createPolicy } from '../../../../src/pipeline/gates/permission.js';
 
-describe('permission policy (contract 3.5 gate 4)', () => {
+describe('permission policy: the most restrictive matching rule decides', () => {
   it('no matching rule allows a registered tool; requires_approval asks', () => {
     const policy = createPolicy([]);
     expect(policy.decide('Read', {}, false).decision).toBe('allow');

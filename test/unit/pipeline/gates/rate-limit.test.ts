@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { rateLimitedError, rateLimitPart } from '../../../../src/pipeline/gates/rate-limit.js';
 import { caller, plannedCall } from '../../../helpers/gates.js';
 
-describe('rate-limit gate (contract 3.5 gate 7)', () => {
+describe('rate-limit gate: a token per key and tool, or RATE_LIMITED', () => {
   it('no token left answers RATE_LIMITED, retryable, with the wait until the next token', () => {
     expect(rateLimitedError(plannedCall({ name: 'Fetch' }), 60_000).toCallError()).toEqual({
       code: 'RATE_LIMITED',

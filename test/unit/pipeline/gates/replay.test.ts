@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mismatchError, replayPart, stillRunningError } from '../../../../src/pipeline/gates/replay.js';
 import { plannedCall } from '../../../helpers/gates.js';
 
-describe('call-id replay gate (contract: a side-effecting call id runs once)', () => {
+describe('call-id replay gate: a side-effecting call id runs once', () => {
   const call = plannedCall({ name: 'Write' }, {}, { id: 'call_7', fingerprint: 'fp' });
 
   it('the same id with other arguments answers IDEMPOTENCY_MISMATCH, not retryable', () => {
