@@ -202,7 +202,12 @@ describe('FsSpillStore writes atomically', () => {
     }
     const pending = store.put('acme', slow());
     await midway;
-    const during = await filesUnder(dir);
+    // The write stream opens its file asynchronously: the first chunk can be read before the file is there.
+    let during = await filesUnder(dir);
+    for (let tries = 0; during.length === 0 && tries < 100; tries++) {
+      await new Promise((r) => setTimeout(r, 20));
+      during = await filesUnder(dir);
+    }
     expect(during.length).toBeGreaterThan(0);
     expect(during.every((f) => f.endsWith('.tmp'))).toBe(true);
     release();
