@@ -48,10 +48,16 @@ export function payloadOf(result: Payload): Payload {
 
 /** The payload fields the model sees, in the payload's key order; `results` keep the `uri` for operators. */
 export function visiblePayload(result: Payload): VisiblePayload {
-  const { truncated, ...rest } = payloadOf(result);
-  if (!truncated) return { ...rest, truncated: null };
-  const { uri: _uri, ...visible } = truncated;
-  return { ...rest, truncated: visible };
+  // Built field by field: this runs for every call, and rest/spread copies cost as much again.
+  const visible = { status: result.status, text: result.text } as VisiblePayload;
+  if (result.data !== undefined) visible.data = result.data;
+  if (result.error !== undefined) visible.error = result.error;
+  visible.truncated = result.truncated ? withoutUri(result.truncated) : null;
+  return visible;
+}
+
+function withoutUri({ uri: _uri, ...visible }: TruncationRecord): VisibleTruncation {
+  return visible;
 }
 
 /**
