@@ -7,8 +7,13 @@ interface Entry {
   kind: RecordKind;
   fingerprint: string;
   expiresAt: number;
-  /** The result as JSON once the runner completed; absent while it runs. */
-  json?: string;
+  /**
+   * The result as UTF-8 JSON once the runner completed; absent while it runs.
+   * A Buffer lives outside the V8 heap, so the cap is what the records take,
+   * rather than that plus the slack a garbage-collected heap keeps around a
+   * large live set (measured: about twice the cap for strings).
+   */
+  json?: Buffer;
   bytes: number;
 }
 
@@ -36,8 +41,8 @@ export interface OnceRecordsOptions {
  * Replay records of the memory store: one map in least-recently-used order
  * (a Map iterates in insertion order, and a read re-inserts), under one byte
  * cap shared by both kinds. A record costs the UTF-8 bytes of its key, its
- * fingerprint and its result as JSON: results are kept serialized, so that is
- * what they occupy (V8 keeps ASCII text at one byte a character). Only
+ * fingerprint and its result as JSON: results are kept serialized, in a
+ * Buffer, so that is what they occupy. Only
  * completed records are evicted: a running one has waiters to wake and a
  * fingerprint that keeps a second runner out, and it is bounded by its lease.
  */
@@ -62,7 +67,7 @@ export class OnceRecords {
       return undefined;
     }
     this.entries.set(key, entry);
-    return entry.json === undefined ? { fingerprint: entry.fingerprint } : { fingerprint: entry.fingerprint, result: JSON.parse(entry.json) as StoredResult };
+    return entry.json === undefined ? { fingerprint: entry.fingerprint } : { fingerprint: entry.fingerprint, result: JSON.parse(entry.json.toString('utf8')) as StoredResult };
   }
 
   /** Undefined when no record is live: the caller may start one. */
@@ -89,9 +94,9 @@ export class OnceRecords {
     const entry = this.entries.get(key);
     if (!entry) return false;
     this.drop(key);
-    const json = JSON.stringify(result);
+    const json = Buffer.from(JSON.stringify(result), 'utf8');
     // Counted afresh: a record completed twice holds only the latest result.
-    this.put(key, { ...entry, json, expiresAt, bytes: cost(key, entry.fingerprint, json) });
+    this.put(key, { ...entry, json, expiresAt, bytes: cost(key, entry.fingerprint) + json.length });
     this.evict();
     return true;
   }
