@@ -30,7 +30,7 @@ async function answers(ping: () => Promise<void>): Promise<boolean> {
  * each tenant's own (label `tenant`): those of the configured keys, or the
  * local caller's when there are none.
  */
-export async function refreshBreakerGauge(metrics: Metrics, deps: PipelineDeps): Promise<void> {
+async function refreshBreakerGauge(metrics: Metrics, deps: PipelineDeps): Promise<void> {
   const names = deps.registry.list().map((e) => e.name);
   const keyTenants = deps.config.keys.length > 0 ? [...new Set(deps.config.keys.map((k) => k.tenant))] : [LOCAL_CALLER.tenant];
   const tenants = deps.config.defaults.per_tenant_breakers ? keyTenants : [null];

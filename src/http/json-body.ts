@@ -85,7 +85,7 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
  * is scanned again, without building values and without recursion; run only
  * on bodies that failed to parse.
  */
-export function syntaxErrorOffset(text: string): number {
+function syntaxErrorOffset(text: string): number {
   let i = 0;
   // What encloses the current position: '[' or '{'.
   const open: string[] = [];

@@ -40,7 +40,7 @@ function joined(kept: string, note: string): string {
  * cuts the output, not the old note. The note names this output's url, which
  * a tool's own text does not hold.
  */
-export function withoutNote(text: string, record: VisibleRecord): string {
+function withoutNote(text: string, record: VisibleRecord): string {
   const start = text.lastIndexOf('\n') + 1;
   const last = text.slice(start);
   const isNote = last.startsWith('[') && last.endsWith(']') && last.includes(`GET ${record.url} for the whole output`);

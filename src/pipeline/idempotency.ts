@@ -86,7 +86,7 @@ function stateUnavailable(): GatewayError {
  * Arguments count as parsed JSON, so key order and a string versus an object
  * do not matter; arguments that do not parse count as their text.
  */
-export function requestFingerprint(sessionId: string, calls: readonly NormalizedCall[]): string {
+function requestFingerprint(sessionId: string, calls: readonly NormalizedCall[]): string {
   return sha256Hex(canonicalJson([sessionId, ...calls.map((call) => [call.name, ...parsedArguments(call.rawArguments)])]));
 }
 
@@ -106,6 +106,6 @@ function parsedArguments(raw: unknown): ['json' | 'text', unknown] {
  * A stored response's results bound to the retry's call ids, by position:
  * the fingerprint guarantees the same tools in the same order.
  */
-export function replayOnto(stored: readonly CallResult[], calls: readonly NormalizedCall[]): CallResult[] {
+function replayOnto(stored: readonly CallResult[], calls: readonly NormalizedCall[]): CallResult[] {
   return stored.map((result, i) => ({ ...asReplayed(result), tool_call_id: calls[i]!.id }));
 }

@@ -25,7 +25,7 @@ export interface TenantQuotaOptions {
  * `keep` (outputs still being written, the one just written among them)
  * never go, even when they alone are over the quota.
  */
-export function entriesOverQuota(entries: Iterable<QuotaEntry>, quotaBytes: number, keep: ReadonlySet<string>): QuotaEntry[] {
+function entriesOverQuota(entries: Iterable<QuotaEntry>, quotaBytes: number, keep: ReadonlySet<string>): QuotaEntry[] {
   const all = [...entries];
   let total = all.reduce((sum, e) => sum + e.bytes, 0);
   const remove: QuotaEntry[] = [];
