@@ -1,5 +1,4 @@
 import { pathToFileURL } from 'node:url';
-import { pino } from 'pino';
 import type * as App from '../src/app.js';
 import type * as Load from '../src/config/load.js';
 import type * as Logger from '../src/observability/logger.js';
@@ -29,7 +28,7 @@ export interface GatewayOptions {
 const build = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { buildApp } = await build<typeof App>('app.js');
 const { configFrom } = await build<typeof Load>('config/load.js');
-const { loggerOptions } = await build<typeof Logger>('observability/logger.js');
+const { createLogger } = await build<typeof Logger>('observability/logger.js');
 const { createRegistry, registryDefaults } = await build<typeof Registry>('registry/registry.js');
 const { createSpillStore } = await build<typeof Spill>('spill/index.js');
 const { systemClock } = await build<typeof Clock>('shared/clock.js');
@@ -53,7 +52,7 @@ await serveTarget(async () => {
     spill: { url: pathToFileURL(options.spillDir).href },
     state: options.redisUrl ? { redis_url: options.redisUrl } : {},
   });
-  const logger = pino(loggerOptions(config.log_level));
+  const logger = createLogger(config.log_level);
   const dispatchers = createHttpDispatchers();
   const registry = createRegistry(loadTools(config, { workspace: config.workspace, env: {}, dispatchers }), registryDefaults(config));
   const spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });

@@ -1,8 +1,8 @@
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp, buildMetricsApp } from './app.js';
 import { inspectConfig, isLoopback } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { loggerOptions } from './observability/logger.js';
+import { createLogger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { systemClock } from './shared/clock.js';
 import { createMemoryStateStore } from './state/memory/index.js';
@@ -18,7 +18,7 @@ import { createHttpDispatchers } from './tools/http/index.js';
  */
 const REPEAT_SIGNAL_MS = 1_000;
 
-function stateStore(config: Config, log: pino.Logger, metrics: Metrics): StateStore {
+function stateStore(config: Config, log: Logger, metrics: Metrics): StateStore {
   const url = config.state.redis_url;
   if (!url) {
     log.warn('no REDIS_URL: state is in memory, so this process must be the only replica');
@@ -41,7 +41,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const dispatchers = createHttpDispatchers();
   const metrics = createMetrics();
   const { config, workspace, registry, spill } = await prepare(inspectConfig(env), env, dispatchers, metrics);
-  const logger = pino(loggerOptions(config.log_level));
+  const logger = createLogger(config.log_level);
   const state = stateStore(config, logger, metrics);
   const app = await buildApp({ state, spill, registry, clock: systemClock, logger, metrics }, config);
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(app.metrics, app.pipeline, logger);

@@ -1,4 +1,5 @@
-import type { LoggerOptions } from 'pino';
+import { pino, type Logger, type LoggerOptions } from 'pino';
+import { coalescingDestination } from './log-destination.js';
 
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key|bearer/i;
 const MAX_DEPTH = 16;
@@ -37,4 +38,9 @@ export function loggerOptions(level: string): LoggerOptions {
     },
     base: { service: 'toolgate' },
   };
+}
+
+/** The process's logger: JSON lines on stdout, written once per event-loop turn (see coalescingDestination). */
+export function createLogger(level: string): Logger {
+  return pino(loggerOptions(level), coalescingDestination());
 }
