@@ -5,7 +5,7 @@ import { GatewayError } from '../protocol/errors.js';
 import { renderMessages } from '../protocol/messages.js';
 import { visiblePayload, type CallResult } from '../protocol/result.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
-import { executeOnce } from '../pipeline/idempotency.js';
+import { executeOnce, type RequestOutcome } from '../pipeline/idempotency.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
 
@@ -28,11 +28,11 @@ function sessionIdOf(request: FastifyRequest, fromBody: string | undefined): str
 }
 
 /** The response's `messages`, rendered from its results in the request's format and bound to the request's call ids. */
-function respond(envelope: ParsedEnvelope, results: CallResult[], serialized?: readonly string[]): ExecuteResponse {
+function respond(envelope: ParsedEnvelope, { results, serialized, payloads }: RequestOutcome): ExecuteResponse {
   const messages = renderMessages(
     envelope.format,
     results.map((r, i) => {
-      const payload = visiblePayload(r);
+      const payload = payloads?.[i] ?? visiblePayload(r);
       return {
         tool_call_id: r.tool_call_id,
         name: r.name,
@@ -75,9 +75,7 @@ export function executeRoutes(deps: PipelineDeps) {
         }
         const ctx: ExecContext = { caller: request.caller, sessionId: sessionIdOf(request, envelope.sessionId), log: request.log };
         if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
-        const { results, serialized } =
-          key === undefined ? await executeCalls(envelope.calls, ctx, deps) : await executeOnce(key, envelope.calls, ctx, deps);
-        return respond(envelope, results, serialized);
+        return respond(envelope, key === undefined ? await executeCalls(envelope.calls, ctx, deps) : await executeOnce(key, envelope.calls, ctx, deps));
       },
     );
   };

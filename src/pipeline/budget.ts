@@ -38,20 +38,30 @@ export function truncationRecord(record: SpillRecord): TruncationRecord {
 }
 
 export function payloadBytes(payload: Payload): number {
-  return Buffer.byteLength(JSON.stringify(visiblePayload(payload)), 'utf8');
+  return Buffer.byteLength(payloadJson(payload), 'utf8');
 }
 
-/** Cuts one payload over `budgetBytes`, spilling its whole output unless it already has a record. */
+/** The string a payload's budget counts, i.e. the tool message's content. */
+export function payloadJson(payload: Payload): string {
+  return JSON.stringify(visiblePayload(payload));
+}
+
+/**
+ * Cuts one payload over `budgetBytes`, spilling its whole output unless it
+ * already has a record. `json` is the payload as measured when it was kept
+ * whole, so the batch budget and the tool message need not serialize it again.
+ */
 export async function applyCallBudget(
   payload: Payload,
   budgetBytes: number,
   spill: Spill,
   hint?: ResumeHint,
-): Promise<{ payload: Payload; bytes: number; spilledBytes: number }> {
+): Promise<{ payload: Payload; bytes: number; spilledBytes: number; json?: string }> {
   payload = payloadOf(payload);
-  const bytes = payloadBytes(payload);
+  const json = payloadJson(payload);
+  const bytes = Buffer.byteLength(json, 'utf8');
   const unnoted = payload.truncated !== null && !hasNote(payload.text, payload.truncated);
-  if (bytes <= budgetBytes && !unnoted) return { payload, bytes, spilledBytes: 0 };
+  if (bytes <= budgetBytes && !unnoted) return { payload, bytes, spilledBytes: 0, json };
   let record = payload.truncated;
   let spilledBytes = 0;
   if (!record) {
@@ -67,16 +77,18 @@ export async function applyCallBudget(
  * the highest cap C such that the sizes, each payload at most C (or its
  * minimum), fit, and cuts every payload over C down to C. Payloads at or
  * under C stay whole. `cut` counts the payloads this call cut; `hints[i]` is
- * the resume hint of payload i's tool.
+ * the resume hint of payload i's tool; `known[i]`, when given, is payload i's
+ * size as `payloadBytes` counts it.
  */
 export async function applyBatchBudget(
   payloads: Payload[],
   budgetBytes: number,
   spill: Spill,
   hints: readonly (ResumeHint | undefined)[] = [],
+  known?: readonly number[],
 ): Promise<{ payloads: Payload[]; spilledBytes: number; cut: number }> {
   payloads = payloads.map(payloadOf);
-  const sizes = payloads.map(payloadBytes);
+  const sizes = known ? [...known] : payloads.map(payloadBytes);
   if (sizes.reduce((a, b) => a + b, 0) <= budgetBytes) return { payloads, spilledBytes: 0, cut: 0 };
   const records = payloads.map((p) => p.truncated);
   // A payload's minimum size depends on its record; until it is spilled, the

@@ -1,7 +1,7 @@
 import type { NormalizedCall } from '../protocol/calls/index.js';
 import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
-import { asReplayed, type CallResult } from '../protocol/result.js';
+import { asReplayed, type CallResult, type VisiblePayload } from '../protocol/result.js';
 import { StateUnavailableError, type StoredResult } from '../state/state-store.js';
 import { executeCalls } from './run-batch.js';
 import type { ExecContext, PipelineDeps } from './types.js';
@@ -10,6 +10,7 @@ import type { ExecContext, PipelineDeps } from './types.js';
 export interface RequestOutcome {
   results: CallResult[];
   serialized?: readonly string[];
+  payloads?: readonly VisiblePayload[];
 }
 
 /** An Idempotency-Key record: the results only, since the messages are rendered for each retry. */

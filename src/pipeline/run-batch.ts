@@ -6,7 +6,7 @@ import { asReplayed, payloadOf, visiblePayload, type CallResult, type Payload, t
 import { StateUnavailableError, type SettleRequest, type StoredResult } from '../state/state-store.js';
 import type { Tool, ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.js';
-import { applyBatchBudget, applyCallBudget, truncationRecord } from './budget.js';
+import { applyBatchBudget, applyCallBudget, payloadJson, truncationRecord } from './budget.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
 import { lockToStore } from './gates/lock.js';
 import { partition } from './partition.js';
@@ -20,6 +20,8 @@ interface Finished {
   result: CallResult;
   /** Set for executed calls; the error a tool failed with, for logs and the breaker. */
   error?: GatewayError;
+  /** The payload as serialized by the per-call budget, when it kept it whole (see applyCallBudget). */
+  json?: string;
 }
 
 function errorResult(call: PlannedCall, error: GatewayError, timeMs = 0): CallResult {
@@ -98,7 +100,7 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
       }),
     );
     const result = successResult(call, output, Math.round(performance.now() - started));
-    return { call, result: await withinCallBudget(result, call.entry!.tool, ctx, deps), output };
+    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output };
   } catch (err) {
     const error = asGatewayError(err, call, ctx);
     return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
@@ -106,13 +108,15 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
 }
 
 /** The tool has run: a spill store failure must not turn its result into an error (nor be replayed as one). */
-async function withinCallBudget(result: CallResult, tool: Tool, ctx: ExecContext, deps: PipelineDeps): Promise<CallResult> {
+async function withinCallBudget(result: CallResult, tool: Tool, ctx: ExecContext, deps: PipelineDeps): Promise<{ result: CallResult; json?: string }> {
   try {
-    const budgeted = await applyCallBudget(payloadOf(result), deps.config.limits.call_budget_bytes, spillFor(ctx, deps), hintOf(tool));
-    return withPayload(result, budgeted.payload);
+    const budgeted = await applyCallBudget(result, deps.config.limits.call_budget_bytes, spillFor(ctx, deps), hintOf(tool));
+    // Kept whole: the result already holds exactly the payload's fields.
+    if (budgeted.json !== undefined) return { result, json: budgeted.json };
+    return { result: withPayload(result, budgeted.payload) };
   } catch (err) {
     ctx.log.error({ err, call_id: result.tool_call_id }, 'output could not be spilled; answering with the whole output');
-    return result;
+    return { result };
   }
 }
 
@@ -202,16 +206,22 @@ export async function executeCalls(
   const finished: Finished[] = [];
   for (const batch of partition(planned)) finished.push(...(await runBatch(batch, ctx, deps)));
   let payloads = finished.map((f) => payloadOf(f.result));
+  let serialized = finished.map((f, i) => f.json ?? payloadJson(payloads[i]!));
+  let results = finished.map((f) => f.result);
   try {
     const hints = finished.map((f) => hintOf(f.call.entry?.tool));
-    payloads = (await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spillFor(ctx, deps), hints)).payloads;
+    const sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
+    const batch = await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spillFor(ctx, deps), hints, sizes);
+    if (batch.cut > 0) {
+      payloads = batch.payloads;
+      serialized = payloads.map(payloadJson);
+      results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
+    }
   } catch (err) {
     // The calls have run; answering with payloads over the batch budget beats losing their results.
     ctx.log.error({ err }, 'batch budget could not spill; answering with per-call budgets only');
   }
-  const results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
   const visible = payloads.map(visiblePayload);
-  const serialized = visible.map((p) => JSON.stringify(p));
   record(finished, visible, ctx, deps, serialized.map((s) => sha256Hex(s)));
   return { results, payloads: visible, serialized };
 }

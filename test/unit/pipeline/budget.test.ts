@@ -54,7 +54,7 @@ describe('applyCallBudget', () => {
     const payload = ok('small', { data: { n: 1 } });
     const exact = payloadBytes(payload);
     const result = await applyCallBudget(payload, exact, spill);
-    expect(result).toEqual({ payload, bytes: exact, spilledBytes: 0 });
+    expect(result).toEqual({ payload, bytes: exact, spilledBytes: 0, json: JSON.stringify(visiblePayload(payload)) });
     expect(calls).toEqual([]);
   });
 
