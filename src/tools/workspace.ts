@@ -1,4 +1,4 @@
-import { constants, realpathSync, statSync } from 'node:fs';
+import { constants, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { GatewayError } from '../protocol/errors.js';
@@ -21,14 +21,20 @@ export interface WriteTarget {
 export interface Workspace {
   /** The root's real path, resolved once at creation. */
   readonly root: string;
-  /** Real path of an existing entry; NOT_FOUND when nothing is there. */
-  resolveExisting(p: string): Promise<string>;
+  /**
+   * Real path of an existing entry; NOT_FOUND when nothing is there. With
+   * `owner`, the call's arguments object, the resolution
+   * {@link Workspace.resolveCanonical} made of the same path for it is used
+   * (once) instead of resolving again: the call runs on the file its policy
+   * decision and lock saw.
+   */
+  resolveExisting(p: string, owner?: object): Promise<string>;
   /**
    * Where a file named by `p` would be written: its real path when it exists,
    * else the real path of its nearest existing ancestor (which must be a
-   * directory) joined with the missing rest.
+   * directory) joined with the missing rest. `owner` as for resolveExisting.
    */
-  resolveTarget(p: string): Promise<WriteTarget>;
+  resolveTarget(p: string, owner?: object): Promise<WriteTarget>;
   /**
    * Opens a resolved path without following a symlink in its last component,
    * then, where the OS can tell (Linux /proc), checks that the file actually
@@ -54,8 +60,10 @@ export interface Workspace {
    * symbolic links inside the workspace resolved, through its deepest
    * existing ancestor when `p` does not exist yet (a file to be created).
    * Never throws: a path the workspace refuses comes back as `canonical(p)`.
+   * With `owner`, the resolution is kept for the tool's own resolveExisting
+   * or resolveTarget of the same path and owner.
    */
-  resolveCanonical(p: string): Promise<string>;
+  resolveCanonical(p: string, owner?: object): Promise<string>;
 }
 
 const OUTSIDE_SUGGESTION = 'Use a path relative to the workspace root that stays inside it, e.g. "src/index.ts".';
@@ -160,8 +168,21 @@ export function createWorkspace(root: string): Workspace {
     }
   }
 
-  async function resolveExisting(p: string): Promise<string> {
-    const { real, missing } = await locate(p, lexical(p));
+  /** Resolutions made for a call's policy check, each used once by its tool (see resolveExisting). */
+  const made = new WeakMap<object, { abs: string; located: Promise<{ real: string; missing: string[] }> }>();
+
+  function locateFor(p: string, owner: object | undefined): Promise<{ real: string; missing: string[] }> {
+    const abs = lexical(p);
+    const known = owner && made.get(owner);
+    if (known && known.abs === abs) {
+      made.delete(owner);
+      return known.located;
+    }
+    return locate(p, abs);
+  }
+
+  async function resolveExisting(p: string, owner?: object): Promise<string> {
+    const { real, missing } = await locateFor(p, owner);
     if (missing.length > 0) {
       throw new GatewayError('NOT_FOUND', {
         message: `No such file or directory: ${JSON.stringify(p)}.`,
@@ -171,8 +192,8 @@ export function createWorkspace(root: string): Workspace {
     return real;
   }
 
-  async function resolveTarget(p: string): Promise<WriteTarget> {
-    const { real, missing } = await locate(p, lexical(p));
+  async function resolveTarget(p: string, owner?: object): Promise<WriteTarget> {
+    const { real, missing } = await locateFor(p, owner);
     if (missing.length === 0) return { path: real, exists: true };
     if (!(await stat(real)).isDirectory()) {
       throw new GatewayError('INVALID_ARGS', {
@@ -196,7 +217,8 @@ export function createWorkspace(root: string): Workspace {
     }
     let opened: string | undefined;
     try {
-      opened = await realpath(`/proc/self/fd/${handle.fd}`);
+      // Synchronous on purpose: procfs answers from memory, never from a disk, and a thread-pool hop costs more.
+      opened = readlinkSync(`/proc/self/fd/${handle.fd}`);
     } catch {
       // No /proc (macOS, Windows): O_NOFOLLOW on the last component is the guard left.
     }
@@ -229,9 +251,16 @@ export function createWorkspace(root: string): Workspace {
     }
   }
 
-  async function resolveCanonical(p: string): Promise<string> {
+  async function resolveCanonical(p: string, owner?: object): Promise<string> {
     try {
-      const { real, missing } = await locate(p, lexical(p));
+      const abs = lexical(p);
+      const located = locate(p, abs);
+      if (owner) {
+        made.set(owner, { abs, located });
+        // The tool sees this failure, if it runs; a call stopped by a gate never asks.
+        located.catch(() => undefined);
+      }
+      const { real, missing } = await located;
       return relative(path.join(real, ...missing));
     } catch {
       return canonical(p);

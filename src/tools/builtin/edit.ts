@@ -105,7 +105,7 @@ export function createEditTool(ws: Workspace): Tool {
       if (oldString === '') throw new GatewayError('INVALID_ARGS', { message: 'old_string is empty.', suggestion: 'To create or fill a file use Write.' });
       if (oldString === newString) throw new GatewayError('INVALID_ARGS', { message: 'old_string and new_string are the same; there is nothing to change.' });
       throwIfAborted(ctx.signal);
-      const real = await ws.resolveExisting(shown);
+      const real = await ws.resolveExisting(shown, args);
       return withFileLock(real, () => editLocked(ws, real, shown, { oldString, newString, replaceAll, expected }, ctx.signal));
     },
   };

@@ -26,7 +26,7 @@ function withCanonicalPath(tool: Tool, ws: Workspace): Tool {
   tool.canonicalArgs = async (args) => {
     const given = args.path;
     if (typeof given !== 'string') return [];
-    const real = await ws.resolveCanonical(given);
+    const real = await ws.resolveCanonical(given, args);
     const spelled = ws.canonical(given);
     return (spelled === real ? [real] : [real, spelled]).map((p) => ({ ...args, path: p }));
   };

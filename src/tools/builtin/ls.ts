@@ -35,7 +35,7 @@ export function createLsTool(ws: Workspace): Tool {
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const shown = optionalString(args, 'path') ?? '.';
       throwIfAborted(ctx.signal);
-      const real = await ws.resolveExisting(shown);
+      const real = await ws.resolveExisting(shown, args);
       if (!(await stat(real)).isDirectory()) {
         throw new GatewayError('INVALID_ARGS', {
           message: `${JSON.stringify(shown)} is a file, not a directory.`,

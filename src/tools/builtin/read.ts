@@ -7,7 +7,7 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
 import { stampOf } from './stamp.js';
-import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
+import { cutLine, looksBinary } from './text.js';
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -29,8 +29,12 @@ interface Lines {
   cut: boolean;
 }
 
-/** `cat -n` lines of the window, streamed so memory stays bounded even for huge files or huge lines. */
-async function numberLines(handle: FileHandle, window: Window, signal: AbortSignal): Promise<Lines> {
+/**
+ * `cat -n` lines of the window, streamed so memory stays bounded even for
+ * huge files or huge lines. `refuse` sees the first chunk (the file's start)
+ * before anything is decoded; `size` is the file's size when it was opened.
+ */
+async function numberLines(handle: FileHandle, window: Window, signal: AbortSignal, size: number, refuse: (head: Buffer) => void): Promise<Lines> {
   const result: Lines = { numbered: [], seen: 0, more: false, cut: false };
   const decoder = new StringDecoder('utf8');
   const buffer = Buffer.alloc(CHUNK_BYTES);
@@ -56,10 +60,14 @@ async function numberLines(handle: FileHandle, window: Window, signal: AbortSign
     omitted = 0;
     return true;
   };
-  for (;;) {
+  for (let total = 0; ; ) {
     throwIfAborted(signal);
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
-    const text = bytesRead === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytesRead));
+    if (total === 0) refuse(buffer.subarray(0, bytesRead));
+    total += bytesRead;
+    // A short read that reaches the size the file had is its end: no second read just to be told so.
+    const atEnd = bytesRead === 0 || (bytesRead < CHUNK_BYTES && total >= size);
+    const text = decoder.write(buffer.subarray(0, bytesRead)) + (atEnd ? decoder.end() : '');
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
       append(text.slice(start, nl));
@@ -67,7 +75,7 @@ async function numberLines(handle: FileHandle, window: Window, signal: AbortSign
       if (!emit()) return result;
     }
     append(text.slice(start));
-    if (bytesRead === 0) {
+    if (atEnd) {
       if (line.length > 0 || omitted > 0) emit();
       return result;
     }
@@ -153,7 +161,7 @@ export function createReadTool(ws: Workspace): Tool {
         limit: limitArg ?? DEFAULT_READ_LIMIT,
       };
       throwIfAborted(ctx.signal);
-      const real = await ws.resolveExisting(shown);
+      const real = await ws.resolveExisting(shown, args);
       const handle = await ws.open(real, READ_FLAGS);
       try {
         const stats = await handle.stat();
@@ -164,15 +172,13 @@ export function createReadTool(ws: Workspace): Tool {
           });
         }
         if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file.` });
-        const head = Buffer.alloc(Math.min(SNIFF_BYTES, stats.size));
-        await handle.read(head, 0, head.length, 0);
-        if (looksBinary(head)) {
+        const lines = await numberLines(handle, window, ctx.signal, stats.size, (head) => {
+          if (!looksBinary(head)) return;
           throw new GatewayError('INVALID_ARGS', {
             message: `${JSON.stringify(shown)} looks like a binary file (it contains NUL bytes); Read shows text only.`,
             suggestion: 'Use Grep to check whether it contains a string, or LS to see its size.',
           });
-        }
-        const lines = await numberLines(handle, window, ctx.signal);
+        });
         return { ...render(lines, window, limitArg !== undefined), data: stampOf(stats) };
       } finally {
         await handle.close();

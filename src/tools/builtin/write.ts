@@ -46,7 +46,7 @@ export function createWriteTool(ws: Workspace): Tool {
       const content = requireString(args, 'content');
       const expected = expectedFrom(args);
       throwIfAborted(ctx.signal);
-      const target = await ws.resolveTarget(shown);
+      const target = await ws.resolveTarget(shown, args);
       // No other Write or Edit of this file between the stamp check and the rename (see withFileLock).
       return withFileLock(target.path, async () => {
         // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.

@@ -60,6 +60,18 @@ describe('Read', () => {
     expect(out.text).toContain('     2\tend');
   });
 
+  it('reads files at, just under and just over one and two read chunks whole', async () => {
+    const chunk = 64 * 1024;
+    for (const size of [chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 7]) {
+      // Lines of 100 bytes, the last one short and without a newline.
+      const text = Array.from({ length: Math.ceil(size / 100) }, (_, i) => `${String(i).padStart(6, '0')} ${'x'.repeat(92)}\n`).join('').slice(0, size);
+      await sb.put({ 'f.txt': text });
+      const lines = text.split('\n').filter((line, i, all) => i < all.length - 1 || line !== '');
+      const expected = lines.slice(0, DEFAULT_READ_LIMIT).map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join('\n');
+      expect((await run(sb, 'Read', { path: 'f.txt' })).text.startsWith(expected), `size ${size}`).toBe(true);
+    }
+  });
+
   it('says so for an empty file', async () => {
     await sb.put({ 'empty.txt': '' });
     expect(await run(sb, 'Read', { path: 'empty.txt' })).toMatchObject({ text: '(empty file)', data: { file_size_bytes: 0 } });

@@ -1,19 +1,26 @@
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 // Faults are injected around the commit of a write: the opened-file check
-// (realpath of /proc/self/fd, right after the temp file is created), the
+// (readlink of /proc/self/fd, right after the temp file is created), the
 // pre-rename stat (re-check) and the rename itself. The rest is the real fs.
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof fsp>();
-  return { ...actual, rename: vi.fn(actual.rename), stat: vi.fn(actual.stat), realpath: vi.fn(actual.realpath) };
+  return { ...actual, rename: vi.fn(actual.rename), stat: vi.fn(actual.stat) };
 });
 
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fs>();
+  return { ...actual, readlinkSync: vi.fn(actual.readlinkSync) };
+});
+
+const readlinkMock = vi.mocked(fs.readlinkSync);
+const actualFs = await vi.importActual<typeof fs>('node:fs');
 const renameMock = vi.mocked(fsp.rename);
 const statMock = vi.mocked(fsp.stat);
-const realpathMock = vi.mocked(fsp.realpath);
 const actual = await vi.importActual<typeof fsp>('node:fs/promises');
 
 describe('Write and Edit are atomic', () => {
@@ -36,10 +43,10 @@ describe('Write and Edit are atomic', () => {
 
   it('an abort once the temp file exists leaves the old content and no temp file', async () => {
     const controller = new AbortController();
-    realpathMock.mockImplementation((async (p: string) => {
+    readlinkMock.mockImplementation(((p: string) => {
       if (p.startsWith('/proc/self/fd/')) controller.abort();
-      return actual.realpath(p);
-    }) as typeof fsp.realpath);
+      return actualFs.readlinkSync(p);
+    }) as typeof fs.readlinkSync);
     await expect(run(sb, 'Write', { path: 'f.txt', content: 'x'.repeat(1 << 20) }, makeCtx(controller.signal)))
       .rejects.toMatchObject({ code: 'TIMEOUT' });
     expect(controller.signal.aborted).toBe(true);
