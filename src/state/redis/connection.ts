@@ -36,6 +36,9 @@ export class RedisConnection {
         enableOfflineQueue: false,
         autoResendUnfulfilledCommands: false,
         maxRetriesPerRequest: 0,
+        // Commands issued in the same event-loop turn (the admits and settles of concurrent requests)
+        // leave in one socket write; each is still answered, or failed, on its own.
+        enableAutoPipelining: true,
         // Reconnect forever by itself, backing off to at most a second between attempts.
         retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
       });

@@ -6,11 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
+import { RedisConnection } from '../../../src/state/redis/connection.js';
 import { createRedisStateStore } from '../../../src/state/redis/index.js';
 import { StateUnavailableError, type AdmitRequest, type StateStore } from '../../../src/state/state-store.js';
 import { describeStateStore } from '../../suites/state-store.suite.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
-import { accepts } from '../../helpers/redis.js';
+import { accepts, waitFor } from '../../helpers/redis.js';
 
 const url = inject('redisUrl');
 const redisBinary = inject('redisBinary');
@@ -181,6 +182,21 @@ describe.skipIf(!redisBinary)('RedisStateStore on a server of its own', () => {
       await expectUnavailable(store, Date.now());
     });
 
+    it('never sends again a command it reported as failed, not even once reconnected', async () => {
+      const clock = new ManualClock();
+      store = createRedisStateStore({ url: server.url, keyPrefix: newPrefix(), clock, ...timeouts });
+      const lease = () => store!.admit([call({ callId: 'sent-once', replay: { fingerprint: 'f', leaseMs: 60_000 } })], clock.now());
+      await store.ping();
+      // The admit is written, then the server hangs: it times out unanswered and is reported as failed.
+      server.signal('SIGSTOP');
+      await expect(lease()).rejects.toBeInstanceOf(StateUnavailableError);
+      // The server dies with the command unexecuted and comes back empty; a resent admit would hold the lease now.
+      await server.stop();
+      await server.start();
+      await waitFor('the store to reconnect', () => store!.ping().then(() => true, () => false));
+      expect((await lease())[0]?.outcome).toBe('admitted');
+    });
+
     it('fails fast while the server is down and recovers by itself on the same port', async () => {
       const clock = new ManualClock();
       store = createRedisStateStore({ url: server.url, keyPrefix: newPrefix(), clock, ...timeouts });
@@ -301,5 +317,27 @@ describe('RedisStateStore on the shared server', () => {
     );
     expect(same).toMatchObject({ lock: meta });
     expect(other).toMatchObject({ lock: null });
+  });
+});
+
+describe('RedisConnection', () => {
+  it('sends the commands of one event-loop turn in one socket write, each answered on its own', async () => {
+    const connection = new RedisConnection({ url });
+    try {
+      const client = connection.client;
+      await connection.run(() => client.ping());
+      let writes = 0;
+      const write = client.stream.write.bind(client.stream) as (...args: unknown[]) => boolean;
+      client.stream.write = ((...args: unknown[]) => {
+        writes += 1;
+        return write(...args);
+      }) as typeof client.stream.write;
+      // As the admits of concurrent requests arrive: many commands in the same turn.
+      const replies = await Promise.all(Array.from({ length: 32 }, (_, i) => connection.run(() => client.echo(`m${i}`))));
+      expect(replies).toEqual(Array.from({ length: 32 }, (_, i) => `m${i}`));
+      expect(writes).toBe(1);
+    } finally {
+      await connection.close();
+    }
   });
 });
