@@ -1,11 +1,12 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
  * The bench tools done the plainest way, for the floor and the MCP peer: the
- * same file system work as toolgate's Read, Edit and Grep, without workspace
- * confinement, line numbers, locks or limits. What toolgate spends beyond
- * these is its own overhead.
+ * same file system work as toolgate's Read, Edit and Grep, without symlink
+ * checks, locks or limits. Read does what toolgate's does for a small text
+ * file (refuse a path outside the workspace, read it, number its lines), so
+ * what toolgate spends beyond these is its own overhead.
  */
 export type RawTool = (args: Record<string, unknown>, root: string) => Promise<string>;
 
@@ -20,7 +21,13 @@ export const RAW_TOOLS: Readonly<Record<string, RawTool>> = {
     return typeof args.echo === 'string' ? args.echo : 'ok';
   },
   async Read(args, root) {
-    return readFile(join(root, str(args, 'path')), 'utf8');
+    const file = resolve(root, str(args, 'path'));
+    const inside = relative(root, file);
+    if (inside === '' || inside.split(sep)[0] === '..' || isAbsolute(inside)) throw new Error('path outside the workspace');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    // Like `cat -n` and toolgate's Read: a final newline ends the last line rather than starting an empty one.
+    if (lines.at(-1) === '') lines.pop();
+    return lines.map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join('\n');
   },
   async Edit(args, root) {
     const file = join(root, str(args, 'path'));

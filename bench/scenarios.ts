@@ -34,6 +34,7 @@ const MARKER = '@@';
 export const READ_FILE = 'read-4k.txt';
 
 const noop: BenchCall = { name: 'Noop', args: {} };
+const read4k: BenchCall = { name: 'Read', args: { path: READ_FILE } };
 
 export const SCENARIOS: readonly Scenario[] = [
   { id: 'noop', title: 'One no-op call per request', callsPerRequest: 1, perRequest: false, calls: () => [noop] },
@@ -49,7 +50,14 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'One Read of a 4 KB file per request',
     callsPerRequest: 1,
     perRequest: false,
-    calls: () => [{ name: 'Read', args: { path: READ_FILE } }],
+    calls: () => [read4k],
+  },
+  {
+    id: 'read4k10',
+    title: 'Ten Reads of a 4 KB file per request',
+    callsPerRequest: 10,
+    perRequest: false,
+    calls: () => Array.from({ length: 10 }, () => read4k),
   },
   {
     id: 'mixed',
