@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 
@@ -5,14 +6,26 @@ import { Session } from 'node:inspector/promises';
 export interface TargetStats {
   toolCalls: number;
   toolErrors: number;
+  /** The process's resident set size when asked, after the run. */
+  rssBytes: number;
 }
 
-export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
-export type ChildMessage = { type: 'ready'; port: number } | { type: 'stats'; stats: TargetStats } | { type: 'profiled' };
+export type ParentMessage =
+  | { type: 'stats' }
+  | { type: 'stop' }
+  | { type: 'profile-start' }
+  | { type: 'profile-stop'; file: string }
+  | { type: 'resources-start' }
+  | { type: 'resources-stop' };
+export type ChildMessage =
+  | { type: 'ready'; port: number }
+  | { type: 'stats'; stats: TargetStats }
+  | { type: 'profiled' }
+  | { type: 'resources'; created: Record<string, number> };
 
 export interface RunningTarget {
   port: number;
-  stats(): Promise<TargetStats>;
+  stats(): Promise<Omit<TargetStats, 'rssBytes'>>;
   close(): Promise<void>;
 }
 
@@ -20,17 +33,35 @@ export interface RunningTarget {
  * The child side of a target process: report the port over IPC, answer stats
  * requests, close and exit on `stop`, and run V8's CPU profiler (the one
  * `node --cpu-prof` drives) between `profile-start` and `profile-stop`, so the
- * profile holds the timed run only, not start-up and module loading. A runner
- * that dies takes its children along (the IPC channel closes).
+ * profile holds the timed run only, not start-up and module loading. Between
+ * `resources-start` and `resources-stop` it counts the async resources created,
+ * by type (which of them are thread-pool work: see syscalls.ts); the hook is
+ * off otherwise, as async hooks slow every promise down. A runner that dies
+ * takes its children along (the IPC channel closes).
  */
 export async function serveTarget(start: () => Promise<RunningTarget>): Promise<void> {
   const send = (message: ChildMessage) => process.send!(message);
   const target = await start();
   const profiler = new Session();
+  let created: Record<string, number> = {};
+  const resources = createHook({
+    init(_id, type) {
+      created[type] = (created[type] ?? 0) + 1;
+    },
+  });
   process.on('message', (message: ParentMessage) => {
     switch (message.type) {
       case 'stats':
-        void target.stats().then((stats) => send({ type: 'stats', stats }));
+        void target.stats().then((stats) => send({ type: 'stats', stats: { ...stats, rssBytes: process.memoryUsage().rss } }));
+        break;
+      case 'resources-start':
+        created = {};
+        send({ type: 'resources', created });
+        resources.enable();
+        break;
+      case 'resources-stop':
+        resources.disable();
+        send({ type: 'resources', created });
         break;
       case 'profile-start':
         profiler.connect();

@@ -17,6 +17,26 @@ export interface GatewayOptions {
   logLevel: string;
   /** Absent: the memory store. */
   redisUrl?: string;
+  /** HTTP tools to declare besides the built-ins: a large catalog (none are called). */
+  httpTools?: number;
+}
+
+/**
+ * HTTP tool number `i` of a large catalog, with a schema of the size a real
+ * one has. Its URL is a loopback port nothing listens on: the bench lists
+ * these tools, it never calls them.
+ */
+function httpTool(i: number) {
+  return {
+    name: `catalog_${i}`,
+    description: `Looks up record ${i} of the catalog by its key and returns it as JSON.`,
+    parameters: {
+      type: 'object',
+      required: ['key'],
+      properties: { key: { type: 'string', maxLength: 64, description: 'The record key.' }, fields: { type: 'array', items: { type: 'string' } } },
+    },
+    http: { method: 'GET', url: `http://127.0.0.1:9/catalog/${i}/{key}`, allow_private_network: true },
+  };
 }
 
 /**
@@ -49,6 +69,7 @@ await serveTarget(async () => {
     workspace: options.workspace,
     log_level: options.logLevel,
     builtins: { Noop: { enabled: true } },
+    tools: Array.from({ length: options.httpTools ?? 0 }, (_, i) => httpTool(i)),
     spill: { url: pathToFileURL(options.spillDir).href },
     state: options.redisUrl ? { redis_url: options.redisUrl } : {},
   });

@@ -10,6 +10,8 @@ export interface LoadPlan {
    */
   cycle: autocannon.Request[];
   callsPerRequest: number;
+  /** The status every response must have; any 2xx when absent. */
+  status?: number;
 }
 
 /** One timed run against one target. Latencies are of a whole scenario request (an MCP cycle's calls summed). */
@@ -19,7 +21,7 @@ export interface Sample {
   p50Ms: number;
   p99Ms: number;
   requests: number;
-  /** Responses other than 2xx, and socket errors or timeouts: both must be 0 for a valid run. */
+  /** Responses other than 2xx (or the plan's status), and socket errors or timeouts: both must be 0 for a valid run. */
   non2xx: number;
   errors: number;
 }
@@ -62,7 +64,7 @@ export function drive(plan: LoadPlan): Promise<Sample> {
     );
     instance.on('response', (client, statusCode, _bytes, responseTime) => {
       responses++;
-      if (statusCode < 200 || statusCode >= 300) non2xx++;
+      if (plan.status === undefined ? statusCode < 200 || statusCode >= 300 : statusCode !== plan.status) non2xx++;
       let cycle = open.get(client);
       if (!cycle) open.set(client, (cycle = { sent: 0, sum: 0 }));
       cycle.sum += responseTime;

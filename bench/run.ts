@@ -8,18 +8,25 @@ import type { GatewayOptions } from './gateway.js';
 import { drive, type LoadPlan, type Sample } from './load.js';
 import { summarizeProfile } from './profile.js';
 import { startRedis, type BenchRedis } from './redis.js';
-import { markdown, summarize, verdicts, type BenchReport, type Cell, type ScenarioReport } from './report.js';
+import { markdown, summarize, verdicts, type BenchReport, type ManyToolsReport, type ScenarioReport, type Summary, type SyscallSample } from './report.js';
 import { createWorkspace, executeBody, mcpBody, SCENARIOS, type Scenario } from './scenarios.js';
+import { StraceAttachError, straceMissing, syscallsDuring, THREAD_POOL_RESOURCES } from './syscalls.js';
 import { startTarget, TARGET_LABELS, type Target, type TargetName } from './targets.js';
+
+const MANY_TOOLS = { id: 'many-tools', title: 'Many tools: GET /tools and one Noop call with 500 HTTP tools in the registry', httpTools: 500 };
+const SCENARIO_IDS = [...SCENARIOS.map((s) => s.id), MANY_TOOLS.id];
+/** The scenarios whose system calls and thread-pool hops are counted, on these targets. */
+const SYSCALL_SCENARIOS = ['noop', 'read4k'];
+const SYSCALL_TARGETS: readonly TargetName[] = ['floor', 'memory'];
 
 const HELP = `npm run bench [-- options]
 
-  --quick               smoke test: 1 s runs, 1 round, 16 connections (under a minute)
+  --quick               smoke test: 1 s runs, 1 round, 16 connections (about a minute and a half)
   --duration <s>        seconds per timed run (default 3)
   --warmup <s>          seconds of warm-up per scenario and target (default 2)
   --rounds <n>          rounds per cell, targets alternating; the median is reported (default 3)
   --connections <list>  connection counts (default 1,16,64)
-  --scenarios <list>    ${SCENARIOS.map((s) => s.id).join(',')} (default all)
+  --scenarios <list>    ${SCENARIO_IDS.join(',')} (default all)
   --targets <list>      floor,memory,redis,mcp (default all; redis needs redis-server)
   --log-level <level>   toolgate's log level (default info)
   --profile             instead: CPU-profile the first of --targets (memory, the default, or
@@ -63,10 +70,13 @@ const settings = {
   logLevel: flags['log-level']!,
   /** Sequential requests whose Redis round trips are counted per scenario. */
   redisSample: flags.quick ? 20 : 50,
+  /** Sequential requests whose system calls are counted per scenario. */
+  syscallSample: flags.quick ? 200 : 500,
 };
-const scenarios = SCENARIOS.filter((s) => !flags.scenarios || list(flags.scenarios)!.includes(s.id));
+const chosen = list(flags.scenarios) ?? SCENARIO_IDS;
+const scenarios = SCENARIOS.filter((s) => chosen.includes(s.id));
 const wanted = flags.profile ? (list(flags.targets)?.slice(0, 1) ?? ['memory']) : (list(flags.targets) ?? ALL_TARGETS);
-if (scenarios.length === 0 || wanted.some((t) => !ALL_TARGETS.includes(t as TargetName))) {
+if (chosen.length === 0 || chosen.some((id) => !SCENARIO_IDS.includes(id)) || wanted.some((t) => !ALL_TARGETS.includes(t as TargetName))) {
   console.error(`unknown scenario or target\n\n${HELP}`);
   process.exit(2);
 }
@@ -97,8 +107,8 @@ function cycle(target: Target, scenario: Scenario): autocannon.Request[] {
   });
 }
 
-/** Send one scenario request outside the load run and fail loudly unless every call succeeded. */
-async function sendChecked(target: Target, scenario: Scenario): Promise<void> {
+/** Send one scenario request outside the load run, fail loudly unless every call succeeded, and return the calls' texts. */
+async function sendChecked(target: Target, scenario: Scenario): Promise<string[]> {
   const n = next(target.name);
   if (target.protocol === 'execute') {
     const response = await fetch(`${target.url}/execute`, { method: 'POST', headers: JSON_HEADERS, body: executeBody(scenario, n, target.name) });
@@ -107,13 +117,27 @@ async function sendChecked(target: Target, scenario: Scenario): Promise<void> {
     if (response.status !== 200 || body.results?.length !== scenario.callsPerRequest || failed) {
       throw new Error(`${target.name} ${scenario.id}: HTTP ${response.status} ${JSON.stringify(failed ?? body).slice(0, 300)}`);
     }
-    return;
+    return body.results.map((r) => r.text);
   }
+  const texts: string[] = [];
   for (const [i, call] of scenario.calls(n, target.name).entries()) {
     const response = await fetch(`${target.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: mcpBody(call, i + 1) });
-    const body = (await response.json()) as { result?: { isError?: boolean } };
+    const body = (await response.json()) as { result?: { isError?: boolean; content?: { text?: string }[] } };
     if (response.status !== 200 || !body.result || body.result.isError) {
       throw new Error(`${target.name} ${scenario.id}: HTTP ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+    }
+    texts.push(body.result.content?.[0]?.text ?? '');
+  }
+  return texts;
+}
+
+/** Every target must answer a scenario of Reads alike, or the floor would not be doing the work toolgate's Read does. */
+function checkSameReads(scenario: Scenario, texts: ReadonlyMap<TargetName, string[]>): void {
+  if (!scenario.calls(0, 'check').every((call) => call.name === 'Read')) return;
+  const [[first, expected] = ['', []], ...others] = [...texts];
+  for (const [name, got] of others) {
+    if (JSON.stringify(got) !== JSON.stringify(expected)) {
+      throw new Error(`${scenario.id}: ${name} answers ${JSON.stringify(got[0]?.slice(0, 120))}, ${first} ${JSON.stringify(expected[0]?.slice(0, 120))}`);
     }
   }
 }
@@ -136,46 +160,119 @@ function machine(): BenchReport['machine'] {
 async function startTargets(names: readonly TargetName[], workspace: string, spillDir: string, redis: BenchRedis | undefined): Promise<Target[]> {
   const targets: Target[] = [];
   for (const name of names) {
-    const options: GatewayOptions | { workspace: string } =
-      name === 'memory' || name === 'redis'
-        ? { workspace, spillDir: join(spillDir, name), logLevel: settings.logLevel, ...(name === 'redis' ? { redisUrl: redis!.url } : {}) }
-        : { workspace };
+    const gateway: GatewayOptions = { workspace, spillDir: join(spillDir, name), logLevel: settings.logLevel };
+    if (name === 'redis') gateway.redisUrl = redis!.url;
+    if (name === 'many-tools') gateway.httpTools = MANY_TOOLS.httpTools;
+    const options = name === 'floor' || name === 'mcp' ? { workspace } : gateway;
     targets.push(await startTarget(name, options));
     log(`started ${TARGET_LABELS[name]} at ${targets.at(-1)!.url}`);
   }
   return targets;
 }
 
-/** Every target, every scenario, every connection count, in rounds with the targets alternating. */
-async function benchmark(targets: Target[], redis: BenchRedis | undefined): Promise<BenchReport> {
+type Measured = { connections: number; targets: Partial<Record<TargetName, Summary>> }[];
+
+/** Warm-up, then at each connection count rounds of timed runs with the targets alternating; the median of each target's rounds. */
+async function measure(targets: readonly Target[], label: string, planFor: (target: Target, connections: number, durationS: number) => LoadPlan): Promise<Measured> {
+  if (settings.warmupS > 0) {
+    for (const target of targets) await drive(planFor(target, Math.max(...settings.connections), settings.warmupS));
+  }
+  const cells: Measured = [];
+  for (const connections of settings.connections) {
+    const rounds = new Map<TargetName, Sample[]>();
+    for (let round = 0; round < settings.rounds; round++) {
+      // Each round starts at the next target, so no target always runs right after the same one.
+      const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
+      for (const target of order) {
+        await sleep(PAUSE_MS);
+        const sample = await drive(planFor(target, connections, settings.durationS));
+        rounds.set(target.name, [...(rounds.get(target.name) ?? []), sample]);
+        log(`${label} ${connections} conn. round ${round + 1}/${settings.rounds} ${target.name}: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms`);
+      }
+    }
+    const cell: Measured[number] = { connections, targets: {} };
+    for (const target of targets) cell.targets[target.name] = summarize(rounds.get(target.name)!);
+    cells.push(cell);
+  }
+  return cells;
+}
+
+/** System calls (under strace) and thread-pool hops (the child's async hook) of sequential scenario requests. */
+async function countSyscalls(targets: readonly Target[], scenario: Scenario): Promise<ScenarioReport['syscalls']> {
+  const sampled = settings.syscallSample;
+  const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  const perRequest = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([name, n]) => [name, n / sampled]));
+  const counted: Partial<Record<TargetName, SyscallSample>> = {};
+  for (const target of targets.filter((t) => SYSCALL_TARGETS.includes(t.name))) {
+    await target.resourcesStart();
+    const calls = await syscallsDuring(target.pid, async () => {
+      for (let i = 0; i < sampled; i++) await sendChecked(target, scenario);
+    }).catch(async (err: unknown) => {
+      // When strace cannot attach (no ptrace permission), the hook must not stay on for the runs that follow.
+      await target.resourcesStop();
+      throw err;
+    });
+    const created = await target.resourcesStop();
+    const pool = Object.fromEntries(Object.entries(created).filter(([type]) => THREAD_POOL_RESOURCES.includes(type)));
+    counted[target.name] = { perRequest: sum(calls) / sampled, byName: perRequest(calls), threadPoolPerRequest: sum(pool) / sampled, threadPoolByType: perRequest(pool) };
+    log(`${scenario.id} ${target.name}: ${(sum(calls) / sampled).toFixed(1)} system calls, ${(sum(pool) / sampled).toFixed(1)} thread-pool hops per request`);
+  }
+  return { sampled, targets: counted };
+}
+
+/**
+ * The small-registry gateway against the one with 500 HTTP tools: one Noop
+ * call per request, then GET /tools revalidating with the current ETag (every
+ * answer must be a 304).
+ */
+async function manyTools(small: Target, many: Target): Promise<ManyToolsReport> {
+  const etags = new Map<TargetName, string>();
+  for (const target of [small, many]) {
+    const listed = await fetch(`${target.url}/tools`);
+    const { tools } = (await listed.json()) as { tools: unknown[] };
+    const etag = listed.headers.get('etag');
+    const again = etag ? await fetch(`${target.url}/tools`, { headers: { 'if-none-match': etag } }) : undefined;
+    if (!etag || again?.status !== 304) throw new Error(`${target.name}: GET /tools with its own ETag answered ${again?.status ?? 'no ETag'}, not 304`);
+    log(`${target.name}: GET /tools lists ${tools.length} tools`);
+    etags.set(target.name, etag);
+  }
+  const both = [small, many];
+  const noopScenario = SCENARIOS.find((s) => s.id === 'noop')!;
+  // The Noop calls first: each 304 of the large catalog leaves hundreds of kilobytes of garbage, whose collection would slow the runs after it.
+  const noop = await measure(both, `${MANY_TOOLS.id} noop`, (target, connections, durationS) => plan(target, noopScenario, connections, durationS));
+  const revalidate = await measure(both, `${MANY_TOOLS.id} GET /tools`, (target, connections, durationS) => ({
+    url: target.url,
+    connections,
+    durationS,
+    cycle: [{ method: 'GET', path: '/tools', headers: { 'if-none-match': etags.get(target.name)! } }],
+    callsPerRequest: 0,
+    status: 304,
+  }));
+  return {
+    id: MANY_TOOLS.id,
+    title: MANY_TOOLS.title,
+    httpTools: MANY_TOOLS.httpTools,
+    cells: revalidate.map((cell, i) => ({ connections: cell.connections, revalidate: cell.targets, noop: noop[i]!.targets })),
+  };
+}
+
+/** Every target, every scenario, every connection count, in rounds with the targets alternating; then the many-tools scenario. */
+async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<BenchReport> {
+  const targets = all.filter((t) => t.name !== 'many-tools');
+  let syscallsSkipped = scenarios.some((s) => SYSCALL_SCENARIOS.includes(s.id)) ? straceMissing() : undefined;
+  if (syscallsSkipped) log(`system calls not counted: ${syscallsSkipped}`);
   const reports: ScenarioReport[] = [];
   for (const scenario of scenarios) {
-    for (const target of targets) await sendChecked(target, scenario);
-    if (settings.warmupS > 0) {
-      for (const target of targets) await drive(plan(target, scenario, Math.max(...settings.connections), settings.warmupS));
-    }
-    const cells: Cell[] = [];
-    for (const connections of settings.connections) {
-      const rounds = new Map<TargetName, Sample[]>();
-      for (let round = 0; round < settings.rounds; round++) {
-        // Each round starts at the next target, so no target always runs right after the same one.
-        const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
-        for (const target of order) {
-          await sleep(PAUSE_MS);
-          const sample = await drive(plan(target, scenario, connections, settings.durationS));
-          rounds.set(target.name, [...(rounds.get(target.name) ?? []), sample]);
-          log(`${scenario.id} ${connections} conn. round ${round + 1}/${settings.rounds} ${target.name}: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms`);
-        }
-      }
-      const cell: Cell = { connections, targets: {} };
-      for (const target of targets) cell.targets[target.name] = summarize(rounds.get(target.name)!);
-      cells.push(cell);
-    }
+    const texts = new Map<TargetName, string[]>();
+    for (const target of targets) texts.set(target.name, await sendChecked(target, scenario));
+    checkSameReads(scenario, texts);
+    const cells = await measure(targets, scenario.id, (target, connections, durationS) => plan(target, scenario, connections, durationS));
     const report: ScenarioReport = { id: scenario.id, title: scenario.title, callsPerRequest: scenario.callsPerRequest, cells };
     const gateway = targets.find((t) => t.name === 'redis');
+    const countSys = SYSCALL_SCENARIOS.includes(scenario.id) && !syscallsSkipped;
+    // Requests still in flight when the last load run stopped must finish outside the counts.
+    if ((redis && gateway) || countSys) await sleep(QUIET_MS);
     if (redis && gateway) {
-      // Requests still in flight when the last load run stopped must finish outside the count.
-      await sleep(QUIET_MS);
       const { sent, inScripts } = await redis.commandsDuring(async () => {
         for (let i = 0; i < settings.redisSample; i++) await sendChecked(gateway, scenario);
       });
@@ -183,17 +280,31 @@ async function benchmark(targets: Target[], redis: BenchRedis | undefined): Prom
       const sampled = settings.redisSample;
       report.redisCommands = { perRequest: total / sampled, byCommand: sent, inScriptsPerRequest: inScripts / sampled, sampled };
     }
+    if (countSys) {
+      try {
+        report.syscalls = await countSyscalls(targets, scenario);
+      } catch (err) {
+        if (!(err instanceof StraceAttachError)) throw err;
+        syscallsSkipped = err.message;
+        log(`system calls not counted: ${syscallsSkipped}`);
+      }
+    }
     reports.push(report);
   }
+  const small = targets.find((t) => t.name === 'memory');
+  const many = all.find((t) => t.name === 'many-tools');
+  const manyToolsReport = small && many ? await manyTools(small, many) : undefined;
   const targetStats: BenchReport['targetStats'] = {};
-  for (const target of targets) targetStats[target.name] = await target.stats();
+  for (const target of all) targetStats[target.name] = await target.stats();
   return {
     date: new Date().toISOString(),
     machine: machine(),
-    settings: { durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel, targets: targets.map((t) => t.name) },
+    settings: { durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel, targets: all.map((t) => t.name) },
     scenarios: reports,
+    ...(manyToolsReport ? { manyTools: manyToolsReport } : {}),
+    ...(syscallsSkipped ? { syscallsSkipped } : {}),
     targetStats,
-    verdicts: verdicts(reports),
+    verdicts: verdicts(reports, manyToolsReport),
   };
 }
 
@@ -231,6 +342,10 @@ async function main(): Promise<void> {
         log('no redis-server on PATH (set REDIS_SERVER_BIN): the Redis-store gateway is left out');
         names = names.filter((n) => n !== 'redis');
       }
+    }
+    if (!flags.profile && chosen.includes(MANY_TOOLS.id)) {
+      if (names.includes('memory')) names = [...names, 'many-tools'];
+      else log('the many-tools scenario compares with the memory-store gateway, which --targets leaves out: it is skipped');
     }
     targets = await startTargets(names, workspace, spillDir, redis);
     if (flags.profile) {

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage, TargetStats } from './child.js';
 
-export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp';
+/** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools scenario only. */
+export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools';
 
 /** A target server in a child process of its own, so the load generator does not share its event loop. */
 export interface Target {
@@ -10,7 +11,12 @@ export interface Target {
   /** POST /execute (floor, toolgate) or POST /mcp (the MCP peer). */
   protocol: 'execute' | 'mcp';
   url: string;
+  /** The child's process id, for strace to attach to. */
+  pid: number;
   stats(): Promise<TargetStats>;
+  /** Count the async resources the target creates from now until `resourcesStop`, by type. */
+  resourcesStart(): Promise<void>;
+  resourcesStop(): Promise<Record<string, number>>;
   /** Start V8's CPU profiler in the target; `profileStop` writes what it recorded to `file` (a .cpuprofile). */
   profileStart(): Promise<void>;
   profileStop(file: string): Promise<void>;
@@ -22,11 +28,12 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   memory: 'toolgate, memory store',
   redis: 'toolgate, Redis store',
   mcp: 'MCP SDK server',
+  'many-tools': 'toolgate, memory store, 500 HTTP tools',
 };
 
 const STOP_TIMEOUT_MS = 10_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.ts', redis: 'gateway.ts', mcp: 'mcp-peer.ts' };
+const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.ts', redis: 'gateway.ts', mcp: 'mcp-peer.ts', 'many-tools': 'gateway.ts' };
 
 /**
  * Start a target's entry under tsx (`node --import tsx`); the gateway's entry
@@ -52,10 +59,17 @@ export async function startTarget(name: TargetName, options: object): Promise<Ta
     name,
     protocol: name === 'mcp' ? 'mcp' : 'execute',
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stats: async () => {
       const reply = await request(child, { type: 'stats' });
       if (reply.type !== 'stats') throw new Error(`${name} answered ${reply.type} to stats`);
       return reply.stats;
+    },
+    resourcesStart: async () => void (await request(child, { type: 'resources-start' })),
+    resourcesStop: async () => {
+      const reply = await request(child, { type: 'resources-stop' });
+      if (reply.type !== 'resources') throw new Error(`${name} answered ${reply.type} to resources-stop`);
+      return reply.created;
     },
     profileStart: async () => void (await request(child, { type: 'profile-start' })),
     profileStop: async (file) => void (await request(child, { type: 'profile-stop', file })),
