@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,52 @@ describe('coalescingDestination', () => {
     destination.write('{"n":"next turn"}\n');
     await vi.waitFor(() => expect(readFileSync(path, 'utf8')).toBe(lines.join('') + '{"n":"next turn"}\n'));
     closeSync(fd);
+  });
+
+  it('keeps every line, in order, for a reader with no room, without blocking the event loop', async () => {
+    // A child that reads nothing for a while: its stdin pipe (non-blocking on our side) fills up.
+    const reader = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 300)'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+    const received: Buffer[] = [];
+    reader.stdout.on('data', (chunk: Buffer) => received.push(chunk));
+    const destination = coalescingDestination(fd);
+    // 2 MB: more than the socket buffer holds.
+    const lines = Array.from({ length: 10_000 }, (_, i) => `{"n":${i},"pad":"${'p'.repeat(200)}"}\n`);
+    let turns = 0;
+    for (let i = 0; i < lines.length; i += 250) {
+      for (const line of lines.slice(i, i + 250)) destination.write(line);
+      const before = performance.now();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(performance.now() - before).toBeLessThan(100);
+      turns++;
+    }
+    expect(turns).toBe(40);
+    await vi.waitFor(() => expect(Buffer.concat(received).length).toBe(Buffer.byteLength(lines.join(''))), { timeout: 5000 });
+    expect(Buffer.concat(received).toString()).toBe(lines.join(''));
+    reader.stdin.end();
+    await once(reader, 'exit');
+  });
+
+  it('holds at most its bound for a reader that does not keep up, then says how many lines it dropped', async () => {
+    const reader = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 300)'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+    const received: Buffer[] = [];
+    reader.stdout.on('data', (chunk: Buffer) => received.push(chunk));
+    const destination = coalescingDestination(fd, 64 * 1024);
+    const line = (i: number) => `{"n":${i},"pad":"${'p'.repeat(1000)}"}\n`;
+    for (let turn = 0; turn < 20; turn++) {
+      for (let i = 0; i < 50; i++) destination.write(line(turn * 50 + i));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await vi.waitFor(() => expect(Buffer.concat(received).toString()).toMatch(/log lines were dropped/), { timeout: 5000 });
+    const got = Buffer.concat(received).toString().trim().split('\n').map((l) => JSON.parse(l) as { n?: number; msg?: string });
+    const kept = got.filter((l) => l.n !== undefined).map((l) => l.n!);
+    const dropped = Number(/^(\d+) log lines/.exec(got.at(-1)!.msg!)![1]);
+    expect(kept.length + dropped).toBe(1000);
+    expect(kept).toEqual([...kept].sort((a, b) => a - b));
+    expect(dropped).toBeGreaterThan(0);
+    reader.stdin.end();
+    await once(reader, 'exit');
   });
 
   it('writes what is pending on flushSync', () => {
