@@ -4,7 +4,7 @@ import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
-import type { PipelineDeps } from '../pipeline/types.js';
+import type { Caller, PipelineDeps } from '../pipeline/types.js';
 import { toAnthropic, toGemini, toMcp, toOpenAI, toResponses } from '../registry/dialects/index.js';
 import type { RegisteredTool } from '../registry/registry.js';
 import type { CircuitStatus } from '../state/state-store.js';
@@ -46,6 +46,49 @@ function render(format: FormatName, entries: readonly RegisteredTool[], strict: 
   }
 }
 
+function wrap(format: FormatName, tools: Record<string, unknown>[]): unknown[] {
+  return format === 'gemini' ? [{ functionDeclarations: tools }] : tools;
+}
+
+function etagOf(list: unknown[]): string {
+  return `"${sha256Hex(JSON.stringify(list)).slice(0, 32)}"`;
+}
+
+/** Per registry version (its tool array): what was worked out for it, at most this many entries of each kind. */
+const KEPT = 256;
+const listings = new WeakMap<readonly RegisteredTool[], Map<string, { list: unknown[]; etag: string }>>();
+const allowedByKey = new WeakMap<readonly RegisteredTool[], Map<string, readonly RegisteredTool[]>>();
+
+function keptFor<V>(cache: WeakMap<readonly RegisteredTool[], Map<string, V>>, registry: readonly RegisteredTool[], key: string, make: () => V): V {
+  let kept = cache.get(registry);
+  if (!kept) cache.set(registry, (kept = new Map()));
+  let value = kept.get(key);
+  if (value === undefined) {
+    value = make();
+    if (kept.size >= KEPT) kept.delete(kept.keys().next().value!);
+    kept.set(key, value);
+  }
+  return value;
+}
+
+/** The tools an API key may use: fixed for a key and a registry version. */
+function allowedFor(registry: readonly RegisteredTool[], caller: Caller): readonly RegisteredTool[] {
+  return keptFor(allowedByKey, registry, caller.keyId, () => registry.filter((e) => caller.allows(e.name)));
+}
+
+/**
+ * A listing without live breaker details depends only on the registry, the
+ * key, the format and which of the key's tools have an open breaker, so it is
+ * rendered and hashed once: a polling client's `If-None-Match` then costs no
+ * rendering, however large the catalog.
+ */
+function cachedListing(registry: readonly RegisteredTool[], key: string, make: () => unknown[]): { list: unknown[]; etag: string } {
+  return keptFor(listings, registry, key, () => {
+    const list = make();
+    return { list, etag: etagOf(list) };
+  });
+}
+
 export function toolsRoutes(deps: PipelineDeps) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.get(
@@ -61,16 +104,22 @@ export function toolsRoutes(deps: PipelineDeps) {
       async (request, reply) => {
         const query = request.query as { format?: FormatName; strict?: boolean; include_unavailable?: boolean };
         const format = query.format ?? 'openai';
-        const allowed = deps.registry.list().filter((e) => request.caller.allows(e.name));
+        const allowed = allowedFor(deps.registry.list(), request.caller);
         const circuits = await circuitsFor(allowed, request.caller, deps, request.log);
         const shown = query.include_unavailable ? allowed : allowed.filter((_, i) => circuits[i]!.state !== 'open');
-        let tools = render(format, shown, (format === 'openai' || format === 'responses') && query.strict === true);
+        const strict = (format === 'openai' || format === 'responses') && query.strict === true;
+        let list: unknown[];
+        let etag: string;
         if (query.include_unavailable) {
           const info = new Map(allowed.map((e, i) => [e.name, gatewayInfo(e, circuits[i]!)]));
-          tools = tools.map((t, i) => ({ ...t, 'x-toolgate': info.get(shown[i]!.name) }));
+          list = wrap(format, render(format, shown, strict).map((t, i) => ({ ...t, 'x-toolgate': info.get(shown[i]!.name) })));
+          etag = etagOf(list);
+        } else {
+          const hidden = allowed.flatMap((e, i) => (circuits[i]!.state === 'open' ? [e.name] : []));
+          ({ list, etag } = cachedListing(deps.registry.list(), `${request.caller.keyId}\n${format}\n${strict}\n${hidden.join('\n')}`, () =>
+            wrap(format, render(format, shown, strict)),
+          ));
         }
-        const list = format === 'gemini' ? [{ functionDeclarations: tools }] : tools;
-        const etag = `"${sha256Hex(JSON.stringify(list)).slice(0, 32)}"`;
         reply.header('etag', etag).header('cache-control', 'no-cache');
         const match = request.headers['if-none-match'];
         if (typeof match === 'string' && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
