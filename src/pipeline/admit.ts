@@ -26,7 +26,7 @@ export function storeCall(call: PlannedCall, ctx: ExecContext): CallRef & { tool
 /** Each stateful gate's part of the one request, in the order the store checks them. */
 function admitRequest(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): AdmitRequest {
   const entry = call.entry!;
-  const request: AdmitRequest = { ...storeCall(call, ctx), breaker: breakerPart(entry, ctx.caller, deps) };
+  const request: AdmitRequest = Object.assign(storeCall(call, ctx), { breaker: breakerPart(entry, ctx.caller, deps) });
   const replay = replayPart(call, callTimeout(call, ctx));
   if (replay) request.replay = replay;
   const approval = approvalPart(call, deps);

@@ -17,7 +17,7 @@ export function breakerScope(entry: RegisteredTool, caller: Caller, deps: Pipeli
 
 /** What admission asks of the breaker for a call: its scope and the tool's breaker settings. */
 export function breakerPart(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): AdmitRequest['breaker'] {
-  return { scope: breakerScope(entry, caller, deps), ...entry.breaker };
+  return { scope: breakerScope(entry, caller, deps), failureThreshold: entry.breaker.failureThreshold, recoveryMs: entry.breaker.recoveryMs };
 }
 
 /** The store's name for a tool's breaker: the tenant's own, or the shared one (`null`). */
