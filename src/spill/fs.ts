@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import type { Clock } from '../shared/clock.js';
-import { TenantQuota, type QuotaEntry } from './quota.js';
+import { quotaFor, type QuotaEntry, type TenantQuota } from './quota.js';
 import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
 
 export interface FsSpillStoreOptions {
@@ -51,14 +51,7 @@ export class FsSpillStore implements SpillStore {
     this.dir = resolve(options.dir);
     this.ttlMs = options.ttlMs;
     this.clock = options.clock;
-    this.quota =
-      options.tenantQuotaBytes === undefined
-        ? undefined
-        : new TenantQuota({
-            quotaBytes: options.tenantQuotaBytes,
-            backend: { list: (tenant) => this.entries(tenant), remove: (tenant, id) => removeEntry(this.tenantDir(tenant), id) },
-            ...(options.onQuotaRemoval && { onRemove: options.onQuotaRemoval }),
-          });
+    this.quota = quotaFor(options, { list: (tenant) => this.entries(tenant), remove: (tenant, id) => removeEntry(this.tenantDir(tenant), id) });
   }
 
   async put(tenant: string, content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord> {

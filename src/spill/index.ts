@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../shared/clock.js';
 import { createFsSpillStore } from './fs.js';
+import { createS3SpillStore } from './s3.js';
+import type { S3Credentials } from './s3-client.js';
 import type { SpillStore } from './spill-store.js';
 
 export interface SpillStoreOptions {
@@ -10,16 +12,21 @@ export interface SpillStoreOptions {
   /** Spilled bytes a tenant may hold (config `spill.tenant_quota_bytes`); past it its oldest outputs are removed. */
   tenantQuotaBytes?: number;
   onQuotaRemoval?: () => void;
+  /** Where an `s3://` URL's bucket is and how to reach it: `S3_ENDPOINT`, `AWS_REGION` and the `AWS_*` credentials. */
+  s3?: { endpoint?: string; region: string; credentials: Partial<S3Credentials>; timeoutMs: number };
 }
+
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /**
  * The spill store a `TOOLGATE_SPILL_URL` names: `file:///abs/dir`, or
- * `file://./rel/dir` resolved against the working directory. Throws on any
- * other URL, for the config loader to report.
+ * `file://./rel/dir` resolved against the working directory, or
+ * `s3://bucket/prefix` on an S3-compatible bucket. Throws on any
+ * other URL, or an S3 one without credentials, for start-up to report.
  */
 export function createSpillStore(url: string, options: SpillStoreOptions): SpillStore {
   if (/^file:\/\//i.test(url)) return createFsSpillStore({ dir: fileUrlToDir(url), ...options });
-  if (/^s3:\/\//i.test(url)) throw new Error('The S3 spill store is not available in this build; use a file:// spill URL.');
+  if (/^s3:\/\//i.test(url)) return s3Store(url, options);
   throw new Error('Unsupported spill store URL: expected file://<dir> or s3://<bucket>/<prefix>.');
 }
 
@@ -28,4 +35,20 @@ function fileUrlToDir(url: string): string {
   // `file://./dir` is not a valid file URL (its host would be "."), but it is the natural way to write a relative directory.
   if (/^\.\.?(\/|$)/.test(rest)) return resolve(decodeURIComponent(rest));
   return fileURLToPath(url);
+}
+
+function s3Store(url: string, options: SpillStoreOptions) {
+  const { s3, ...common } = options;
+  const parsed = new URL(url);
+  const bucket = parsed.hostname;
+  if (!BUCKET_NAME.test(bucket)) throw new Error(`"${bucket}" is not a bucket name: expected s3://<bucket>/<prefix>, 3 to 63 lowercase letters, digits, dots and hyphens.`);
+  const { accessKeyId, secretAccessKey, sessionToken } = s3?.credentials ?? {};
+  if (!s3 || !accessKeyId || !secretAccessKey) throw new Error('an s3:// spill store needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment.');
+  return createS3SpillStore({
+    ...common,
+    location: { bucket, region: s3.region, ...(s3.endpoint && { endpoint: s3.endpoint }) },
+    credentials: { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) },
+    prefix: decodeURIComponent(parsed.pathname).replace(/^\/+|\/+$/g, ''),
+    timeoutMs: s3.timeoutMs,
+  });
 }

@@ -15,6 +15,11 @@ export interface QuotaBackend {
 export interface TenantQuotaOptions {
   quotaBytes: number;
   backend: QuotaBackend;
+  /**
+   * Other processes write to the same store (a bucket every replica spills
+   * to): the tenant's entries are listed afresh at each step instead of once.
+   */
+  shared?: boolean;
   /** Told of each entry removed to bring a tenant back within its quota. */
   onRemove?: () => void;
 }
@@ -109,7 +114,7 @@ export class TenantQuota {
   }
 
   private async ledger(tenant: string): Promise<Ledger> {
-    let ledger = this.ledgers.get(tenant);
+    let ledger = this.options.shared ? undefined : this.ledgers.get(tenant);
     if (!ledger) {
       const entries = new Map((await this.options.backend.list(tenant)).map((e) => [e.id, e] as const));
       ledger = { entries, bytes: [...entries.values()].reduce((sum, e) => sum + e.bytes, 0) };
@@ -117,4 +122,14 @@ export class TenantQuota {
     }
     return ledger;
   }
+}
+
+/** The quota a store's `tenantQuotaBytes` and `onQuotaRemoval` options ask for, over its backend; none without a limit. */
+export function quotaFor(
+  options: { tenantQuotaBytes?: number; onQuotaRemoval?: () => void },
+  backend: QuotaBackend,
+  shared = false,
+): TenantQuota | undefined {
+  if (options.tenantQuotaBytes === undefined) return undefined;
+  return new TenantQuota({ quotaBytes: options.tenantQuotaBytes, backend, shared, ...(options.onQuotaRemoval && { onRemove: options.onQuotaRemoval }) });
 }

@@ -6,5 +6,7 @@ declare module 'vitest' {
     redisUrl: string;
     /** The redis-server binary, for tests that start and stop their own; empty when unavailable. */
     redisBinary: string;
+    /** A loopback S3-compatible server (s3rver) the whole run shares, its bucket `TEST_BUCKET`; isolate by key prefix. */
+    s3Endpoint: string;
   }
 }

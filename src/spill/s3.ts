@@ -1,0 +1,276 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import type { Clock } from '../shared/clock.js';
+import { quotaFor, type QuotaEntry, type TenantQuota } from './quota.js';
+import { S3Client, S3Error, xmlValues, type S3Credentials, type S3Location } from './s3-client.js';
+import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
+
+export interface S3SpillStoreOptions {
+  location: S3Location;
+  credentials: S3Credentials;
+  /** Key prefix inside the bucket, without slashes at either end; '' for the bucket's root. */
+  prefix: string;
+  ttlMs: number;
+  clock: Clock;
+  /** Each S3 request must connect and answer within this: a slow store is a failed spill, not a stalled call. */
+  timeoutMs: number;
+  tenantQuotaBytes?: number;
+  onQuotaRemoval?: () => void;
+  dispatcher?: Dispatcher;
+}
+
+/** S3's smallest part but the last; parts are buffered one at a time (two while the next is read), so this bounds memory per spill. */
+export const PART_BYTES = 5 * 1024 * 1024;
+const CONTENT_TYPE = 'text/plain; charset=utf-8';
+/** A reader of GET /outputs may be slow; S3 only has to keep sending within this. */
+const READ_BODY_TIMEOUT_MS = 300_000;
+/** 6 bytes of creation time (ms) then 16 random bytes, base64url: listing alone tells an entry's age. */
+const ID_PATTERN = /^[A-Za-z0-9_-]{30}$/;
+const SAFE_TENANT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
+
+/** The first `limit` bytes of `body`; the rest is dropped with the connection. */
+function firstBytes(body: Readable, limit: number): Readable {
+  // The source is destroyed once the limit is reached: its abort is expected, not an error to raise.
+  body.on('error', () => {});
+  return Readable.from(
+    (async function* () {
+      let left = limit;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (chunk.length >= left) {
+          yield chunk.subarray(0, left);
+          return;
+        }
+        left -= chunk.length;
+        yield chunk;
+      }
+    })(),
+  );
+}
+
+function newId(now: number): string {
+  const bytes = Buffer.alloc(22);
+  bytes.writeUIntBE(Math.max(0, Math.floor(now)), 0, 6);
+  randomBytes(16).copy(bytes, 6);
+  return bytes.toString('base64url');
+}
+
+function createdAt(id: string): number {
+  return Buffer.from(id, 'base64url').readUIntBE(0, 6);
+}
+
+/**
+ * The tenant's key segment: the tenant itself when it is a plain name (every
+ * configured tenant is), else `~` and its sha256, so no tenant string can
+ * add a level, collide with another or exceed S3's key length.
+ */
+function tenantSegment(tenant: string): string {
+  return SAFE_TENANT.test(tenant) && tenant !== '..' ? tenant : `~${createHash('sha256').update(tenant, 'utf8').digest('hex')}`;
+}
+
+/** The content as chunks of exactly `PART_BYTES` (the last one shorter), counted and hashed on the way. */
+async function* inParts(content: string | Buffer | AsyncIterable<Buffer>, counted: { bytes: number; hash: ReturnType<typeof createHash> }) {
+  const source = typeof content === 'string' ? [Buffer.from(content, 'utf8')] : Buffer.isBuffer(content) ? [content] : content;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of source) {
+    counted.hash.update(chunk);
+    counted.bytes += chunk.length;
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    while (pendingBytes >= PART_BYTES) {
+      const joined = Buffer.concat(pending, pendingBytes);
+      yield joined.subarray(0, PART_BYTES);
+      pending = [joined.subarray(PART_BYTES)];
+      pendingBytes -= PART_BYTES;
+    }
+  }
+  yield Buffer.concat(pending, pendingBytes);
+}
+
+/**
+ * Spill store on an S3-compatible bucket: `<prefix>/<tenant>/<id>` holds the
+ * output, with its content type and, as metadata, its sha256 and tenant. An
+ * output of one part is one PUT; a longer one streams as a multipart upload
+ * and then gets its sha256 by a copy onto itself (the hash is known only at
+ * the end). The sha256 is the commit: an object without it is not served.
+ * Every replica on the bucket serves every output, and the quota is counted
+ * from the bucket's listing each time, since other replicas write there too.
+ */
+export class S3SpillStore implements SpillStore {
+  private readonly client: S3Client;
+  private readonly prefix: string;
+  private readonly ttlMs: number;
+  private readonly clock: Clock;
+  private readonly quota: TenantQuota | undefined;
+
+  constructor(options: S3SpillStoreOptions) {
+    this.client = new S3Client({
+      location: options.location,
+      credentials: options.credentials,
+      timeoutMs: options.timeoutMs,
+      ...(options.dispatcher && { dispatcher: options.dispatcher }),
+    });
+    this.prefix = options.prefix === '' ? '' : `${options.prefix}/`;
+    this.ttlMs = options.ttlMs;
+    this.clock = options.clock;
+    this.quota = quotaFor(options, { list: (tenant) => this.entries(tenant), remove: (tenant, id) => this.remove(this.key(tenant, id)) }, true);
+  }
+
+  async put(tenant: string, content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord> {
+    const createdMs = this.clock.now();
+    const id = newId(createdMs);
+    const key = this.key(tenant, id);
+    const counted = { bytes: 0, hash: createHash('sha256') };
+    this.quota?.writing(tenant, id);
+    let sha256: string;
+    try {
+      sha256 = await this.upload(key, inParts(content, counted), { 'content-type': CONTENT_TYPE, 'x-amz-meta-tenant': tenantSegment(tenant) }, () =>
+        counted.hash.digest('hex'),
+      );
+    } catch (err) {
+      this.quota?.abandon(tenant, id);
+      throw err;
+    }
+    // Outside the try: a removal that fails must not take the committed output with it.
+    await this.quota?.add(tenant, { id, bytes: counted.bytes, createdAt: createdMs });
+    return { id, uri: `s3://${this.client.bucket}/${key}`, bytes: counted.bytes, sha256 };
+  }
+
+  async get(tenant: string, id: string, range?: { start: number; end: number }): Promise<SpillRead | null> {
+    if (!this.live(id)) return null;
+    const response = await this.client.send({
+      operation: 'GetObject',
+      method: 'GET',
+      key: this.key(tenant, id),
+      headers: range ? { range: `bytes=${range.start}-${range.end}` } : {},
+      accept: [404],
+      bodyTimeoutMs: READ_BODY_TIMEOUT_MS,
+    });
+    const sha256 = this.committedSha(tenant, response);
+    if (sha256 === null) {
+      await response.body.dump();
+      return null;
+    }
+    const served = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(response.headers['content-range'] ?? ''));
+    const size = Number(served?.[3] ?? response.headers['content-length']);
+    // Some S3-compatible servers (s3rver) answer `bytes=0-0` with the whole object: cut what was not asked for.
+    const over = range && served && Number(served[2]) > range.end;
+    return { size, sha256, body: over ? firstBytes(response.body, range.end - range.start + 1) : response.body };
+  }
+
+  async stat(tenant: string, id: string): Promise<{ size: number; sha256: string } | null> {
+    if (!this.live(id)) return null;
+    const response = await this.client.send({ operation: 'HeadObject', method: 'HEAD', key: this.key(tenant, id), accept: [404] });
+    await response.body.dump();
+    const sha256 = this.committedSha(tenant, response);
+    return sha256 === null ? null : { size: Number(response.headers['content-length']), sha256 };
+  }
+
+  async sweep(now: number): Promise<number> {
+    const expired = (await this.list(this.prefix)).filter(({ key }) => {
+      const [segment, id, ...more] = key.slice(this.prefix.length).split('/');
+      return more.length === 0 && segment !== undefined && id !== undefined && ID_PATTERN.test(id) && now - createdAt(id) >= this.ttlMs;
+    });
+    // One at a time: the sweep is background work (bulk expiry is the lifecycle rule's), and some servers (s3rver) race on parallel deletes.
+    for (const { key } of expired) await this.remove(key);
+    return expired.length;
+  }
+
+  async ping(): Promise<void> {
+    await (await this.client.send({ operation: 'HeadBucket', method: 'HEAD', key: null })).body.dump();
+  }
+
+  /** Writes the parts under `key` and commits them with their sha256 (`digest`, read once the last part is in); returns it. */
+  private async upload(key: string, content: AsyncGenerator<Buffer>, meta: Record<string, string>, digest: () => string): Promise<string> {
+    const first = await content.next();
+    const second = await content.next();
+    if (second.done) {
+      const sha256 = digest();
+      await (await this.client.send({ operation: 'PutObject', method: 'PUT', key, headers: { ...meta, 'x-amz-meta-sha256': sha256 }, body: first.value! })).body.dump();
+      return sha256;
+    }
+    let uploadId: string | undefined;
+    let completed = false;
+    try {
+      const created = await this.client.sendForXml({ operation: 'CreateMultipartUpload', method: 'POST', key, query: { uploads: '' }, headers: meta });
+      uploadId = xmlValues(created, 'UploadId')[0];
+      if (!uploadId) throw new S3Error('CreateMultipartUpload', 200, 'NoUploadId');
+      const etags: string[] = [];
+      const part = async (body: Buffer) => {
+        const query = { partNumber: String(etags.length + 1), uploadId: uploadId! };
+        const answer = await this.client.send({ operation: 'UploadPart', method: 'PUT', key, query, body });
+        await answer.body.dump();
+        etags.push(String(answer.headers.etag ?? ''));
+      };
+      await part(first.value!);
+      for (let next: IteratorResult<Buffer> = second; !next.done; next = await content.next()) await part(next.value);
+      const manifest = etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${etag}</ETag></Part>`).join('');
+      const body = `<CompleteMultipartUpload>${manifest}</CompleteMultipartUpload>`;
+      await this.client.sendForXml({ operation: 'CompleteMultipartUpload', method: 'POST', key, query: { uploadId }, body });
+      completed = true;
+      const sha256 = digest();
+      const copy = { 'x-amz-meta-sha256': sha256, 'x-amz-copy-source': this.client.copySource(key), 'x-amz-metadata-directive': 'REPLACE' };
+      await this.client.sendForXml({ operation: 'CopyObject', method: 'PUT', key, headers: { ...meta, ...copy } });
+      return sha256;
+    } catch (err) {
+      // Best effort: a store that fails mid-put may fail these too; sweep and the lifecycle rule collect what stays.
+      if (completed) await this.remove(key).catch(() => {});
+      else if (uploadId) {
+        const abort = { operation: 'AbortMultipartUpload', method: 'DELETE', key, query: { uploadId } } as const;
+        await this.client.send(abort).then((r) => r.body.dump(), () => {});
+      }
+      throw err;
+    }
+  }
+
+  private key(tenant: string, id: string): string {
+    return `${this.prefix}${tenantSegment(tenant)}/${id}`;
+  }
+
+  /** A well-formed id not past its TTL; the age is in the id, so an expired output costs no request. */
+  private live(id: string): boolean {
+    return ID_PATTERN.test(id) && this.clock.now() - createdAt(id) < this.ttlMs;
+  }
+
+  /** The object's sha256 when it is there, committed and this tenant's; else null. */
+  private committedSha(tenant: string, response: Dispatcher.ResponseData): string | null {
+    if (response.statusCode === 404) return null;
+    const sha256 = response.headers['x-amz-meta-sha256'];
+    // The key already derives from the tenant; the recorded owner is checked too so isolation does not rest on the layout alone.
+    if (response.headers['x-amz-meta-tenant'] !== tenantSegment(tenant) || typeof sha256 !== 'string') return null;
+    return sha256;
+  }
+
+  private async entries(tenant: string): Promise<QuotaEntry[]> {
+    const dir = `${this.prefix}${tenantSegment(tenant)}/`;
+    return (await this.list(dir)).flatMap(({ key, bytes }) => {
+      const id = key.slice(dir.length);
+      return ID_PATTERN.test(id) ? [{ id, bytes, createdAt: createdAt(id) }] : [];
+    });
+  }
+
+  /** Every object under `prefix`, page by page (ListObjectsV2). */
+  private async list(prefix: string): Promise<Array<{ key: string; bytes: number }>> {
+    const found: Array<{ key: string; bytes: number }> = [];
+    let token: string | undefined;
+    do {
+      const query: Record<string, string> = { 'list-type': '2', prefix, ...(token && { 'continuation-token': token }) };
+      const xml = await this.client.sendForXml({ operation: 'ListObjectsV2', method: 'GET', key: null, query });
+      for (const entry of xmlValues(xml, 'Contents')) {
+        const key = xmlValues(entry, 'Key')[0];
+        if (key !== undefined) found.push({ key, bytes: Number(xmlValues(entry, 'Size')[0] ?? 0) });
+      }
+      token = xmlValues(xml, 'IsTruncated')[0] === 'true' ? xmlValues(xml, 'NextContinuationToken')[0] : undefined;
+    } while (token);
+    return found;
+  }
+
+  private async remove(key: string): Promise<void> {
+    await (await this.client.send({ operation: 'DeleteObject', method: 'DELETE', key, accept: [404] })).body.dump();
+  }
+}
+
+export function createS3SpillStore(options: S3SpillStoreOptions): S3SpillStore {
+  return new S3SpillStore(options);
+}
