@@ -18,6 +18,7 @@ import { installSpillSweep } from './http/plugins/spill-sweep.js';
 import { toolsRoutes } from './http/tools.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createPolicy } from './pipeline/gates/permission.js';
+import { SpillHealth } from './pipeline/spill-health.js';
 import { StateHealth } from './pipeline/state-health.js';
 import type { PipelineDeps } from './pipeline/types.js';
 import { WIRE_SCHEMAS } from './protocol/schemas.js';
@@ -80,6 +81,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     metrics,
     policy: createPolicy(config.policy.rules),
     health: new StateHealth(deps.logger, metrics),
+    spillHealth: new SpillHealth(deps.logger, metrics),
     config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys },
   };
 

@@ -14,6 +14,7 @@ export interface Metrics {
   stateUnavailable: Counter;
   stateEvictions: Counter<'kind'>;
   spillQuotaRemovals: Counter;
+  spillFailures: Counter;
 }
 
 /** Numeric breaker states for the `toolgate_breaker_state` gauge. */
@@ -83,6 +84,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     spillQuotaRemovals: new Counter({
       name: 'toolgate_spill_quota_removals_total',
       help: 'Spilled outputs removed, oldest first, to keep a tenant within spill.tenant_quota_bytes.',
+      registers,
+    }),
+    spillFailures: new Counter({
+      name: 'toolgate_spill_failures_total',
+      help: 'Outputs the spill store did not take; each was cut to its budget with no url (spill_error).',
       registers,
     }),
   };

@@ -17,6 +17,8 @@
  * - A payload that already carries a `truncated` record (a tool that spilled
  *   its own output, or an earlier cut) is cut further against that record and
  *   never spilled again; one whose text has no note yet gets it, within budget.
+ * - A spill the store could not take still yields a record (`uri` and `url`
+ *   null, `spill_error` set): the cut is the same, never the whole output.
  * - When even status, error and the record alone exceed the target, the
  *   payload is cut to that minimum and stays over the budget: nothing smaller
  *   can still point at the whole output.
@@ -26,15 +28,23 @@
  * nothing else of a result can be counted or leak into a tool message.
  */
 import { payloadOf, visiblePayload, type Payload, type TruncationRecord } from '../protocol/result.js';
-import type { SpillRecord } from '../spill/spill-store.js';
+import { isSpillFailure, type SpillOutcome } from '../spill/spill-store.js';
 import { cutText, hasNote, literalBytes, type ResumeHint } from './cut-text.js';
 
-/** Stores one whole output in the spill store, for the caller's tenant. */
-export type Spill = (content: string) => Promise<SpillRecord>;
+/** Stores one whole output in the spill store, for the caller's tenant; a store failure is an outcome, never a rejection. */
+export type Spill = (content: string) => Promise<SpillOutcome>;
 
-/** The `truncated` record pointing at a spill, e.g. one a tool made itself (`ToolOutput.spilled`). */
-export function truncationRecord(record: SpillRecord): TruncationRecord {
-  return { original_bytes: record.bytes, uri: record.uri, url: `/outputs/${record.id}`, sha256: record.sha256 };
+/** What `spill_error` tells the model: nothing of the store's own error, which goes to the log. */
+export const SPILL_ERROR = 'The spill store is unavailable: the output was cut to the budget and the rest was not kept.';
+
+/**
+ * The `truncated` record of a spill, e.g. one a tool made itself
+ * (`ToolOutput.spilled`); for a failed one, no uri nor url and a `spill_error`,
+ * so the payload is cut to the budget all the same.
+ */
+export function truncationRecord(outcome: SpillOutcome): TruncationRecord {
+  if (isSpillFailure(outcome)) return { original_bytes: outcome.bytes, uri: null, url: null, sha256: outcome.sha256, spill_error: SPILL_ERROR };
+  return { original_bytes: outcome.bytes, uri: outcome.uri, url: `/outputs/${outcome.id}`, sha256: outcome.sha256 };
 }
 
 export function payloadBytes(payload: Payload): number {
@@ -67,7 +77,7 @@ export async function applyCallBudget(
   if (!record) {
     const spilled = await spill(payload.text);
     record = truncationRecord(spilled);
-    spilledBytes = spilled.bytes;
+    spilledBytes = isSpillFailure(spilled) ? 0 : spilled.bytes;
   }
   return { ...cutToFit(payload, record, budgetBytes, hint), spilledBytes };
 }
@@ -111,7 +121,7 @@ export async function applyBatchBudget(
       const record = truncationRecord(spilled[k]!);
       records[i] = record;
       floors[i] = payloadBytes(shell(payloads[i]!, record, false));
-      spilledBytes += record.original_bytes;
+      if (record.uri !== null) spilledBytes += record.original_bytes;
     });
   }
 }

@@ -3,7 +3,8 @@
  * keeps whole lines, so it never ends mid-line nor inside a character, and
  * the kept lines are followed by one note line telling the model how to get
  * the rest: the tool's own way where it has one (Read: the `offset` to
- * continue from), else the `/outputs/{id}` url of the whole output.
+ * continue from), else the `/outputs/{id}` url of the whole output (or,
+ * when the spill store failed, that the whole output was not kept).
  */
 import type { TruncationRecord } from '../protocol/result.js';
 
@@ -21,9 +22,14 @@ export function literalBytes(text: string): number {
   return Buffer.byteLength(JSON.stringify(text), 'utf8');
 }
 
+/** How the note names the whole output: its url, or, when the spill store failed, that there is none. */
+function wholeOutput(record: VisibleRecord): string {
+  return record.url === null ? 'the whole output was not kept, the spill store failed' : `GET ${record.url} for the whole output`;
+}
+
 /** The note line a cut ends with: the tool's resume hint where it has one for this cut, and the url of the whole output. */
 function noteFor(kept: string, rest: string, record: VisibleRecord, hint: ResumeHint | undefined, midLine: boolean): string {
-  const whole = `GET ${record.url} for the whole output (${record.original_bytes} bytes)`;
+  const whole = `${wholeOutput(record)} (${record.original_bytes} bytes)`;
   const tool = midLine ? undefined : hint?.(kept, rest);
   if (tool !== undefined) return `[${tool}, or ${whole}]`;
   if (kept === '') return `[cut before line 1: ${whole}]`;
@@ -43,7 +49,7 @@ function joined(kept: string, note: string): string {
 function withoutNote(text: string, record: VisibleRecord): string {
   const start = text.lastIndexOf('\n') + 1;
   const last = text.slice(start);
-  const isNote = last.startsWith('[') && last.endsWith(']') && last.includes(`GET ${record.url} for the whole output`);
+  const isNote = last.startsWith('[') && last.endsWith(']') && last.includes(wholeOutput(record));
   return isNote ? text.slice(0, Math.max(0, start - 1)) : text;
 }
 

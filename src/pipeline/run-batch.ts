@@ -11,6 +11,7 @@ import { breakerOutcome, breakerScope } from './gates/breaker.js';
 import { lockToStore } from './gates/lock.js';
 import { partition } from './partition.js';
 import { planCalls } from './plan.js';
+import { spillFor } from './spill-health.js';
 import { mapBounded, runWithTimeout } from './timeout.js';
 import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
@@ -68,14 +69,6 @@ function asGatewayError(err: unknown, call: PlannedCall, ctx: ExecContext): Gate
   return new GatewayError('EXECUTION_FAILED', { message: `${call.name} failed unexpectedly.` });
 }
 
-function spillFor(ctx: ExecContext, deps: PipelineDeps) {
-  return async (content: string | Buffer | AsyncIterable<Buffer>) => {
-    const record = await deps.spill.put(ctx.caller.tenant, content);
-    deps.metrics.spilledBytes.inc(record.bytes);
-    return record;
-  };
-}
-
 function hintOf(tool: Tool | undefined) {
   return tool?.resumeHint ? (kept: string, rest: string) => tool.resumeHint?.(kept, rest) : undefined;
 }
@@ -84,7 +77,7 @@ function hintOf(tool: Tool | undefined) {
 async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<Finished & { output?: ToolOutput }> {
   const started = performance.now();
   const timeoutMs = callTimeout(call, ctx);
-  const spill = spillFor(ctx, deps);
+  const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
   try {
     const output = await runWithTimeout(timeoutMs, (abort) =>
       call.entry!.tool.run(call.args!, {
@@ -107,17 +100,13 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
   }
 }
 
-/** The tool has run: a spill store failure must not turn its result into an error (nor be replayed as one). */
+/** The tool has run: a spill store failure cuts its payload all the same (spillFor never rejects for one), never turns it into an error. */
 async function withinCallBudget(result: CallResult, tool: Tool, ctx: ExecContext, deps: PipelineDeps): Promise<{ result: CallResult; json?: string }> {
-  try {
-    const budgeted = await applyCallBudget(result, deps.config.limits.call_budget_bytes, spillFor(ctx, deps), hintOf(tool));
-    // Kept whole: the result already holds exactly the payload's fields.
-    if (budgeted.json !== undefined) return { result, json: budgeted.json };
-    return { result: withPayload(result, budgeted.payload) };
-  } catch (err) {
-    ctx.log.error({ err, call_id: result.tool_call_id }, 'output could not be spilled; answering with the whole output');
-    return { result };
-  }
+  const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
+  const budgeted = await applyCallBudget(result, deps.config.limits.call_budget_bytes, spill, hintOf(tool));
+  // Kept whole: the result already holds exactly the payload's fields.
+  if (budgeted.json !== undefined) return { result, json: budgeted.json };
+  return { result: withPayload(result, budgeted.payload) };
 }
 
 /** Gate 9: what the executed calls of a batch leave in the state store, in one request. */
@@ -214,18 +203,14 @@ export async function executeCalls(
   let payloads = finished.map((f) => payloadOf(f.result));
   let serialized = finished.map((f, i) => f.json ?? payloadJson(payloads[i]!));
   let results = finished.map((f) => f.result);
-  try {
-    const hints = finished.map((f) => hintOf(f.call.entry?.tool));
-    const sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
-    const batch = await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spillFor(ctx, deps), hints, sizes);
-    if (batch.cut > 0) {
-      payloads = batch.payloads;
-      serialized = payloads.map(payloadJson);
-      results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
-    }
-  } catch (err) {
-    // The calls have run; answering with payloads over the batch budget beats losing their results.
-    ctx.log.error({ err }, 'batch budget could not spill; answering with per-call budgets only');
+  const hints = finished.map((f) => hintOf(f.call.entry?.tool));
+  const sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
+  const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
+  const batch = await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spill, hints, sizes);
+  if (batch.cut > 0) {
+    payloads = batch.payloads;
+    serialized = payloads.map(payloadJson);
+    results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
   }
   const visible = payloads.map(visiblePayload);
   record(finished, visible, ctx, deps, serialized.map((s) => sha256Hex(s)));

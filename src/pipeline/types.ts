@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
 import type { RateLimitSettings } from '../shared/settings.js';
 import type { Policy } from './gates/permission.js';
+import type { SpillHealth } from './spill-health.js';
 import type { StateHealth } from './state-health.js';
 
 /** Who is calling: resolved from the API key (or the anonymous loopback caller). */
@@ -37,6 +38,7 @@ export interface PipelineDeps {
   metrics: Metrics;
   policy: Policy;
   health: StateHealth;
+  spillHealth: SpillHealth;
   /** `keys`: which tenants exist, for the per-tenant breaker gauge. */
   config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys'>;
 }

@@ -2,12 +2,17 @@ import type { CallError } from './errors.js';
 
 export type CallStatus = 'success' | 'partial' | 'error';
 
-/** Where a cut output can be read whole: the store's own address (`uri`, for operators) and the `/outputs/{id}` url. */
+/**
+ * Where a cut output can be read whole: the store's own address (`uri`, for
+ * operators) and the `/outputs/{id}` url. When the spill store failed, both
+ * are null and `spill_error` says so: the cut payload stays within budget.
+ */
 export interface TruncationRecord {
   original_bytes: number;
-  uri: string;
-  url: string;
+  uri: string | null;
+  url: string | null;
   sha256: string;
+  spill_error?: string;
 }
 
 /** The `truncated` record the model sees: where to fetch the rest, never the store's own address. */

@@ -55,9 +55,10 @@ const TruncationSchema = Type.Union(
   [
     Type.Object({
       original_bytes: Type.Integer(),
-      uri: Type.String(),
-      url: Type.String(),
+      uri: Type.Union([Type.String(), Type.Null()]),
+      url: Type.Union([Type.String(), Type.Null()]),
       sha256: Type.String(),
+      spill_error: Type.Optional(Type.String({ description: 'Set when the spill store failed: uri and url are then null.' })),
     }),
     Type.Null(),
   ],

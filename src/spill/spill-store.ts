@@ -9,6 +9,23 @@ export interface SpillRecord {
   sha256: string;
 }
 
+/**
+ * A put the store could not take. The output was still counted and hashed
+ * whole as it went by (a stream read to its end), so a cut payload can say
+ * what it was; nothing of it can be fetched.
+ */
+export interface SpillFailure {
+  failed: true;
+  bytes: number;
+  sha256: string;
+}
+
+export type SpillOutcome = SpillRecord | SpillFailure;
+
+export function isSpillFailure(outcome: SpillOutcome): outcome is SpillFailure {
+  return 'failed' in outcome;
+}
+
 export interface SpillRead {
   size: number;
   sha256: string;

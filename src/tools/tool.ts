@@ -1,4 +1,4 @@
-import type { SpillRecord } from '../spill/spill-store.js';
+import type { SpillOutcome } from '../spill/spill-store.js';
 import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
 
 /** A JSON Schema object describing a tool's arguments (always `type: "object"`). */
@@ -25,8 +25,11 @@ export interface ToolContext {
   callId: string;
   /** Epoch ms after which the result is dropped. */
   deadline: number;
-  /** Store a large output in the spill store as it streams in (e.g. an HTTP body over its cap). */
-  spill(content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord>;
+  /**
+   * Store a large output in the spill store as it streams in (e.g. an HTTP body over its cap).
+   * A store failure resolves as a SpillFailure (the output counted and hashed all the same); only the content's own failure rejects.
+   */
+  spill(content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillOutcome>;
 }
 
 /** A tool's own answer. The gateway adds status, timing and budgets. */
@@ -36,7 +39,7 @@ export interface ToolOutput {
   /** The tool did only part of the work (e.g. a search stopped at max_results). */
   partial?: boolean;
   /** The tool already cut `text` and stored the whole output; the budget reuses this record. */
-  spilled?: { originalBytes: number; record: SpillRecord };
+  spilled?: { originalBytes: number; record: SpillOutcome };
 }
 
 /** Permission a tool derives from its own arguments, e.g. a shell command's risk. */

@@ -9,7 +9,7 @@ import { finished } from 'node:stream/promises';
 import { buildConnector } from 'undici';
 import type { ToolConfig } from '../../../src/config/schema.js';
 import { GatewayError } from '../../../src/protocol/errors.js';
-import type { SpillRecord } from '../../../src/spill/spill-store.js';
+import { isSpillFailure, type SpillOutcome } from '../../../src/spill/spill-store.js';
 import { createHttpDispatchers, type HttpDispatcherOptions, type HttpDispatchers } from '../../../src/tools/http/index.js';
 import type { ConnectorFactory } from '../../../src/tools/http/ssrf.js';
 import type { ToolContext } from '../../../src/tools/tool.js';
@@ -66,7 +66,8 @@ export interface TempSpill {
   spill: ToolContext['spill'];
   /** Chunks the tool handed over, in order, by size only. */
   chunkSizes: number[];
-  read(record: SpillRecord): Promise<Buffer>;
+  /** The bytes of a spill this stand-in took (it never fails one). */
+  read(record: SpillOutcome): Promise<Buffer>;
   cleanup(): Promise<void>;
 }
 
@@ -93,7 +94,7 @@ export async function createTempSpill(): Promise<TempSpill> {
       await finished(out);
       return { id, uri: `file://${path}`, bytes, sha256: hash.digest('hex') };
     },
-    read: (record) => readFile(new URL(record.uri)),
+    read: (record) => (isSpillFailure(record) ? Promise.reject(new Error('not spilled')) : readFile(new URL(record.uri))),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }

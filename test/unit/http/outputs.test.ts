@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool } from '../../helpers/tools.js';
+import { SPILL_ERROR } from '../../../src/pipeline/budget.js';
+import { ManualClock } from '../../../src/shared/clock.js';
+import { createFsSpillStore } from '../../../src/spill/fs.js';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
@@ -66,31 +72,43 @@ describe('output budgets and GET /outputs/{id}', () => {
   });
 });
 
-describe('when the spill store fails', () => {
-  it('a call that ran keeps its whole result (nothing lost), and a side-effecting one is replayed as it ran', async () => {
-    const failing = {
-      put: async () => {
-        throw new Error('disk full');
-      },
-      get: async () => null,
-      stat: async () => null,
-      sweep: async () => 0,
-      ping: async () => undefined,
-    };
+describe('when the spill store fails (contract 5: the budget still holds)', () => {
+  it('cuts the payload to the budget with uri and url null and spill_error, warns once per outage, recovers by itself', async () => {
+    // A real file store whose directory cannot be made: its parent is a file, until the test removes it.
+    const root = await mkdtemp(join(tmpdir(), 'toolgate-failing-spill-'));
+    await writeFile(join(root, 'blocker'), '');
+    const spill = createFsSpillStore({ dir: join(root, 'blocker', 'spill'), ttlMs: 60_000, clock: new ManualClock() });
     const { slowTool } = await import('../../helpers/tools.js');
-    const big = { ...slowTool('BigWrite', { safe: false, ms: 1 }), run: async () => ({ text: 'y'.repeat(80_000) }) };
-    const t = await buildTestApp({ tools: [bigOutputTool('Big'), big], spill: failing });
+    const big = { ...slowTool('BigWrite', { safe: false, ms: 1 }), run: async () => ({ text: 'y\n'.repeat(40_000) }) };
+    const t = await buildTestApp({ tools: [bigOutputTool('Big'), big], spill });
     try {
       const { status, body } = await execute(t.app, [{ id: 'b', name: 'Big', arguments: { size: 60_000 } }, { id: 'w', name: 'BigWrite', arguments: {} }]);
       expect(status).toBe(200);
-      expect(body.results[0]).toMatchObject({ status: 'success', truncated: null });
-      expect(body.results[0].text).toHaveLength(60_000);
-      expect(body.results[1]).toMatchObject({ status: 'success' });
-      const again = await execute(t.app, [{ id: 'w', name: 'BigWrite', arguments: {} }]);
-      expect(again.body.results[0]).toMatchObject({ status: 'success', replayed: true });
-      expect(t.logs.some((l) => l.msg === 'output could not be spilled; answering with the whole output')).toBe(true);
+      for (const [i, whole] of ['x'.repeat(60_000), 'y\n'.repeat(40_000)].entries()) {
+        const result = body.results[i];
+        expect(result.status).toBe('partial');
+        expect(result.truncated).toEqual({ original_bytes: whole.length, uri: null, url: null, sha256: sha256(whole), spill_error: SPILL_ERROR });
+        expect(Buffer.byteLength(body.messages[i].content)).toBeLessThanOrEqual(51_200);
+        expect(JSON.parse(body.messages[i].content).truncated).toEqual({ original_bytes: whole.length, url: null, sha256: sha256(whole), spill_error: SPILL_ERROR });
+        expect(result.text).toMatch(/the whole output was not kept, the spill store failed/);
+      }
+      const again = await execute(t.app, [{ id: 'w', name: 'BigWrite', arguments: {} }, { id: 'b2', name: 'Big', arguments: { size: 60_000 } }]);
+      expect(again.body.results[0]).toMatchObject({ status: 'partial', replayed: true, truncated: { url: null } });
+      expect(again.body.results[1].truncated).toMatchObject({ url: null, spill_error: SPILL_ERROR });
+      expect(t.logs.filter((l) => String(l.msg).startsWith('spill store failing')).length).toBe(1);
+      expect((await t.app.metrics.spillFailures.get()).values[0]?.value).toBe(3);
+      expect((await t.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'not_ready', failed: ['spill_store'] });
+
+      await rm(join(root, 'blocker'));
+      const recovered = await execute(t.app, [{ id: 'b3', name: 'Big', arguments: { size: 60_000 } }]);
+      const url = recovered.body.results[0].truncated.url;
+      expect(url).toMatch(/^\/outputs\//);
+      expect((await t.app.inject({ method: 'GET', url })).body).toBe('x'.repeat(60_000));
+      expect(t.logs.filter((l) => l.msg === 'spill store answering again').length).toBe(1);
+      expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     } finally {
       await t.close();
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

@@ -200,7 +200,7 @@ describe('applyCallBudget', () => {
       const store = createFsSpillStore({ dir, ttlMs: 60_000, clock: new ManualClock() });
       const text = '日本語のテキスト 😀 '.repeat(5000);
       const result = await applyCallBudget(ok(text), 8 * KB, (content) => store.put('acme', content));
-      const id = result.payload.truncated!.url.replace('/outputs/', '');
+      const id = result.payload.truncated!.url!.replace('/outputs/', '');
       const read = await store.get('acme', id);
       const chunks: Buffer[] = [];
       for await (const chunk of read!.body as Readable) chunks.push(chunk as Buffer);
