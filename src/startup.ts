@@ -6,7 +6,7 @@ import type { Config } from './config/schema.js';
 import type { Metrics } from './observability/metrics.js';
 import { unreachableRules, type ToolShape } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
-import { createSpillStore } from './spill/index.js';
+import { createSpillStore, refusesStartup } from './spill/index.js';
 import type { SpillStore } from './spill/spill-store.js';
 import { systemClock } from './shared/clock.js';
 import type { HttpDispatchers } from './tools/http/index.js';
@@ -78,10 +78,17 @@ export async function prepare(
       clock: systemClock,
       tenantQuotaBytes: config.spill.tenant_quota_bytes,
       onQuotaRemoval: () => metrics.spillQuotaRemovals.inc(),
+      s3: {
+        region: config.spill.s3_region,
+        timeoutMs: config.spill.timeout_ms,
+        credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN },
+        ...(config.spill.s3_endpoint && { endpoint: config.spill.s3_endpoint }),
+      },
     });
     if (create) await spill.ping();
   } catch (err) {
-    problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
+    // Like Redis, a store that is only unreachable does not stop start-up (/readyz says so until it answers); one that refuses does.
+    if (!spill || refusesStartup(err)) problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
   }
   if (problems.length > 0 || !registry || !spill) throw new ConfigError(problems);
   return { config: acceptConfig(report), workspace, registry, spill };

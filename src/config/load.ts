@@ -31,6 +31,8 @@ const ENV_OVERRIDES: Array<[env: string, set: (raw: Record<string, unknown>, val
   ['REDIS_URL', (raw, v) => void (section(raw, 'state').redis_url = v)],
   ['TOOLGATE_REDIS_PREFIX', (raw, v) => void (section(raw, 'state').key_prefix = v)],
   ['TOOLGATE_SPILL_URL', (raw, v) => void (section(raw, 'spill').url = v)],
+  ['S3_ENDPOINT', (raw, v) => void (section(raw, 'spill').s3_endpoint = v)],
+  ['AWS_REGION', (raw, v) => void (section(raw, 'spill').s3_region = v)],
 ];
 
 function integer(value: string, set: (n: number) => void): string | undefined {

@@ -131,6 +131,11 @@ export const ConfigSchema = Type.Object(
         url: Type.String({ default: 'file://./data/spill', pattern: '^(file|s3)://' }),
         ttl_ms: PositiveInt({ default: 86_400_000 }),
         tenant_quota_bytes: PositiveInt({ default: 1_073_741_824, description: 'Spilled bytes per tenant; past it the oldest outputs go.' }),
+        s3_endpoint: Type.Optional(
+          Type.String({ pattern: '^https?://[^/?#]+/?$', description: 'An S3-compatible endpoint (MinIO, Ceph, R2, LocalStack…), addressed path-style; absent: AWS.' }),
+        ),
+        s3_region: Type.String({ default: 'us-east-1', minLength: 1 }),
+        timeout_ms: PositiveInt({ default: 5_000, description: 'Each S3 request must connect and answer within it, else the spill fails.' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Clock } from '../shared/clock.js';
 import { createFsSpillStore } from './fs.js';
 import { createS3SpillStore } from './s3.js';
-import type { S3Credentials } from './s3-client.js';
+import { S3Error, type S3Credentials } from './s3-client.js';
 import type { SpillStore } from './spill-store.js';
 
 export interface SpillStoreOptions {
@@ -14,6 +14,21 @@ export interface SpillStoreOptions {
   onQuotaRemoval?: () => void;
   /** Where an `s3://` URL's bucket is and how to reach it: `S3_ENDPOINT`, `AWS_REGION` and the `AWS_*` credentials. */
   s3?: { endpoint?: string; region: string; credentials: Partial<S3Credentials>; timeoutMs: number };
+}
+
+/**
+ * Whether a failed first ping is the configuration's fault: a directory that
+ * cannot be written, or a bucket that answers no (wrong credentials, no such
+ * bucket). An S3 store that is only unreachable or failing (network, 5xx) is
+ * an outage like any later one.
+ */
+export function refusesStartup(err: unknown): boolean {
+  return !(err instanceof S3Error) ? !isNetworkError(err) : err.status >= 400 && err.status < 500;
+}
+
+function isNetworkError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('UND_ERR_') || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code));
 }
 
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
