@@ -68,21 +68,36 @@ function tenantSegment(tenant: string): string {
   return SAFE_TENANT.test(tenant) && tenant !== '..' ? tenant : `~${createHash('sha256').update(tenant, 'utf8').digest('hex')}`;
 }
 
-/** The content as chunks of exactly `PART_BYTES` (the last one shorter), counted and hashed on the way. */
+/**
+ * The content as parts of exactly `PART_BYTES` (the last one shorter), counted
+ * and hashed on the way. Full parts are copied into two buffers used in turn,
+ * so a long output costs two parts of memory however long it is: the caller
+ * must be done with a part before it reads the one after next (the store
+ * uploads one part at a time).
+ */
 async function* inParts(content: string | Buffer | AsyncIterable<Buffer>, counted: { bytes: number; hash: ReturnType<typeof createHash> }) {
   const source = typeof content === 'string' ? [Buffer.from(content, 'utf8')] : Buffer.isBuffer(content) ? [content] : content;
+  const buffers: Buffer[] = [];
+  let turn = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   for await (const chunk of source) {
     counted.hash.update(chunk);
     counted.bytes += chunk.length;
-    pending.push(chunk);
-    pendingBytes += chunk.length;
-    while (pendingBytes >= PART_BYTES) {
-      const joined = Buffer.concat(pending, pendingBytes);
-      yield joined.subarray(0, PART_BYTES);
-      pending = [joined.subarray(PART_BYTES)];
-      pendingBytes -= PART_BYTES;
+    let offset = 0;
+    while (pendingBytes + chunk.length - offset >= PART_BYTES) {
+      const part = (buffers[turn] ??= Buffer.allocUnsafe(PART_BYTES));
+      let at = 0;
+      for (const held of pending) at += held.copy(part, at);
+      offset += chunk.copy(part, at, offset, offset + PART_BYTES - at);
+      pending = [];
+      pendingBytes = 0;
+      turn = 1 - turn;
+      yield part;
+    }
+    if (offset < chunk.length) {
+      pending.push(offset === 0 ? chunk : chunk.subarray(offset));
+      pendingBytes += chunk.length - offset;
     }
   }
   yield Buffer.concat(pending, pendingBytes);

@@ -1,12 +1,19 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import type { S3SpillStoreOptions } from '../../src/spill/s3.js';
 
 /** s3rver's fixed credentials: it checks every request's SigV4 signature against them. */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const TEST_BUCKET = 'toolgate-test';
+
+/** A store on an S3 server of the tests under a prefix of its own, so tests share the bucket without seeing each other. */
+export function s3StoreOptions(endpoint: string, prefix = `t-${randomBytes(6).toString('hex')}`): Omit<S3SpillStoreOptions, 'ttlMs' | 'clock'> {
+  return { location: { bucket: TEST_BUCKET, region: 'us-east-1', endpoint }, credentials: S3RVER_CREDENTIALS, prefix, timeoutMs: 5_000 };
+}
 
 /**
  * A real S3-compatible server (s3rver, from npm) on a loopback port, its

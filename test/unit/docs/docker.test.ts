@@ -19,6 +19,24 @@ describe('docker-compose stack', () => {
     await stat(new URL('docker/Dockerfile', root));
   });
 
+  it('spills to a MinIO bucket the stack creates at start-up, on pinned images', async () => {
+    const compose = parse(await readFile(new URL('docker-compose.yml', root), 'utf8'), { merge: true });
+    const services = compose.services as Record<string, any>;
+    for (const service of Object.values(services)) if (service.image) expect(service.image).toMatch(/:(?!latest$)[\w.-]+$/);
+    expect(services.minio.image).toMatch(/^minio\/minio:RELEASE\./);
+    const init = String(services['minio-init'].command);
+    for (const [name, service] of Object.entries(services).filter(([n]) => n.startsWith('toolgate'))) {
+      const env = service.environment as Record<string, string>;
+      const bucket = /^s3:\/\/([^/]+)\//.exec(env.TOOLGATE_SPILL_URL ?? '')?.[1];
+      expect(bucket, name).toBeDefined();
+      expect(init).toContain(`mc mb --ignore-existing local/${bucket}`);
+      expect(env.S3_ENDPOINT).toBe('http://minio:9000');
+      expect([env.AWS_ACCESS_KEY_ID, env.AWS_SECRET_ACCESS_KEY]).toEqual([services.minio.environment.MINIO_ROOT_USER, services.minio.environment.MINIO_ROOT_PASSWORD]);
+      expect(service.depends_on['minio-init'].condition).toBe('service_completed_successfully');
+      expect(loadConfig({ ...env, HOST: '0.0.0.0' }, new URL('docker/config.yaml', root).pathname).spill).toMatchObject({ url: env.TOOLGATE_SPILL_URL, s3_endpoint: env.S3_ENDPOINT });
+    }
+  });
+
   it('the mounted config file is a valid toolgate config for a container bound to 0.0.0.0', async () => {
     const config = loadConfig({ HOST: '0.0.0.0', REDIS_URL: 'redis://redis:6379' }, new URL('docker/config.yaml', root).pathname);
     expect(config.allow_unauthenticated).toBe(true);
