@@ -100,7 +100,8 @@ async function* inParts(content: string | Buffer | AsyncIterable<Buffer>, counte
       pendingBytes += chunk.length - offset;
     }
   }
-  yield Buffer.concat(pending, pendingBytes);
+  // No empty last part after full ones; an empty output is one empty part.
+  if (pendingBytes > 0 || buffers.length === 0) yield Buffer.concat(pending, pendingBytes);
 }
 
 /**

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { SPILL_ERROR } from '../../../src/pipeline/budget.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createS3SpillStore, type S3SpillStore } from '../../../src/spill/s3.js';
@@ -75,7 +75,15 @@ async function s3App(store: S3SpillStore, clock: ManualClock, more: Parameters<t
 describe('an S3 spill store behind the app (contract 5)', () => {
   it('a 20 MB HTTP body streams to S3 as multipart and back out with bounded memory, Range and sha256 intact', async () => {
     const clock = new ManualClock();
-    const store = createS3SpillStore({ ...s3StoreOptions(inject('s3Endpoint')), ttlMs: 86_400_000, clock });
+    // The real client and server; the dispatcher only notes the size of each request body the store sends.
+    const sent: Array<{ method: string; query: string; bytes: number }> = [];
+    const dispatcher = new Agent().compose((dispatch) => (opts, handler) => {
+      const body = opts.body;
+      const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.byteLength(body) : 0;
+      sent.push({ method: opts.method, query: String(opts.path).split('?')[1] ?? '', bytes });
+      return dispatch(opts, handler);
+    });
+    const store = createS3SpillStore({ ...s3StoreOptions(inject('s3Endpoint')), ttlMs: 86_400_000, clock, dispatcher });
     const t = await s3App(store, clock);
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     try {
@@ -85,6 +93,7 @@ describe('an S3 spill store behind the app (contract 5)', () => {
       // Live memory, not allocation: collect before each sample, so chunks already sent (garbage the next
       // collection frees) do not count. Holding the output whole would keep 20 MiB live.
       gc();
+      sent.length = 0;
       const baseline = process.memoryUsage();
       let peak = 0;
       let rssPeak = 0;
@@ -119,6 +128,10 @@ describe('an S3 spill store behind the app (contract 5)', () => {
       expect(served.toString()).toBe(`${String.fromCharCode(97 + (159 % 26)).repeat(2)}${String.fromCharCode(97 + (160 % 26)).repeat(2)}`);
       // Two 5 MiB part buffers, the 1 MiB head and its text, chunks in flight; held whole, the output alone would be 20 MiB.
       expect(peak).toBeLessThan(16 * MiB);
+      // Multipart: four parts of 5 MiB, no request carrying the whole output.
+      const parts = sent.filter((r) => r.method === 'PUT' && r.query.includes('partNumber='));
+      expect(parts.map((p) => p.bytes)).toEqual([5 * MiB, 5 * MiB, 5 * MiB, 5 * MiB]);
+      expect(Math.max(...sent.map((r) => r.bytes))).toBeLessThanOrEqual(5 * MiB);
       expect(rssPeak).toBeLessThan(total);
       const other = await request(`${address}${String(truncated.url)}`, { headers: auth(KEYS.globex) });
       expect(other.statusCode).toBe(404);
