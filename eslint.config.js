@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Which folders of src/ each folder may import: requests flow down
- * http → pipeline → registry/tools/state/spill → protocol, and config,
+ * http → queue → pipeline → registry/tools/state/spill → protocol, and config,
  * policy and shared are below everything that reads them. A folder not
  * listed for another is off limits to it, and so are the entry points
  * (app, server, cli, startup) for every folder.
@@ -19,9 +19,10 @@ const LAYERS = {
   tools: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill'],
   registry: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools'],
   pipeline: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry'],
-  http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline'],
+  queue: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline'],
+  http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'queue'],
 };
-const ENTRY_POINTS = ['app', 'server', 'cli', 'startup'];
+const ENTRY_POINTS = ['app', 'server', 'worker', 'cli', 'startup'];
 
 // Every import in src/ is relative, so a file `depth` folders below src/ leaves its own folder with `depth` `../`.
 const layerRules = Object.entries(LAYERS).flatMap(([folder, allowed]) => {

@@ -4,6 +4,7 @@ import { adminRoutes } from './http/admin.js';
 import { installAuth } from './http/auth.js';
 import { frameworkErrorOptions, installErrorHandling } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
+import { executionsRoutes } from './http/executions.js';
 import { healthRoutes, metricsRoute } from './http/health.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './http/mcp.js';
@@ -17,11 +18,10 @@ import { installShutdown } from './http/plugins/shutdown.js';
 import { installSpillSweep } from './http/plugins/spill-sweep.js';
 import { toolsRoutes } from './http/tools.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
-import { createPolicy } from './pipeline/gates/permission.js';
-import { SpillHealth } from './pipeline/spill-health.js';
-import { StateHealth } from './pipeline/state-health.js';
+import { createPipelineDeps } from './pipeline/deps.js';
 import type { PipelineDeps } from './pipeline/types.js';
 import { WIRE_SCHEMAS } from './protocol/schemas.js';
+import { registerQueueDepth, type ExecutionQueue } from './queue/index.js';
 import type { ToolRegistry } from './registry/registry.js';
 import type { SpillStore } from './spill/spill-store.js';
 import type { Clock } from './shared/clock.js';
@@ -38,6 +38,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** How long a request may take to arrive, headers and body; {@link REQUEST_TIMEOUT_MS} unless given (tests pass a short one). */
   requestTimeoutMs?: number;
+  /** The async queue, with Redis; without it `"mode":"async"` answers 400. The app does not close it. */
+  executions?: ExecutionQueue;
 }
 
 /**
@@ -73,17 +75,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     http: { requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
   });
 
-  const pipeline: PipelineDeps = {
-    registry: deps.registry,
-    state: deps.state,
-    spill: deps.spill,
-    clock: deps.clock,
-    metrics,
-    policy: createPolicy(config.policy.rules),
-    health: new StateHealth(deps.logger, metrics),
-    spillHealth: new SpillHealth(deps.logger, metrics),
-    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys },
-  };
+  const pipeline = createPipelineDeps({ ...deps, metrics }, config);
 
   // JSON only: fastify would otherwise hand text/plain bodies to the routes as strings; anything else is 415.
   app.removeContentTypeParser('text/plain');
@@ -103,10 +95,13 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   await app.register(healthRoutes(pipeline));
   if (config.metrics_port === undefined) await app.register(metricsRoute(metrics, pipeline));
   await app.register(toolsRoutes(pipeline));
-  await app.register(executeRoutes(pipeline));
+  await app.register(executeRoutes(pipeline, { executions: deps.executions, config: config.async, clock: deps.clock }));
+  await app.register(executionsRoutes(deps.executions));
   await app.register(mcpRoutes(pipeline));
   await app.register(outputsRoutes(deps.spill));
   await app.register(adminRoutes(pipeline));
+
+  if (deps.executions) registerQueueDepth(metrics.registry, deps.executions.queue);
 
   installSpillSweep(app, deps.spill, deps.clock, deps.logger, config.spill.ttl_ms);
 

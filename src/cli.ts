@@ -6,6 +6,7 @@ import { keyProblems } from './config/load.js';
 
 const USAGE = `usage:
   toolgate serve                      run the gateway (the default)
+  toolgate worker [--concurrency N]   run async batches from the Redis queue (REDIS_URL), N at once
   toolgate keys create --tenant T [--scopes execute,admin] [--id ID] [--tools Read,get_*]
                                       print a new API key once, and the config entry to paste`;
 
@@ -35,10 +36,19 @@ function keysCreate(argv: string[]): void {
   );
 }
 
+function workerOptions(argv: string[]): { concurrency?: number } {
+  const { values } = parseArgs({ args: argv, options: { concurrency: { type: 'string' } }, strict: true });
+  if (values.concurrency === undefined) return {};
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error('--concurrency must be a whole number from 1 to 256');
+  return { concurrency };
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   // Loaded on demand: `keys create` needs none of the server's dependencies.
   if (command === 'serve') return (await import('./server.js')).serve();
+  if (command === 'worker') return (await import('./worker.js')).work(process.env, workerOptions(rest));
   if (command === 'keys' && rest[0] === 'create') return keysCreate(rest.slice(1));
   console.error(USAGE);
   process.exit(command === 'help' || command === '--help' ? 0 : 2);

@@ -1,14 +1,10 @@
-import type { Logger } from 'pino';
 import { buildApp, buildMetricsApp } from './app.js';
 import { inspectConfig, isLoopback } from './config/load.js';
-import type { Config } from './config/schema.js';
 import { createLogger } from './observability/logger.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
+import { createMetrics } from './observability/metrics.js';
+import { ExecutionQueue, queueConnectionOptions, startWorkers, type ExecutionWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
-import { createMemoryStateStore } from './state/memory/index.js';
-import { createRedisStateStore } from './state/redis/index.js';
-import type { StateStore } from './state/state-store.js';
-import { prepare } from './startup.js';
+import { createStateStore, prepare } from './startup.js';
 import { createHttpDispatchers } from './tools/http/index.js';
 
 /**
@@ -17,20 +13,6 @@ import { createHttpDispatchers } from './tools/http/index.js';
  * this soon is the same request to stop. A later one means "stop now".
  */
 const REPEAT_SIGNAL_MS = 1_000;
-
-function stateStore(config: Config, log: Logger, metrics: Metrics): StateStore {
-  const url = config.state.redis_url;
-  if (!url) {
-    log.warn('no REDIS_URL: state is in memory, so this process must be the only replica');
-    return createMemoryStateStore({ maxBytes: config.state.memory_max_bytes, onEvict: (kind) => metrics.stateEvictions.inc({ kind }) });
-  }
-  return createRedisStateStore({
-    url,
-    keyPrefix: config.state.key_prefix,
-    connectTimeoutMs: config.state.connect_timeout_ms,
-    commandTimeoutMs: config.state.command_timeout_ms,
-  });
-}
 
 /**
  * Read the environment, build the real dependencies, listen, and shut down
@@ -42,8 +24,17 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const metrics = createMetrics();
   const { config, workspace, registry, spill } = await prepare(inspectConfig(env), env, dispatchers, metrics);
   const logger = createLogger(config.log_level);
-  const state = stateStore(config, logger, metrics);
-  const app = await buildApp({ state, spill, registry, clock: systemClock, logger, metrics }, config);
+  const state = createStateStore(config, logger, metrics);
+  const connection = queueConnectionOptions(config);
+  const executions = connection ? new ExecutionQueue(connection, config.async) : undefined;
+  const app = await buildApp({ state, spill, registry, clock: systemClock, logger, metrics, ...(executions && { executions }) }, config);
+  let workers: ExecutionWorkers | undefined;
+  if (connection && config.async.inline_workers > 0) {
+    workers = startWorkers(
+      { pipeline: app.pipeline, config: config.async, connection, dispatchers, logger },
+      { count: config.async.inline_workers, concurrency: config.async.concurrency },
+    );
+  }
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(app.metrics, app.pipeline, logger);
 
   if (config.keys.length === 0) {
@@ -63,6 +54,9 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     try {
       await app.close();
+      // After the requests, which may still queue batches; each inline worker finishes the batches it holds.
+      await workers?.close();
+      await executions?.close();
       await metricsApp?.close();
       await state.close();
       await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
@@ -95,6 +89,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       spill: config.spill.url,
       workspace,
       keys: config.keys.length,
+      async: executions ? { inline_workers: config.async.inline_workers } : 'off: needs REDIS_URL',
     },
     'toolgate ready',
   );

@@ -3,12 +3,16 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
 import type { Config } from './config/schema.js';
+import type { Logger } from 'pino';
 import type { Metrics } from './observability/metrics.js';
 import { unreachableRules, type ToolShape } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { createSpillStore, refusesStartup } from './spill/index.js';
 import type { SpillStore } from './spill/spill-store.js';
 import { systemClock } from './shared/clock.js';
+import { createMemoryStateStore } from './state/memory/index.js';
+import { createRedisStateStore } from './state/redis/index.js';
+import type { StateStore } from './state/state-store.js';
 import type { HttpDispatchers } from './tools/http/index.js';
 import { inspectTools } from './tools/index.js';
 import type { Tool } from './tools/tool.js';
@@ -92,4 +96,19 @@ export async function prepare(
   }
   if (problems.length > 0 || !registry || !spill) throw new ConfigError(problems);
   return { config: acceptConfig(report), workspace, registry, spill };
+}
+
+/** The state store the configuration names: Redis with REDIS_URL, else memory (said in the log: one replica only). */
+export function createStateStore(config: Config, log: Logger, metrics: Metrics): StateStore {
+  const url = config.state.redis_url;
+  if (!url) {
+    log.warn('no REDIS_URL: state is in memory, so this process must be the only replica');
+    return createMemoryStateStore({ maxBytes: config.state.memory_max_bytes, onEvict: (kind) => metrics.stateEvictions.inc({ kind }) });
+  }
+  return createRedisStateStore({
+    url,
+    keyPrefix: config.state.key_prefix,
+    connectTimeoutMs: config.state.connect_timeout_ms,
+    commandTimeoutMs: config.state.command_timeout_ms,
+  });
 }

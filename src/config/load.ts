@@ -146,6 +146,30 @@ function semanticProblems(config: Config, sound: (section: keyof Config) => bool
   if (sound('limits') && config.limits.batch_budget_bytes < config.limits.call_budget_bytes) {
     problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
   }
+  if (sound('async') && sound('state') && config.async.inline_workers > 0 && config.state.redis_url === undefined) {
+    problems.push('async.inline_workers: async batches are queued in Redis; set REDIS_URL, or set inline_workers to 0');
+  }
+  return problems;
+}
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** A callback signature is only as strong as its key. */
+const CALLBACK_SECRET_MIN = 16;
+
+/** `async.callback_secret` with its `${VAR}` references filled from the environment, in place; what is wrong, if anything. */
+function resolveCallbackSecret(config: Config, env: NodeJS.ProcessEnv): string[] {
+  const written = config.async?.callback_secret;
+  if (written === undefined) return [];
+  const problems: string[] = [];
+  const secret = written.replace(ENV_REF, (_, name: string) => {
+    const value = env[name];
+    if (value === undefined || value === '') problems.push(`async.callback_secret: uses \${${name}}, which is not set in the environment`);
+    return value ?? '';
+  });
+  if (problems.length === 0 && secret.length < CALLBACK_SECRET_MIN) {
+    problems.push(`async.callback_secret: must be at least ${CALLBACK_SECRET_MIN} characters (e.g. openssl rand -hex 32)`);
+  }
+  config.async.callback_secret = secret;
   return problems;
 }
 
@@ -242,7 +266,9 @@ export function inspectConfig(env: NodeJS.ProcessEnv, file: string | undefined =
     const problem = apply(raw, value);
     if (problem) problems.push(`${name}: ${problem}`);
   }
-  return inspect(raw, problems, file ? dirname(resolve(file)) : process.cwd());
+  const report = inspect(raw, problems, file ? dirname(resolve(file)) : process.cwd());
+  report.problems.push(...resolveCallbackSecret(report.config, env));
+  return report;
 }
 
 /**
@@ -254,6 +280,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, file: string | undefined = en
 }
 
 /** A complete configuration from defaults plus overrides, for tests and tools; a relative `keys_file` is read from the working directory. */
-export function configFrom(overrides: Record<string, unknown> = {}): Config {
-  return acceptConfig(inspect(structuredClone(overrides), [], process.cwd()));
+export function configFrom(overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Config {
+  const report = inspect(structuredClone(overrides), [], process.cwd());
+  report.problems.push(...resolveCallbackSecret(report.config, env));
+  return acceptConfig(report);
 }

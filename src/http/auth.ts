@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import picomatch from 'picomatch';
 import { isLoopback } from '../config/load.js';
 import type { Config, KeyConfig } from '../config/schema.js';
+import { toolAllowance } from '../policy/index.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import type { Caller } from '../pipeline/types.js';
@@ -35,13 +35,13 @@ interface CompiledKey {
 }
 
 function compileKey(key: KeyConfig): CompiledKey {
-  const matchers = key.tools?.map((pattern) => picomatch(pattern));
   const caller: Caller = {
     keyId: key.id,
     tenant: key.tenant,
     scopes: new Set(key.scopes),
-    allows: matchers ? (tool) => matchers.some((m) => m(tool)) : () => true,
+    allows: toolAllowance(key.tools),
   };
+  if (key.tools) caller.tools = key.tools;
   if (key.rate_limit) caller.rateLimit = { perMinute: key.rate_limit.per_minute };
   return { hash: Buffer.from(key.sha256, 'hex'), caller };
 }

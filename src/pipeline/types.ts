@@ -18,6 +18,8 @@ export interface Caller {
   scopes: ReadonlySet<'execute' | 'admin'>;
   /** Whether the key may see and call this tool. */
   allows(tool: string): boolean;
+  /** The key's tool names or globs that `allows` matches, as configured; absent: every tool. A queued batch carries them to its worker. */
+  tools?: readonly string[];
   rateLimit?: RateLimitSettings;
 }
 

@@ -1,2 +1,2 @@
 export { compilePolicyPattern, patternProblem } from './pattern.js';
-export { toolNameMatcher, unreachableRules, type ToolShape } from './reach.js';
+export { toolAllowance, toolNameMatcher, unreachableRules, type ToolShape } from './reach.js';

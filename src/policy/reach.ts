@@ -6,6 +6,13 @@ export function toolNameMatcher(glob: string): (name: string) => boolean {
   return picomatch(glob);
 }
 
+/** Whether a key whose tool list is `patterns` (names or globs; absent: every tool) may use a tool. */
+export function toolAllowance(patterns: readonly string[] | undefined): (name: string) => boolean {
+  if (!patterns) return () => true;
+  const matchers = patterns.map((pattern) => picomatch(pattern));
+  return (name) => matchers.some((m) => m(name));
+}
+
 /** What a rule check needs of a tool the configuration can serve. */
 export interface ToolShape {
   name: string;

@@ -88,6 +88,28 @@ const ExecuteResponseSchema = Type.Object(
   { $id: 'ExecuteResponse' },
 );
 
+const ExecutionStatusSchema = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]);
+
+const ExecutionAcceptedSchema = Type.Object(
+  {
+    execution_id: Type.String(),
+    status: Type.Literal('queued'),
+    status_url: Type.String({ description: 'Where to poll: /executions/{execution_id}.' }),
+  },
+  { $id: 'ExecutionAccepted', description: 'A batch sent with "mode":"async", queued.' },
+);
+
+const ExecutionSchema = Type.Object(
+  {
+    execution_id: Type.String(),
+    status: ExecutionStatusSchema,
+    results: Type.Optional(Type.Array(ref('CallResult'), { description: 'Once completed: what the synchronous request would have answered.' })),
+    messages: Type.Optional(Type.Array(Type.Unknown())),
+    error: Type.Optional(ref('CallError')),
+  },
+  { $id: 'Execution', description: 'An async batch; also the body POSTed to its callback_url once finished.' },
+);
+
 const CircuitSchema = Type.Object(
   {
     tool: Type.String(),
@@ -121,6 +143,8 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   TruncationSchema,
   CallResultSchema,
   ExecuteResponseSchema,
+  ExecutionAcceptedSchema,
+  ExecutionSchema,
   CircuitSchema,
   ApprovalSchema,
 ];

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { configFrom } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import type { ExecutionQueue } from '../../src/queue/index.js';
 import { createRegistry, registryDefaults } from '../../src/registry/registry.js';
 import { createFsSpillStore } from '../../src/spill/fs.js';
 import type { SpillStore } from '../../src/spill/spill-store.js';
@@ -44,6 +45,8 @@ export interface TestAppOptions {
   env?: NodeJS.ProcessEnv;
   /** The HTTP tools' pools; tests that call HTTP tools pass tripwired ones (test/integration/http-tools/helpers.ts). */
   dispatchers?: HttpDispatchers;
+  /** The async queue (test/helpers/async.ts); the test closes it. */
+  executions?: ExecutionQueue;
 }
 
 const BUILTIN_NAMES = new Set(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS']);
@@ -69,7 +72,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       },
     },
   );
-  const app = await buildApp({ state, spill, registry, clock, logger, metrics: createMetrics({ processMetrics: false }) }, config);
+  const deps = { state, spill, registry, clock, logger, metrics: createMetrics({ processMetrics: false }), ...(options.executions && { executions: options.executions }) };
+  const app = await buildApp(deps, config);
   await app.ready();
   return {
     app,

@@ -1,1 +1,2 @@
 export { createRedisStateStore, RedisStateStore, type RedisStateStoreOptions } from './store.js';
+export { RedisKeys } from './keys.js';

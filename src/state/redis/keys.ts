@@ -70,4 +70,13 @@ export class RedisKeys {
   hit(subject: string, windowStart: number): string {
     return this.key('hit', subject, String(windowStart));
   }
+
+  /**
+   * The prefix BullMQ puts before its own keys (`<this>:<queue>:<kind>…`):
+   * under the same hash tag, so a Cluster keeps each queue's keys (which its
+   * scripts touch together) in one slot, and apart from every kind above.
+   */
+  queuePrefix(): string {
+    return `${this.base}:queue`;
+  }
 }

@@ -1,5 +1,5 @@
 import { GatewayError, isGatewayError } from '../../protocol/errors.js';
-import { ForbiddenAddressError } from './ssrf.js';
+import { findForbidden } from './ssrf.js';
 
 /**
  * How an exchange broke when there is no HTTP status to show for it:
@@ -31,12 +31,6 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-function findForbidden(err: unknown): ForbiddenAddressError | undefined {
-  for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
-    if (e instanceof ForbiddenAddressError) return e;
-  }
-  return undefined;
-}
 
 /** The transport failure an error stands for, if it is one. */
 export function transportFailure(err: unknown): TransportFailure | undefined {

@@ -1,2 +1,3 @@
 export { createHttpDispatchers, type HttpDispatcherOptions, type HttpDispatchers } from './dispatcher.js';
 export { createHttpTool, type HttpToolDeps } from './http-tool.js';
+export { findForbidden, isForbiddenAddress } from './ssrf.js';

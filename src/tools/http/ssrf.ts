@@ -92,6 +92,14 @@ export class ForbiddenAddressError extends Error {
   }
 }
 
+/** The guard's refusal behind an error a request failed with (undici wraps what the connector reports), if it was one. */
+export function findForbidden(err: unknown): ForbiddenAddressError | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    if (e instanceof ForbiddenAddressError) return e;
+  }
+  return undefined;
+}
+
 /**
  * A DNS lookup that fails when any address of the name is forbidden. Node
  * connects to exactly the addresses this returns, so a name that re-resolves

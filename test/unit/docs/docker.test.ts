@@ -37,6 +37,20 @@ describe('docker-compose stack', () => {
     }
   });
 
+  it('runs a worker service: the same image and config as the replicas, `toolgate worker`, the same Redis, no port', async () => {
+    const compose = parse(await readFile(new URL('docker-compose.yml', root), 'utf8'), { merge: true });
+    const worker = compose.services.worker;
+    expect(worker.command).toEqual(['worker']);
+    expect(worker.build.dockerfile).toBe('docker/Dockerfile');
+    expect(worker.environment).toEqual(compose.services['toolgate-a'].environment);
+    expect(worker.volumes).toEqual(compose.services['toolgate-a'].volumes);
+    expect(worker.ports).toEqual([]);
+    // The image's health check asks /readyz, which a worker does not serve.
+    expect(worker.healthcheck).toEqual({ disable: true });
+    const dockerfile = await readFile(new URL('docker/Dockerfile', root), 'utf8');
+    expect(dockerfile).toContain('ENTRYPOINT ["node", "dist/cli.js"]');
+  });
+
   it('the mounted config file is a valid toolgate config for a container bound to 0.0.0.0', async () => {
     const config = loadConfig({ HOST: '0.0.0.0', REDIS_URL: 'redis://redis:6379' }, new URL('docker/config.yaml', root).pathname);
     expect(config.allow_unauthenticated).toBe(true);

@@ -50,6 +50,8 @@ describe('authentication per route', () => {
     { method: 'POST', path: '/execute', url: '/execute', scope: 'execute', payload: [{ id: 'c', name: 'Counted', arguments: {} }], ok: 200 },
     // The url of a real spilled output is filled in once the app is up.
     { method: 'GET', path: '/outputs/{id}', url: '', scope: 'execute', ok: 200 },
+    // No Redis here, so no execution exists: with the right key, 404.
+    { method: 'GET', path: '/executions/{id}', url: `/executions/exec_${'0'.repeat(32)}`, scope: 'execute', ok: 404 },
     { method: 'GET', path: '/approvals', url: '/approvals', scope: 'admin', ok: 200 },
     { method: 'POST', path: '/approvals/{id}', url: '/approvals/no-such-approval', scope: 'admin', payload: { decision: 'approve' }, ok: 404 },
     { method: 'GET', path: '/circuits', url: '/circuits', scope: 'admin', ok: 200 },

@@ -1,0 +1,36 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config/schema.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { SpillStore } from '../spill/spill-store.js';
+import type { Clock } from '../shared/clock.js';
+import type { StateStore } from '../state/state-store.js';
+import { createPolicy } from './gates/permission.js';
+import { SpillHealth } from './spill-health.js';
+import { StateHealth } from './state-health.js';
+import type { PipelineDeps } from './types.js';
+
+/** What the pipeline is built from; the app and a queue worker each pass their own. */
+export interface PipelineParts {
+  registry: ToolRegistry;
+  state: StateStore;
+  spill: SpillStore;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  metrics: Metrics;
+}
+
+/** The pipeline's dependencies, built once per process part that runs batches: the same for a request and a queued job. */
+export function createPipelineDeps(parts: PipelineParts, config: Config): PipelineDeps {
+  return {
+    registry: parts.registry,
+    state: parts.state,
+    spill: parts.spill,
+    clock: parts.clock,
+    metrics: parts.metrics,
+    policy: createPolicy(config.policy.rules),
+    health: new StateHealth(parts.logger, parts.metrics),
+    spillHealth: new SpillHealth(parts.logger, parts.metrics),
+    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys },
+  };
+}

@@ -1,0 +1,36 @@
+import { Redis } from 'ioredis';
+import type { Config } from '../config/schema.js';
+import { RedisKeys } from '../state/redis/index.js';
+
+/** Where BullMQ keeps a deployment's queues: the state store's Redis, under its prefix. */
+export interface QueueConnectionOptions {
+  url: string;
+  prefix: string;
+  connectTimeoutMs: number;
+}
+
+export function queueConnectionOptions(config: Pick<Config, 'state'>): QueueConnectionOptions | undefined {
+  const url = config.state.redis_url;
+  if (url === undefined) return undefined;
+  return { url, prefix: new RedisKeys(config.state.key_prefix).queuePrefix(), connectTimeoutMs: config.state.connect_timeout_ms };
+}
+
+/**
+ * A connection of BullMQ's own, apart from the state store's (whose
+ * commands fail fast and are never resent): BullMQ needs
+ * `maxRetriesPerRequest: null`, so that a worker's blocking commands and lock
+ * renewals ride out a reconnect instead of failing. `failFast` (the
+ * submitting side) refuses commands while disconnected rather than queueing
+ * them behind a request that is waiting for an answer.
+ */
+export function queueConnection(options: QueueConnectionOptions, failFast = false): Redis {
+  const client = new Redis(options.url, {
+    maxRetriesPerRequest: null,
+    connectTimeout: options.connectTimeoutMs,
+    enableOfflineQueue: !failFast,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+  });
+  // ioredis reports every failed attempt as an 'error' event; without a listener Node would throw it.
+  client.on('error', () => undefined);
+  return client;
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { toolAllowance } from '../policy/index.js';
+import type { CallFormat, NormalizedCall } from '../protocol/calls/index.js';
+import type { CallError } from '../protocol/errors.js';
+import type { CallResult } from '../protocol/result.js';
+import type { Caller, ExecContext } from '../pipeline/types.js';
+
+/** BullMQ queue names, under the deployment's key prefix (state/redis/keys.ts). */
+export const EXECUTIONS_QUEUE = 'executions';
+export const CALLBACKS_QUEUE = 'callbacks';
+
+/** `exec_` and 32 hex characters: the BullMQ job id, and what `GET /executions/{id}` takes. */
+export const EXECUTION_ID = /^exec_[0-9a-f]{32}$/;
+
+export function newExecutionId(): string {
+  return `exec_${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * A queued batch: everything the synchronous pipeline reads from a request,
+ * and nothing secret (no API key, no key hash). The caller is carried as the
+ * key resolved it at submission, so a worker with another key list still runs
+ * the batch with the rights it was submitted with.
+ */
+export interface ExecutionJob {
+  calls: NormalizedCall[];
+  tenant: string;
+  key_id: string;
+  scopes: Array<'execute' | 'admin'>;
+  /** The key's tool names or globs; null: every tool. */
+  tools: string[] | null;
+  rate_limit_per_minute: number | null;
+  session_id: string;
+  format: CallFormat;
+  timeout_ms: number | null;
+  callback_url: string | null;
+  submitted_at: number;
+}
+
+/** What a completed job stores: the results; `messages` are rendered from them on each read. */
+export interface ExecutionOutcome {
+  results: CallResult[];
+}
+
+export type ExecutionStatus = 'queued' | 'running' | 'completed' | 'failed';
+
+/** The body of `GET /executions/{id}`, and of a callback. */
+export interface ExecutionBody {
+  execution_id: string;
+  status: ExecutionStatus;
+  results?: CallResult[];
+  messages?: unknown[];
+  error?: CallError;
+}
+
+export function jobOf(
+  calls: NormalizedCall[],
+  caller: Caller,
+  request: { sessionId: string; format: CallFormat; timeoutMs?: number; callbackUrl?: string },
+  now: number,
+): ExecutionJob {
+  return {
+    calls,
+    tenant: caller.tenant,
+    key_id: caller.keyId,
+    scopes: [...caller.scopes],
+    tools: caller.tools ? [...caller.tools] : null,
+    rate_limit_per_minute: caller.rateLimit?.perMinute ?? null,
+    session_id: request.sessionId,
+    format: request.format,
+    timeout_ms: request.timeoutMs ?? null,
+    callback_url: request.callbackUrl ?? null,
+    submitted_at: now,
+  };
+}
+
+/** The request a job stands for, as the pipeline sees one: same tenant, key rights, session and timeout. */
+export function contextOf(job: ExecutionJob, log: FastifyBaseLogger): ExecContext {
+  const caller: Caller = {
+    keyId: job.key_id,
+    tenant: job.tenant,
+    scopes: new Set(job.scopes),
+    allows: toolAllowance(job.tools ?? undefined),
+  };
+  if (job.tools) caller.tools = job.tools;
+  if (job.rate_limit_per_minute !== null) caller.rateLimit = { perMinute: job.rate_limit_per_minute };
+  const ctx: ExecContext = { caller, sessionId: job.session_id, log };
+  if (job.timeout_ms !== null) ctx.timeoutMs = job.timeout_ms;
+  return ctx;
+}

@@ -1,0 +1,136 @@
+import { hostname } from 'node:os';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/schema.js';
+import { executeCalls } from '../pipeline/run-batch.js';
+import type { PipelineDeps } from '../pipeline/types.js';
+import type { HttpDispatchers } from '../tools/http/index.js';
+import { callbackAttempts, deliverCallback, type CallbackJob } from './callbacks.js';
+import { queueConnection, type QueueConnectionOptions } from './connection.js';
+import { executionJobOptions, failedBody, finishedBody } from './executions.js';
+import { CALLBACKS_QUEUE, contextOf, EXECUTIONS_QUEUE, type ExecutionBody, type ExecutionJob, type ExecutionOutcome } from './job.js';
+import { queueMetrics } from './metrics.js';
+
+/**
+ * How many times a job whose worker died is handed to another before it
+ * fails: a batch that kills every worker it lands on (memory, say) must stop
+ * somewhere. Each hand-over replays the calls that completed.
+ */
+const MAX_RECOVERIES = 2;
+
+/** Deliveries are waits on other hosts, not work: one worker process sends this many at once. */
+const CALLBACK_CONCURRENCY = 8;
+
+export interface WorkerDeps {
+  /** The pipeline a request would run on: the same gates, stores and tools. */
+  pipeline: PipelineDeps;
+  config: Config['async'];
+  connection: QueueConnectionOptions;
+  /** The HTTP tools' pools: callbacks go through the same SSRF guard. */
+  dispatchers: HttpDispatchers;
+  logger: FastifyBaseLogger;
+}
+
+export interface WorkerOptions {
+  /** Workers in this process, each taking jobs on its own. */
+  count: number;
+  /** Batches each worker runs at once. */
+  concurrency: number;
+}
+
+/** Running workers; `close` lets each finish the batches it holds, takes no new one, and closes their connections. */
+export interface ExecutionWorkers {
+  close(): Promise<void>;
+}
+
+/**
+ * Start `count` execution workers and one callback worker. A worker's job
+ * runs on the pipeline with the submitting key's rights and session, so a
+ * job that is run again after its worker died (BullMQ's stalled-job
+ * recovery: the lock it stopped renewing expires after `lock_ms`) gets the
+ * stored results of the side-effecting calls that completed (call-id
+ * replay), and runs only the rest.
+ */
+export function startWorkers(deps: WorkerDeps, options: WorkerOptions): ExecutionWorkers {
+  const metrics = queueMetrics(deps.pipeline.metrics.registry);
+  const connections: Redis[] = [];
+  const connect = () => {
+    const client = queueConnection(deps.connection);
+    connections.push(client);
+    return client;
+  };
+  const common = { prefix: deps.connection.prefix, lockDuration: deps.config.lock_ms, stalledInterval: deps.config.lock_ms, maxStalledCount: MAX_RECOVERIES };
+  const callbacks = new Queue<CallbackJob>(CALLBACKS_QUEUE, { connection: connect(), prefix: deps.connection.prefix });
+  callbacks.on('error', (err) => deps.logger.warn({ err }, 'callback queue error'));
+  const keep = executionJobOptions(deps.config).removeOnFail;
+
+  /** Queue the finished body for delivery. One delivery per execution: a job run again after a crash adds none of its own. */
+  const queueCallback = async (job: Job<ExecutionJob>, body: ExecutionBody) => {
+    const url = job.data.callback_url;
+    if (url === null) return;
+    await callbacks.add(
+      'deliver',
+      { execution_id: job.id!, url, body: JSON.stringify(body) },
+      { jobId: `callback_${job.id!}`, ...callbackAttempts(deps.config), removeOnComplete: true, removeOnFail: keep },
+    );
+  };
+
+  const run = async (job: Job<ExecutionJob, ExecutionOutcome>): Promise<ExecutionOutcome> => {
+    const id = job.id!;
+    const log = deps.logger.child({ execution_id: id });
+    const started = performance.now();
+    log.info(
+      { tenant: job.data.tenant, session_id: job.data.session_id, calls: job.data.calls.length, attempt: job.attemptsStarted, recovered: job.stalledCounter > 0 },
+      'execution running',
+    );
+    let outcome: ExecutionOutcome;
+    try {
+      const { results } = await executeCalls(job.data.calls, contextOf(job.data, log), deps.pipeline);
+      outcome = { results };
+    } catch (err) {
+      const seconds = (performance.now() - started) / 1000;
+      metrics.jobDuration.observe({ outcome: 'failed' }, seconds);
+      log.error({ err, duration_ms: Math.round(seconds * 1000) }, 'execution failed');
+      await queueCallback(job, failedBody(id));
+      throw err;
+    }
+    await queueCallback(job, finishedBody(id, job.data, outcome));
+    const seconds = (performance.now() - started) / 1000;
+    metrics.jobDuration.observe({ outcome: 'completed' }, seconds);
+    log.info({ duration_ms: Math.round(seconds * 1000) }, 'execution completed');
+    return outcome;
+  };
+
+  const name = `${hostname()}:${process.pid}`;
+  const workers = Array.from({ length: options.count }, () => {
+    const worker = new Worker<ExecutionJob, ExecutionOutcome>(EXECUTIONS_QUEUE, run, {
+      ...common,
+      connection: connect(),
+      concurrency: options.concurrency,
+      name,
+    });
+    worker.on('error', (err) => deps.logger.warn({ err }, 'execution worker error'));
+    worker.on('stalled', (id) => deps.logger.warn({ execution_id: id }, 'execution stalled: its worker stopped; it goes back to the queue for another'));
+    return worker;
+  });
+  const callbackWorker = new Worker<CallbackJob>(
+    CALLBACKS_QUEUE,
+    (job) => deliverCallback(job, { config: deps.config, dispatchers: deps.dispatchers, metrics, logger: deps.logger }),
+    { ...common, connection: connect(), concurrency: CALLBACK_CONCURRENCY, name },
+  );
+  callbackWorker.on('error', (err) => deps.logger.warn({ err }, 'callback worker error'));
+  callbackWorker.on('failed', (job, err) => {
+    if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
+      deps.logger.error({ execution_id: job.data.execution_id, deliveries: job.attemptsMade, reason: job.failedReason }, 'callback abandoned');
+    }
+  });
+
+  return {
+    async close() {
+      await Promise.all([...workers.map((w) => w.close()), callbackWorker.close()]);
+      await callbacks.close();
+      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}

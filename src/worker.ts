@@ -1,0 +1,56 @@
+import { buildMetricsApp } from './app.js';
+import { ConfigError, inspectConfig } from './config/load.js';
+import { createLogger } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { createPipelineDeps } from './pipeline/deps.js';
+import { queueConnectionOptions, startWorkers } from './queue/index.js';
+import { systemClock } from './shared/clock.js';
+import { createStateStore, prepare } from './startup.js';
+import { createHttpDispatchers } from './tools/http/index.js';
+
+/**
+ * `toolgate worker`: run async batches from the queue, with the same
+ * configuration (tools, policy, limits) as the servers that queue them. No
+ * HTTP port but `/metrics` on METRICS_PORT when set. SIGTERM/SIGINT: finish
+ * the batches held, take no new one, close the queue and Redis, exit.
+ */
+export async function work(env: NodeJS.ProcessEnv = process.env, options: { concurrency?: number } = {}): Promise<void> {
+  const dispatchers = createHttpDispatchers();
+  const metrics = createMetrics();
+  const { config, registry, spill } = await prepare(inspectConfig(env), env, dispatchers, metrics);
+  const connection = queueConnectionOptions(config);
+  if (!connection) throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (the one the servers use)']);
+  const logger = createLogger(config.log_level);
+  const state = createStateStore(config, logger, metrics);
+  const pipeline = createPipelineDeps({ registry, state, spill, clock: systemClock, logger, metrics }, config);
+  const concurrency = options.concurrency ?? config.async.concurrency;
+  const workers = startWorkers({ pipeline, config: config.async, connection, dispatchers, logger }, { count: 1, concurrency });
+  const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(metrics, pipeline, logger);
+  const metricsAddress = await metricsApp?.listen({ host: config.host, port: config.metrics_port! });
+
+  const exit = (code: number) => logger.flush(() => process.exit(code));
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'worker stopping: finishing the batches it holds, taking no new one');
+    try {
+      await workers.close();
+      await metricsApp?.close();
+      await state.close();
+      await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+      logger.info('worker stopped');
+      exit(0);
+    } catch (err) {
+      logger.error({ err }, 'worker shutdown failed');
+      exit(1);
+    }
+  };
+  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', (signal) => void stop(signal));
+
+  logger.info(
+    { concurrency, tools: registry.list().map((t) => t.name), metrics: metricsAddress && `${metricsAddress}/metrics`, pid: process.pid },
+    'toolgate worker ready',
+  );
+}
