@@ -81,7 +81,7 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
     const log = deps.logger.child({ execution_id: id });
     const started = performance.now();
     log.info(
-      { tenant: job.data.tenant, session_id: job.data.session_id, calls: job.data.calls.length, attempt: job.attemptsStarted, recovered: job.stalledCounter > 0 },
+      { tenant: job.data.tenant, session_id: job.data.session_id, attempt: job.attemptsStarted, recovered: job.stalledCounter > 0 },
       'execution running',
     );
     let outcome: ExecutionOutcome;

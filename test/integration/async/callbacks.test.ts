@@ -71,6 +71,29 @@ describe('async callbacks', () => {
     expect((await g.app.inject({ method: 'GET', url: '/metrics' })).body).toContain('toolgate_async_callback_deliveries_total{outcome="delivered"} 1');
   });
 
+  it('a batch that fails as a whole: GET says failed, with no internals, and the callback carries that body', async () => {
+    receiver = await receiverAnswering(200);
+    g = await asyncGateway({
+      dispatchers: createTestDispatchers(),
+      config: { async: { callback_secret: SECRET, callback_allow_private_network: true } },
+    });
+    g.startWorkers();
+    // No request can queue a batch the pipeline cannot read; a job written by another version could be one.
+    const id = `exec_${'f'.repeat(32)}`;
+    const job = { calls: null, tenant: 'local', key_id: 'local', scopes: ['execute'], tools: null, rate_limit_per_minute: null, session_id: 's', format: 'openai', timeout_ms: null, callback_url: `${receiver.origin}/hook`, submitted_at: 0 };
+    await g.executions.queue.add('execute', job as never, { jobId: id, attempts: 1 });
+    await until(() => receiver!.requests.length === 1);
+    const expected = {
+      execution_id: id,
+      status: 'failed',
+      error: { code: 'INTERNAL', message: expect.stringContaining('could not be completed'), retryable: true },
+    };
+    expect(JSON.parse(receiver.requests[0]!.body)).toEqual(expected);
+    expect(verified(receiver.requests[0]!.body, receiver.requests[0]!.headers['x-toolgate-signature'])).toBe(true);
+    expect((await g.read(id)).body).toEqual(expected);
+    expect(g.logs.find((l) => l.msg === 'execution failed' && l.execution_id === id)).toBeDefined();
+  });
+
   it('retries errors and non-2xx answers with backoff, numbering each delivery, until one is accepted', async () => {
     receiver = await receiverAnswering(500, 302, 200);
     g = await asyncGateway({
