@@ -74,3 +74,22 @@ describe.concurrent('toolgate keys create', { timeout: 150_000 }, () => {
     expect(stdout).not.toMatch(/tg_/);
   });
 });
+
+/** Issue 14: `toolgate worker` is a subcommand; its options are checked before anything starts. */
+describe.concurrent('toolgate worker', { timeout: 150_000 }, () => {
+  it('is in the usage', async () => {
+    const { code, stderr } = await cli('help');
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/toolgate worker \[--concurrency N\]/);
+  });
+
+  it.each([
+    [['worker', '--concurrency', '0'], /--concurrency must be a whole number from 1 to 256/],
+    [['worker', '--concurrency', 'many'], /--concurrency must be a whole number from 1 to 256/],
+    [['worker', '--queues', 'x'], /Unknown option '--queues'/],
+  ])('%j exits 2 with a message', async (args, message) => {
+    const { code, stderr } = await cli(...args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});
