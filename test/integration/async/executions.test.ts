@@ -75,7 +75,9 @@ describe('async executions', () => {
     const { body } = await g.submit({ session_id: 'sess-9', tool_calls: [call('c1', 'Write', { path: 'w.txt', content: 'x' })] }, ACME_READER);
     const job = await g.executions.queue.getJob(body.execution_id);
     expect(job!.data).toMatchObject({ tenant: 'acme', key_id: 'acme-reader', tools: ['Read', 'L*'], session_id: 'sess-9', format: 'openai' });
-    const raw = JSON.stringify(await new Redis(inject('redisUrl')).hgetall(`{${g.prefix}}:queue:executions:${body.execution_id}`).finally(() => undefined));
+    const redis = new Redis(inject('redisUrl'));
+    const raw = JSON.stringify(await redis.hgetall(`{${g.prefix}}:queue:executions:${body.execution_id}`).finally(() => redis.quit()));
+    expect(raw).toContain('acme-reader');
     for (const secret of ['acme-reader-0123456789', KEYS[1]!.sha256]) expect(raw).not.toContain(secret);
 
     // The key's tool list holds in the worker: Write is not among its tools.
