@@ -112,6 +112,25 @@ describe('async callbacks', () => {
     expect(metrics).toContain('toolgate_async_callback_deliveries_total{outcome="delivered"} 1');
   });
 
+  it('a receiver that drops the connection is retried too, counted as a network error', async () => {
+    let drops = 1;
+    receiver = await startServer((req, res) => {
+      if (drops-- > 0) req.socket.destroy();
+      else res.writeHead(200).end();
+    });
+    g = await asyncGateway({
+      dispatchers: createTestDispatchers(),
+      config: { async: { callback_secret: SECRET, callback_allow_private_network: true, callback_backoff_ms: 50 } },
+    });
+    g.startWorkers();
+    await g.submit({ ...batch, callback_url: `${receiver.origin}/hook` });
+    await until(() => receiver!.requests.length === 2);
+    await until(() => g!.logs.some((l) => l.msg === 'callback delivered'));
+    const metrics = (await g.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('toolgate_async_callback_deliveries_total{outcome="network_error"} 1');
+    expect(metrics).toContain('toolgate_async_callback_deliveries_total{outcome="delivered"} 1');
+  });
+
   it('gives up after async.callback_retries retries', async () => {
     receiver = await receiverAnswering(503);
     g = await asyncGateway({

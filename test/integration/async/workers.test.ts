@@ -171,7 +171,10 @@ describe('toolgate worker processes', { timeout: TEST_MS }, () => {
     // expired and the call ran once more, to completion.
     if (hold.status === 'success') expect(upstream!.count('hold')).toBe(2);
     else expect(hold.error).toMatchObject({ code: 'TIMEOUT', retryable: true });
-    expect(second.logs.find((l) => l.msg === 'execution running' && l.execution_id === body.execution_id)).toMatchObject({ recovered: true });
+    // One line per state change: the hand-over too, logged by the worker that found the job stalled.
+    const changes = second.logs.filter((l) => l.execution_id === body.execution_id && String(l.msg).startsWith('execution '));
+    expect(changes.map((l) => String(l.msg).split(':')[0])).toEqual(['execution stalled', 'execution running', 'execution completed']);
+    expect(changes[1]).toMatchObject({ recovered: true });
   });
 
   it('SIGTERM: the worker finishes the batch it holds, takes no new one, and exits 0', async () => {
