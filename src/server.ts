@@ -4,15 +4,8 @@ import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { ExecutionQueue, queueConnectionOptions, startWorkers, type ExecutionWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
-import { createStateStore, prepare } from './startup.js';
+import { createStateStore, onStopSignals, prepare } from './startup.js';
 import { createHttpDispatchers } from './tools/http/index.js';
-
-/**
- * Ctrl-C under `npm start` reaches the process twice at once (the terminal
- * signals the whole process group and npm forwards its own copy): a repeat
- * this soon is the same request to stop. A later one means "stop now".
- */
-const REPEAT_SIGNAL_MS = 1_000;
 
 /**
  * Read the environment, build the real dependencies, listen, and shut down
@@ -47,38 +40,18 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const address = await app.listen({ host: config.host, port: config.port });
   const metricsAddress = metricsApp ? await metricsApp.listen({ host: config.host, port: config.metrics_port! }) : address;
 
-  // The log is written asynchronously: lines still queued at process.exit would come out of order or not at all.
-  const exit = (code: number) => logger.flush(() => process.exit(code));
-  let stoppingSince: number | undefined;
-  const shutdown = async (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    try {
-      await app.close();
-      // After the requests, which may still queue batches; each inline worker finishes the batches it holds.
-      await workers?.close();
-      await executions?.close();
-      await metricsApp?.close();
-      await state.close();
-      await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
-      logger.info('stopped');
-      exit(0);
-    } catch (err) {
-      logger.error({ err }, 'shutdown failed');
-      exit(1);
-    }
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stoppingSince === undefined) {
-      stoppingSince = Date.now();
-      void shutdown(signal);
-    } else if (Date.now() - stoppingSince >= REPEAT_SIGNAL_MS) {
-      logger.warn({ signal }, 'second signal: exiting without waiting for in-flight requests');
-      exit(1);
-    }
-  };
   // Installed before the ready line: whoever reads it may signal at once.
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  onStopSignals(logger, 'in-flight requests', async (signal) => {
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    await app.close();
+    // After the requests, which may still queue batches; each inline worker finishes the batches it holds.
+    await workers?.close();
+    await executions?.close();
+    await metricsApp?.close();
+    await state.close();
+    await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+    logger.info('stopped');
+  });
 
   logger.info(
     {

@@ -5,7 +5,7 @@ import { createMetrics } from './observability/metrics.js';
 import { createPipelineDeps } from './pipeline/deps.js';
 import { queueConnectionOptions, startWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
-import { createStateStore, prepare } from './startup.js';
+import { createStateStore, onStopSignals, prepare } from './startup.js';
 import { createHttpDispatchers } from './tools/http/index.js';
 
 /**
@@ -28,26 +28,14 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(metrics, pipeline, logger);
   const metricsAddress = await metricsApp?.listen({ host: config.host, port: config.metrics_port! });
 
-  const exit = (code: number) => logger.flush(() => process.exit(code));
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
+  onStopSignals(logger, 'the batches it holds (another worker takes them over)', async (signal) => {
     logger.info({ signal }, 'worker stopping: finishing the batches it holds, taking no new one');
-    try {
-      await workers.close();
-      await metricsApp?.close();
-      await state.close();
-      await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
-      logger.info('worker stopped');
-      exit(0);
-    } catch (err) {
-      logger.error({ err }, 'worker shutdown failed');
-      exit(1);
-    }
-  };
-  process.on('SIGTERM', (signal) => void stop(signal));
-  process.on('SIGINT', (signal) => void stop(signal));
+    await workers.close();
+    await metricsApp?.close();
+    await state.close();
+    await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+    logger.info('worker stopped');
+  });
 
   logger.info(
     { concurrency, tools: registry.list().map((t) => t.name), metrics: metricsAddress && `${metricsAddress}/metrics`, pid: process.pid },
