@@ -15,8 +15,10 @@ import { createHttpDispatchers } from './tools/http/index.js';
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dispatchers = createHttpDispatchers();
   const metrics = createMetrics();
-  const { config, workspace, registry, spill } = await prepare(inspectConfig(env), env, dispatchers, metrics);
-  const logger = createLogger(config.log_level);
+  const report = inspectConfig(env);
+  // Before prepare: MCP servers start there and log under the configured level.
+  const logger = createLogger(report.config.log_level);
+  const { config, workspace, registry, spill, mcp } = await prepare(report, env, dispatchers, metrics, logger);
   const state = createStateStore(config, logger, metrics);
   const connection = queueConnectionOptions(config);
   const executions = connection ? new ExecutionQueue(connection, config.async) : undefined;
@@ -48,6 +50,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     await workers?.close();
     await executions?.close();
     await metricsApp?.close();
+    await mcp.close();
     await state.close();
     await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
     logger.info('stopped');
@@ -58,6 +61,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       address,
       metrics: `${metricsAddress}/metrics`,
       tools: registry.list().map((t) => t.name),
+      mcp_servers: mcp.supervisors.map((s) => ({ name: s.server, connected: s.connected() })),
       state: config.state.redis_url ? 'redis' : 'memory',
       spill: config.spill.url,
       workspace,

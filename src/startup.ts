@@ -15,6 +15,7 @@ import { createRedisStateStore } from './state/redis/index.js';
 import type { StateStore } from './state/state-store.js';
 import type { HttpDispatchers } from './tools/http/index.js';
 import { inspectTools } from './tools/index.js';
+import { createMcpServers, type McpSupervisor } from './tools/mcp/index.js';
 import type { Tool } from './tools/tool.js';
 
 /** What a configuration that can be served gives the server. */
@@ -23,6 +24,54 @@ export interface Prepared {
   workspace: string;
   registry: ToolRegistry;
   spill: SpillStore;
+  mcp: McpServers;
+}
+
+/** The upstream MCP servers a gateway runs; close them on shutdown (stdio servers' processes end). */
+export interface McpServers {
+  supervisors: readonly McpSupervisor[];
+  close(): Promise<void>;
+}
+
+export interface McpStartDeps {
+  env: NodeJS.ProcessEnv;
+  dispatchers: HttpDispatchers;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/**
+ * Start every configured MCP server and keep `registry` in step with its
+ * tools. Waits, each server up to its `connect_timeout_ms`, for the first
+ * tool lists: a name in them that a provider refuses or another tool holds
+ * is a start-up problem; a schema ajv rejects is logged and that tool left
+ * out. A server not up by then stops nothing: its tools join when it
+ * answers, and what is refused later is logged. On problems every server
+ * is closed again.
+ */
+export async function startMcpServers(config: Config, registry: ToolRegistry, deps: McpStartDeps): Promise<{ mcp: McpServers; problems: string[] }> {
+  const { supervisors, problems } = createMcpServers(config.mcp_servers, { ...deps, log: deps.logger });
+  const mcp: McpServers = { supervisors, close: async () => void (await Promise.all(supervisors.map((s) => s.close()))) };
+  if (problems.length > 0) return { mcp, problems };
+  let starting = true;
+  for (const supervisor of supervisors) {
+    const log = deps.logger.child({ mcp_server: supervisor.server });
+    supervisor.onTools((tools) => {
+      const report = registry.setSource(supervisor.server, tools);
+      for (const problem of report.invalid) log.warn({ problem }, 'MCP server tool left out: its schema does not compile');
+      if (starting) problems.push(...report.refused.map((problem) => `mcp_servers.${supervisor.server}: tool ${problem}`));
+      else for (const problem of report.refused) log.error({ problem }, 'MCP server tool left out: its name is refused');
+    });
+    supervisor.start();
+  }
+  const timeouts = new Map(config.mcp_servers.map((server) => [server.name, server.connect_timeout_ms]));
+  const up = await Promise.all(supervisors.map((s) => s.ready(timeouts.get(s.server)!)));
+  starting = false;
+  up.forEach((ready, i) => {
+    if (!ready) deps.logger.warn({ mcp_server: supervisors[i]!.server }, 'MCP server not up at start-up: its tools join when it answers');
+  });
+  if (problems.length > 0) await mcp.close();
+  return { mcp, problems };
 }
 
 /** The tools policy rules may name: every built-in, served or disabled, and every tool the file declares, valid or not. */
@@ -41,7 +90,8 @@ const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?
  * Every start-up check in one pass, so that one run lists every problem:
  * the configuration's own, then the tools, the policy rules against them,
  * and the workspace and spill store, each on whatever parts of the
- * configuration are valid. Throws ConfigError listing them all.
+ * configuration are valid; then, for a configuration without problems, the
+ * upstream MCP servers (startMcpServers). Throws ConfigError listing them all.
  *
  * A configuration with problems of its own creates nothing: the workspace
  * and the spill directory are made and written to (once, so that a path the
@@ -53,6 +103,7 @@ export async function prepare(
   env: NodeJS.ProcessEnv,
   dispatchers: HttpDispatchers,
   metrics: Metrics,
+  logger: Logger,
 ): Promise<Prepared> {
   const { config } = report;
   const problems = [...report.problems];
@@ -95,7 +146,10 @@ export async function prepare(
     if (!spill || refusesStartup(err)) problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
   }
   if (problems.length > 0 || !registry || !spill) throw new ConfigError(problems);
-  return { config: acceptConfig(report), workspace, registry, spill };
+  // Last, and only for a configuration that can be served: no server is started for one that cannot.
+  const { mcp, problems: mcpProblems } = await startMcpServers(config, registry, { env, dispatchers, metrics, logger });
+  if (mcpProblems.length > 0) throw new ConfigError(mcpProblems);
+  return { config: acceptConfig(report), workspace, registry, spill, mcp };
 }
 
 /** The state store the configuration names: Redis with REDIS_URL, else memory (said in the log: one replica only). */

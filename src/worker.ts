@@ -17,10 +17,14 @@ import { createHttpDispatchers } from './tools/http/index.js';
 export async function work(env: NodeJS.ProcessEnv = process.env, options: { concurrency?: number } = {}): Promise<void> {
   const dispatchers = createHttpDispatchers();
   const metrics = createMetrics();
-  const { config, registry, spill } = await prepare(inspectConfig(env), env, dispatchers, metrics);
-  const connection = queueConnectionOptions(config);
-  if (!connection) throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (the one the servers use)']);
-  const logger = createLogger(config.log_level);
+  const report = inspectConfig(env);
+  // Before prepare: upstream MCP servers start there, as in the server, and log under the configured level.
+  const logger = createLogger(report.config.log_level);
+  if (!queueConnectionOptions(report.config)) {
+    throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (the one the servers use)']);
+  }
+  const { config, registry, spill, mcp } = await prepare(report, env, dispatchers, metrics, logger);
+  const connection = queueConnectionOptions(config)!;
   const state = createStateStore(config, logger, metrics);
   const pipeline = createPipelineDeps({ registry, state, spill, clock: systemClock, logger, metrics }, config);
   const concurrency = options.concurrency ?? config.async.concurrency;
@@ -32,6 +36,7 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
     logger.info({ signal }, 'worker stopping: finishing the batches it holds, taking no new one');
     await workers.close();
     await metricsApp?.close();
+    await mcp.close();
     await state.close();
     await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
     logger.info('worker stopped');

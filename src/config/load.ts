@@ -124,6 +124,7 @@ function semanticProblems(config: Config, sound: (section: keyof Config) => bool
     if (seen.has(tool.name)) problems.push(`tools: the name "${tool.name}" is declared twice`);
     seen.add(tool.name);
   }
+  problems.push(...mcpServerProblems(sound('mcp_servers') ? config.mcp_servers : []));
   const keyIds = new Set<string>();
   const keyHashes = new Map<string, string>();
   for (const key of sound('keys') ? config.keys : []) {
@@ -170,6 +171,30 @@ function resolveCallbackSecret(config: Config, env: NodeJS.ProcessEnv): string[]
     problems.push(`async.callback_secret: must be at least ${CALLBACK_SECRET_MIN} characters (e.g. openssl rand -hex 32)`);
   }
   config.async.callback_secret = secret;
+  return problems;
+}
+
+const STDIO_ONLY = ['args', 'env', 'cwd'] as const;
+const HTTP_ONLY = ['headers', 'allow_private_network'] as const;
+
+/** Each server is either stdio (command) or Streamable HTTP (url), with only the settings of its kind; names are unique. */
+function mcpServerProblems(servers: Config['mcp_servers']): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const server of servers) {
+    const where = `mcp_servers.${server.name}`;
+    if (seen.has(server.name)) problems.push(`mcp_servers: the name "${server.name}" is used twice`);
+    seen.add(server.name);
+    if ((server.command === undefined) === (server.url === undefined)) {
+      problems.push(`${where}: give either command (a stdio server) or url (a Streamable HTTP server)`);
+      continue;
+    }
+    const misplaced = server.command === undefined ? STDIO_ONLY.filter((key) => server[key] !== undefined) : HTTP_ONLY.filter((key) => server[key] !== undefined);
+    if (misplaced.length > 0) {
+      const kind = server.command === undefined ? 'a Streamable HTTP server (url)' : 'a stdio server (command)';
+      problems.push(`${where}: ${misplaced.join(', ')} ${misplaced.length > 1 ? 'do' : 'does'} not apply to ${kind}; remove ${misplaced.length > 1 ? 'them' : 'it'}`);
+    }
+  }
   return problems;
 }
 

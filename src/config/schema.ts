@@ -50,6 +50,29 @@ const ToolConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Settings an upstream MCP server gives one of its tools, by upstream name; they win over the server's own. */
+const McpToolOverrideSchema = Type.Object(ToolSettings, { additionalProperties: false });
+
+const McpServerSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique; names the server in logs, metrics and GET /tools/{name}.' }),
+    command: Type.Optional(Type.String({ minLength: 1, description: 'stdio: the program to start.' })),
+    args: Type.Optional(Type.Array(Type.String())),
+    env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String())),
+    cwd: Type.Optional(Type.String({ minLength: 1 })),
+    url: Type.Optional(Type.String({ pattern: '^https?://', description: 'Streamable HTTP: the endpoint.' })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    allow_private_network: Type.Optional(Type.Boolean()),
+    prefix: Type.String({ default: '', pattern: '^[A-Za-z0-9_-]{0,63}$' }),
+    include: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    tools: Type.Record(Type.String(), McpToolOverrideSchema, { default: {} }),
+    connect_timeout_ms: PositiveInt({ default: 10_000 }),
+    refresh_ms: PositiveInt({ default: 60_000 }),
+    ...ToolSettings,
+  },
+  { additionalProperties: false },
+);
+
 const BuiltinOverrideSchema = Type.Object({ enabled: Type.Optional(Type.Boolean()), ...ToolSettings }, { additionalProperties: false });
 
 const PolicyRuleSchema = Type.Object(
@@ -156,6 +179,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     tools: Type.Array(ToolConfigSchema, { default: [] }),
+    mcp_servers: Type.Array(McpServerSchema, { default: [] }),
     policy: Type.Object({ rules: Type.Array(PolicyRuleSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
     keys: Type.Array(KeySchema, { default: [] }),
     keys_file: Type.Optional(
@@ -177,3 +201,5 @@ export type HttpSpec = Static<typeof HttpSpecSchema>;
 export type KeyConfig = Static<typeof KeySchema>;
 export type PolicyRule = Static<typeof PolicyRuleSchema>;
 export type BuiltinOverride = Static<typeof BuiltinOverrideSchema>;
+export type McpServerConfig = Static<typeof McpServerSchema>;
+export type McpToolOverride = Static<typeof McpToolOverrideSchema>;

@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
-/** Lists of items that fail alone: a broken tool, key or rule is left out, a broken builtins entry emptied. */
-const ITEMS = [['tools'], ['keys'], ['policy', 'rules'], ['builtins']];
+/** Lists of items that fail alone: a broken tool, MCP server, key or rule is left out, a broken builtins entry emptied. */
+const ITEMS = [['tools'], ['mcp_servers'], ['keys'], ['policy', 'rules'], ['builtins']];
 
 /** The path to leave out for `error`: its top-level section, or else the whole item it is in, or else the failing value itself. */
 function cutFor(error: ErrorObject, wholeSection: boolean): string[] {

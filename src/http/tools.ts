@@ -20,12 +20,15 @@ const ToolsQuery = Type.Object({
 });
 
 function gatewayInfo(entry: RegisteredTool, circuit: CircuitStatus) {
+  const upstream = entry.tool.upstream;
   return {
     available: circuit.state !== 'open',
     circuit: { state: circuit.state, failures: circuit.failures, reopens_at: circuit.reopens_at },
     concurrency_safe: entry.concurrencySafe,
     requires_approval: entry.requiresApproval,
     timeout_ms: entry.timeoutMs,
+    // Which upstream MCP server answers this tool's calls, under which name, and whether it is connected now.
+    ...(upstream && { mcp_server: { name: upstream.server, tool: upstream.name, connected: upstream.connected() } }),
   };
 }
 

@@ -15,6 +15,8 @@ export interface Metrics {
   stateEvictions: Counter<'kind'>;
   spillQuotaRemovals: Counter;
   spillFailures: Counter;
+  mcpServerUp: Gauge<'server'>;
+  mcpServerReconnects: Counter<'server'>;
 }
 
 /** Numeric breaker states for the `toolgate_breaker_state` gauge. */
@@ -89,6 +91,18 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     spillFailures: new Counter({
       name: 'toolgate_spill_failures_total',
       help: 'Outputs the spill store did not take; each was cut to its budget with no url (spill_error).',
+      registers,
+    }),
+    mcpServerUp: new Gauge({
+      name: 'toolgate_mcp_server_up',
+      help: 'Whether the gateway is connected to an upstream MCP server (1) or reconnecting to it (0).',
+      labelNames: ['server'],
+      registers,
+    }),
+    mcpServerReconnects: new Counter({
+      name: 'toolgate_mcp_server_reconnects_total',
+      help: 'Reconnect attempts to an upstream MCP server (a stdio server restarted, an HTTP server connected again).',
+      labelNames: ['server'],
       registers,
     }),
   };

@@ -40,48 +40,107 @@ export interface RegistryDefaults {
   contentChars: number;
 }
 
-/** The tools a gateway serves. Immutable once built; lookups are by exact name. */
-export class ToolRegistry {
-  private readonly byName: Map<string, RegisteredTool>;
-  private readonly sorted: RegisteredTool[];
+/** What a source's new tools left out: names a provider refuses or another tool holds, and schemas ajv rejects. */
+export interface SourceReport {
+  refused: string[];
+  invalid: string[];
+}
 
-  constructor(entries: RegisteredTool[]) {
-    this.sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.byName = new Map(this.sorted.map((e) => [e.name, e]));
+/** The tools served at one moment; replaced whole, never changed in place. */
+interface Catalog {
+  byName: Map<string, RegisteredTool>;
+  sorted: RegisteredTool[];
+}
+
+/** What every provider accepts as a function name (OpenAI's rule is the narrowest). */
+const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function catalogOf(entries: RegisteredTool[]): Catalog {
+  const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { byName: new Map(sorted.map((e) => [e.name, e])), sorted };
+}
+
+/**
+ * The tools a gateway serves; lookups are by exact name. The gateway's own
+ * tools (built-ins, HTTP tools) are fixed at start-up; each upstream MCP
+ * server is a source whose tools change when the server says so. Readers
+ * take the catalog of the moment (a request holds the entry it looked up),
+ * and {@link setSource} is the one place it is replaced; GET /tools and its
+ * ETag follow, since the ETag is the hash of the list served.
+ */
+export class ToolRegistry {
+  private catalog: Catalog;
+  private readonly sources = new Map<string, RegisteredTool[]>();
+
+  constructor(
+    private readonly fixed: RegisteredTool[],
+    private readonly builder: EntryBuilder,
+  ) {
+    this.catalog = catalogOf(fixed);
   }
 
   get(name: string): RegisteredTool | undefined {
-    return this.byName.get(name);
+    return this.catalog.byName.get(name);
   }
 
   /** Every tool, sorted by name. */
   list(): readonly RegisteredTool[] {
-    return this.sorted;
+    return this.catalog.sorted;
+  }
+
+  /**
+   * Replace every tool of `source` with `tools`. A tool whose name a provider
+   * would refuse or another tool already holds, or whose schema ajv rejects,
+   * is left out and reported; the rest are served. A validator is compiled
+   * only for a tool whose schema changed.
+   */
+  setSource(source: string, tools: readonly Tool[]): SourceReport {
+    const report: SourceReport = { refused: [], invalid: [] };
+    const previous = new Map((this.sources.get(source) ?? []).map((e) => [e.name, e]));
+    const taken = new Set([...this.fixed, ...[...this.sources].filter(([name]) => name !== source).flatMap(([, entries]) => entries)].map((e) => e.name));
+    const entries: RegisteredTool[] = [];
+    for (const tool of tools) {
+      if (!PROVIDER_NAME.test(tool.name)) {
+        report.refused.push(`${JSON.stringify(tool.name.slice(0, 100))}: not a name every provider accepts (1 to 64 of A-Z a-z 0-9 _ -); set a shorter prefix or leave the tool out with include`);
+        continue;
+      }
+      if (taken.has(tool.name)) {
+        report.refused.push(`${tool.name}: another tool has this name; set a prefix for one of the servers or leave the tool out with include`);
+        continue;
+      }
+      taken.add(tool.name);
+      const before = previous.get(tool.name);
+      if (before && JSON.stringify(before.tool.parameters) === JSON.stringify(tool.parameters)) {
+        entries.push({ ...this.builder.settle(tool), validate: before.validate });
+        previous.delete(tool.name);
+        continue;
+      }
+      try {
+        entries.push({ ...this.builder.settle(tool), validate: this.builder.validator(tool) });
+      } catch (err) {
+        report.invalid.push(`${tool.name}: inputSchema is not a valid JSON Schema, so the tool is left out: ${(err as Error).message}`);
+      }
+    }
+    for (const gone of previous.values()) this.builder.release(gone.validate);
+    this.sources.set(source, entries);
+    this.catalog = catalogOf([...this.fixed, ...[...this.sources.values()].flat()]);
+    return report;
   }
 }
 
-/**
- * Resolve each tool's settings and compile its argument validator. Throws
- * listing every tool whose schema does not compile or whose name repeats.
- */
-export function createRegistry(tools: Tool[], defaults: RegistryDefaults): ToolRegistry {
+/** How the registry turns a tool into an entry: its settings resolved, its validator compiled, and that validator let go. */
+interface EntryBuilder {
+  settle(tool: Tool): Omit<RegisteredTool, 'validate'>;
+  /** Throws when ajv rejects the schema. */
+  validator(tool: Tool): ValidateFunction;
+  release(validate: ValidateFunction): void;
+}
+
+function entryBuilder(defaults: RegistryDefaults): EntryBuilder {
   const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
   addFormats(ajv);
-  const problems: string[] = [];
-  const entries: RegisteredTool[] = [];
-  const seen = new Set<string>();
-  for (const tool of tools) {
-    if (seen.has(tool.name)) problems.push(`tool ${tool.name}: registered twice`);
-    seen.add(tool.name);
-    let validate: ValidateFunction;
-    try {
-      const { $schema: _ignored, ...schema } = tool.parameters;
-      validate = ajv.compile(schema);
-    } catch (err) {
-      problems.push(`tool ${tool.name}: parameters are not a valid JSON Schema: ${(err as Error).message}`);
-      continue;
-    }
-    entries.push({
+  return {
+    settle: (tool) => ({
       tool,
       name: tool.name,
       concurrencySafe: tool.concurrencySafe,
@@ -90,11 +149,36 @@ export function createRegistry(tools: Tool[], defaults: RegistryDefaults): ToolR
       breaker: { ...defaults.breaker, ...definedOnly(tool.breaker ?? {}) },
       rateLimit: tool.rateLimit ?? defaults.rateLimit,
       argLimits: argLimitsOf(tool, defaults),
-      validate,
-    });
+    }),
+    validator(tool) {
+      const { $schema: _ignored, ...schema } = tool.parameters;
+      return ajv.compile(schema);
+    },
+    // ajv keeps every schema it compiled: an upstream's replaced tools must not pile up there.
+    release: (validate) => ajv.removeSchema(validate.schema as object),
+  };
+}
+
+/**
+ * Resolve each tool's settings and compile its argument validator. Throws
+ * listing every tool whose schema does not compile or whose name repeats.
+ */
+export function createRegistry(tools: Tool[], defaults: RegistryDefaults): ToolRegistry {
+  const builder = entryBuilder(defaults);
+  const problems: string[] = [];
+  const entries: RegisteredTool[] = [];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) problems.push(`tool ${tool.name}: registered twice`);
+    seen.add(tool.name);
+    try {
+      entries.push({ ...builder.settle(tool), validate: builder.validator(tool) });
+    } catch (err) {
+      problems.push(`tool ${tool.name}: parameters are not a valid JSON Schema: ${(err as Error).message}`);
+    }
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
-  return new ToolRegistry(entries);
+  return new ToolRegistry(entries, builder);
 }
 
 function argLimitsOf(tool: Tool, defaults: RegistryDefaults): ArgLimits {

@@ -45,6 +45,14 @@ export interface ToolOutput {
 /** Permission a tool derives from its own arguments, e.g. a shell command's risk. */
 export type ToolClassification = 'allow' | 'ask' | 'deny' | 'unknown';
 
+/** Where an upstream tool comes from, and whether it can be reached now. */
+export interface UpstreamOrigin {
+  server: string;
+  /** The tool's name on its server (the gateway's name adds the prefix). */
+  name: string;
+  connected(): boolean;
+}
+
 /** A registered tool: its model-facing schema, gateway settings and implementation. */
 export interface Tool {
   name: string;
@@ -84,5 +92,7 @@ export interface Tool {
    * off. Without it the cut names the `/outputs/{id}` url only.
    */
   resumeHint?(kept: string, rest: string): string | undefined;
+  /** The upstream MCP server the tool belongs to, for GET /tools/{name}; absent for the gateway's own tools. */
+  upstream?: UpstreamOrigin;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }

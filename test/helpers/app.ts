@@ -15,6 +15,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { createMemoryStateStore } from '../../src/state/memory/index.js';
 import type { StateStore } from '../../src/state/state-store.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
+import { startMcpServers, type McpServers } from '../../src/startup.js';
 import { loadTools } from '../../src/tools/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 
@@ -27,6 +28,8 @@ export interface TestApp {
   config: Config;
   /** Log lines the app wrote, parsed. */
   logs: Array<Record<string, unknown>>;
+  /** The config's upstream MCP servers, started and connected (each within its connect_timeout_ms). */
+  mcp: McpServers;
   close(): Promise<void>;
 }
 
@@ -72,8 +75,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       },
     },
   );
-  const deps = { state, spill, registry, clock, logger, metrics: createMetrics({ processMetrics: false }), ...(options.executions && { executions: options.executions }) };
-  const app = await buildApp(deps, config);
+  const metrics = createMetrics({ processMetrics: false });
+  const { mcp, problems } = await startMcpServers(config, registry, { env: options.env ?? {}, dispatchers, metrics, logger });
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  const app = await buildApp({ state, spill, registry, clock, logger, metrics, ...(options.executions && { executions: options.executions }) }, config);
   await app.ready();
   return {
     app,
@@ -83,8 +88,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     workspace,
     config,
     logs,
+    mcp,
     async close() {
       await app.close();
+      await mcp.close();
       await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
       if (!options.state) await state.close();
       if (!options.workspace) await rm(workspace, { recursive: true, force: true });

@@ -35,9 +35,17 @@ export function circuitOpenError(call: PlannedCall, retryAfterMs: number): Gatew
 }
 
 /**
+ * An MCP server that answered: its tool reported an error (`isError`) or the
+ * server refused the request (tools/mcp/failure.ts). Like an HTTP 4xx, an
+ * answer, not an outage.
+ */
+const ANSWERED_UPSTREAM = new Set(['tool_error', 'rejected']);
+
+/**
  * Gate 9's breaker half: only the tool's own malfunction counts. Caller
- * mistakes (NOT_FOUND, CONFLICT, upstream 4xx, upstream 429) leave the count
- * alone; timeouts, crashes, upstream 5xx and unreachable upstreams are failures.
+ * mistakes (NOT_FOUND, CONFLICT, upstream 4xx, upstream 429, an MCP tool's
+ * error result) leave the count alone; timeouts, crashes, upstream 5xx and
+ * unreachable upstreams are failures.
  * A timeout the caller cut below the tool's own (`timeout_ms` on the request)
  * is the caller's choice, not the tool's fault: counted, one request could
  * open a shared breaker for every tenant.
@@ -50,7 +58,8 @@ export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout
     case 'EXECUTION_FAILED':
       return 'failure';
     case 'UPSTREAM_ERROR': {
-      const status = (error.details as { status?: unknown } | undefined)?.status;
+      const { status, reason } = (error.details ?? {}) as { status?: unknown; reason?: unknown };
+      if (typeof reason === 'string' && ANSWERED_UPSTREAM.has(reason)) return 'neutral';
       return typeof status === 'number' && status < 500 ? 'neutral' : 'failure';
     }
     default:

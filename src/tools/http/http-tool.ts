@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { ToolConfig } from '../../config/schema.js';
 import { GatewayError } from '../../protocol/errors.js';
+import { settingsOf } from '../settings.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { HttpDispatchers } from './dispatcher.js';
 import { classifyHttpFailure, statusFailure, transportFailure } from './failure.js';
@@ -162,11 +163,7 @@ export function createHttpTool(config: ToolConfig, deps: HttpToolDeps): Tool {
     description: config.description,
     parameters: config.parameters,
     concurrencySafe: config.concurrency_safe ?? false,
-    timeoutMs: config.timeout_ms,
-    requiresApproval: config.requires_approval,
-    breaker: config.breaker && { failureThreshold: config.breaker.failure_threshold, recoveryMs: config.breaker.recovery_ms },
-    rateLimit: config.rate_limit && { perMinute: config.rate_limit.per_minute },
-    maxArgChars: config.max_arg_chars,
+    ...settingsOf(config),
     async run(args, ctx) {
       try {
         const expanded = url.expand(args);

@@ -1,4 +1,5 @@
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const HAS_ENV_REF = new RegExp(ENV_REF.source);
 const REDACTED = '[REDACTED]';
 
 /** Configured headers with their `${VAR}` references filled from the environment. */
@@ -9,6 +10,17 @@ export interface ResolvedHeaders {
   secretHeaders: ReadonlySet<string>;
   /** The substituted values, scrubbed from everything a caller sees. */
   secrets: readonly string[];
+}
+
+/** `template` with its `${VAR}` filled from `env`; each unset, empty or multi-line variable adds a problem about `what`. */
+function fill(template: string, what: string, env: NodeJS.ProcessEnv, problems: string[], secrets: Set<string>): string {
+  return template.replace(ENV_REF, (_, variable: string) => {
+    const value = env[variable];
+    if (value === undefined || value === '') problems.push(`${what} uses \${${variable}}, which is not set in the environment; set ${variable} for the gateway, or take it out`);
+    else if (/[\r\n\0]/.test(value)) problems.push(`${what} uses \${${variable}}, whose value holds a line break or NUL; set ${variable} to a single line`);
+    else secrets.add(value);
+    return value ?? '';
+  });
 }
 
 /**
@@ -23,17 +35,19 @@ export function resolveHeaders(headers: Record<string, string>, env: NodeJS.Proc
   const problems: string[] = [];
   for (const [rawName, template] of Object.entries(headers)) {
     const name = rawName.toLowerCase();
-    resolved[name] = template.replace(ENV_REF, (_, variable: string) => {
-      const value = env[variable];
-      if (value === undefined || value === '') problems.push(`header "${name}" uses \${${variable}}, which is not set in the environment; set ${variable} for the gateway, or take it out of the header`);
-      else if (/[\r\n\0]/.test(value)) problems.push(`header "${name}" uses \${${variable}}, whose value holds a line break or NUL; set ${variable} to a single line`);
-      else secrets.add(value);
-      secretHeaders.add(name);
-      return value ?? '';
-    });
+    resolved[name] = fill(template, `header "${name}"`, env, problems, secrets);
+    if (HAS_ENV_REF.test(template)) secretHeaders.add(name);
   }
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { headers: resolved, secretHeaders, secrets: [...secrets] };
+}
+
+/** Fill `${VAR}` in the values of a child process's environment; throws naming every problem, as {@link resolveHeaders}. */
+export function resolveEnvValues(values: Record<string, string>, env: NodeJS.ProcessEnv): Record<string, string> {
+  const problems: string[] = [];
+  const resolved = Object.fromEntries(Object.entries(values).map(([name, template]) => [name, fill(template, `env ${name}`, env, problems, new Set())]));
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return resolved;
 }
 
 /** Replaces secret values with a marker in a byte stream, also across chunk boundaries. */

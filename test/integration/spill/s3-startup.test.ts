@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ afterAll(async () => {
 
 function start(env: NodeJS.ProcessEnv) {
   const full = { TOOLGATE_WORKSPACE: workspace, TOOLGATE_SPILL_URL: `s3://${TEST_BUCKET}/startup`, ...env };
-  return prepare(inspectConfig(full, undefined), full, dispatchers, createMetrics({ processMetrics: false }));
+  return prepare(inspectConfig(full, undefined), full, dispatchers, createMetrics({ processMetrics: false }), pino({ level: 'silent' }));
 }
 
 /** Contract 9: TOOLGATE_SPILL_URL=s3://… with S3_ENDPOINT and the AWS_* variables, checked before the port opens. */

@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+import type { McpServerConfig } from '../../config/schema.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { McpSupervisor } from './supervisor.js';
+import { transportFor, type TransportDeps } from './transport.js';
+
+export type { McpSupervisor } from './supervisor.js';
+
+export interface McpServersDeps extends TransportDeps {
+  log: Logger;
+  metrics: Pick<Metrics, 'mcpServerUp' | 'mcpServerReconnects'>;
+}
+
+/**
+ * A supervisor for each configured server, not started yet, and every
+ * start-up problem of their configs (an unset `${VAR}` in `env` or
+ * `headers`), each naming its server.
+ */
+export function createMcpServers(servers: readonly McpServerConfig[], deps: McpServersDeps): { supervisors: McpSupervisor[]; problems: string[] } {
+  const supervisors: McpSupervisor[] = [];
+  const problems: string[] = [];
+  for (const server of servers) {
+    try {
+      const connection = transportFor(server, deps);
+      supervisors.push(new McpSupervisor(server, connection, { log: deps.log.child({ mcp_server: server.name }), metrics: deps.metrics }));
+    } catch (err) {
+      problems.push(`mcp_servers.${server.name}: ${(err as Error).message}`);
+    }
+  }
+  return { supervisors, problems };
+}

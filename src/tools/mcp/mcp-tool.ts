@@ -1,0 +1,57 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from '../../config/schema.js';
+import { mergedSettings, settingsOf } from '../settings.js';
+import type { JsonSchema, Tool } from '../tool.js';
+import { classifyMcpFailure, isConnectionLoss, upstreamDown } from './failure.js';
+import { toToolOutput } from './result.js';
+
+/** What a tool needs of its server's supervisor. */
+export interface UpstreamLink {
+  readonly server: string;
+  /** The client of the live connection; undefined while the server is down. */
+  client(): Client | undefined;
+  connected(): boolean;
+  /** A call found the connection gone: reconnect. */
+  lost(err: unknown): void;
+}
+
+/**
+ * The SDK's own request timeout, past the call's deadline: the gateway's
+ * deadline (runWithTimeout) decides, and its abort makes the SDK send
+ * `notifications/cancelled`. This bound only keeps a request the gateway
+ * forgot from waiting for ever.
+ */
+const SDK_TIMEOUT_SLACK_MS = 1_000;
+
+/**
+ * An upstream tool as a gateway tool (contract 4.2): named `prefix + name`,
+ * with the upstream's description and inputSchema, `concurrency_safe` from
+ * `annotations.readOnlyHint` unless the config says otherwise, and the
+ * server's settings with the tool's own override on top.
+ */
+export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, link: UpstreamLink): Tool {
+  const settings = mergedSettings(server, server.tools[upstream.name] ?? {});
+  return {
+    name: `${server.prefix}${upstream.name}`,
+    description: upstream.description ?? upstream.title ?? upstream.name,
+    parameters: upstream.inputSchema as JsonSchema,
+    concurrencySafe: settings.concurrency_safe ?? upstream.annotations?.readOnlyHint === true,
+    ...settingsOf(settings),
+    upstream: { server: server.name, name: upstream.name, connected: () => link.connected() },
+    async run(args, ctx) {
+      const client = link.client();
+      if (!client) throw upstreamDown(server.name);
+      try {
+        const result = await client.callTool({ name: upstream.name, arguments: args }, undefined, {
+          signal: ctx.signal,
+          timeout: Math.max(1, ctx.deadline - Date.now()) + SDK_TIMEOUT_SLACK_MS,
+        });
+        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], server.name, ctx);
+      } catch (err) {
+        if (!ctx.signal.aborted && isConnectionLoss(err)) link.lost(err);
+        throw classifyMcpFailure(err, server.name, ctx.signal);
+      }
+    },
+  };
+}

@@ -1,0 +1,193 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema, type Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { McpServerConfig } from '../../config/schema.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { toolNameMatcher } from '../../policy/index.js';
+import { VERSION } from '../../version.js';
+import type { Tool } from '../tool.js';
+import { isConnectionLoss } from './failure.js';
+import { createMcpTool, type UpstreamLink } from './mcp-tool.js';
+import { logStderr } from './stderr.js';
+import type { Connection } from './transport.js';
+
+/** Reconnect waits: doubling from the first to the last, reset once a connection is up. */
+const FIRST_RETRY_MS = 500;
+const LAST_RETRY_MS = 30_000;
+/** tools/list pages read per listing; a server that pages for ever is cut here. */
+const MAX_PAGES = 100;
+
+export interface SupervisorDeps {
+  /** A child logger naming the server. */
+  log: Logger;
+  metrics: Pick<Metrics, 'mcpServerUp' | 'mcpServerReconnects'>;
+}
+
+/**
+ * One upstream MCP server, kept connected: the first connection, a restart
+ * (stdio) or reconnect (HTTP) with backoff whenever it drops, its tool list
+ * read again on `notifications/tools/list_changed` and every `refresh_ms`,
+ * and each new list handed to the listeners. While it is down its tools stay
+ * listed and answer UPSTREAM_ERROR (retryable).
+ */
+export class McpSupervisor implements UpstreamLink {
+  readonly server: string;
+  private current: Client | undefined;
+  private connecting: Client | undefined;
+  private closed = false;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
+  private signature: string | undefined;
+  private readonly listeners: Array<(tools: Tool[]) => void> = [];
+  private readonly included: (name: string) => boolean;
+  private markListed!: () => void;
+  private readonly listed = new Promise<void>((resolve) => (this.markListed = resolve));
+
+  constructor(
+    private readonly config: McpServerConfig,
+    private readonly connection: () => Connection,
+    private readonly deps: SupervisorDeps,
+  ) {
+    this.server = config.name;
+    const globs = (config.include ?? []).map(toolNameMatcher);
+    this.included = globs.length === 0 ? () => true : (name) => globs.some((glob) => glob(name));
+    deps.metrics.mcpServerUp.set({ server: this.server }, 0);
+  }
+
+  /** Each new tool list, the first included. */
+  onTools(listener: (tools: Tool[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  start(): void {
+    void this.open();
+    this.refreshTimer = setInterval(() => void this.refresh(), this.config.refresh_ms);
+    this.refreshTimer.unref();
+  }
+
+  /** True once connected and listed; false when `timeoutMs` passes first (the server keeps being retried). */
+  async ready(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([this.listed.then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  client(): Client | undefined {
+    return this.current;
+  }
+
+  connected(): boolean {
+    return this.current !== undefined;
+  }
+
+  lost(err: unknown): void {
+    if (this.current) this.dropped(this.current, err);
+  }
+
+  /** Close the connection (a stdio server's process is ended: stdin closed, then SIGTERM, then SIGKILL) and stop reconnecting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.refreshTimer);
+    const clients = [this.current, this.connecting].filter((c): c is Client => c !== undefined);
+    this.current = undefined;
+    this.deps.metrics.mcpServerUp.set({ server: this.server }, 0);
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  }
+
+  private async open(): Promise<void> {
+    if (this.closed) return;
+    const { transport, stderr } = this.connection();
+    if (stderr) logStderr(stderr, this.deps.log);
+    const client = new Client({ name: 'toolgate', version: VERSION }, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh());
+    client.onclose = () => this.dropped(client, new Error('the connection closed'));
+    this.connecting = client;
+    try {
+      await client.connect(transport, { timeout: this.config.connect_timeout_ms });
+    } catch (err) {
+      this.connecting = undefined;
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      this.retry(err);
+      return;
+    }
+    this.connecting = undefined;
+    if (this.closed) {
+      await client.close().catch(() => undefined);
+      return;
+    }
+    this.current = client;
+    this.attempt = 0;
+    this.deps.metrics.mcpServerUp.set({ server: this.server }, 1);
+    this.deps.log.info({ upstream: client.getServerVersion() }, 'MCP server connected');
+    await this.refresh();
+  }
+
+  private dropped(client: Client, err: unknown): void {
+    if (client !== this.current) return;
+    this.current = undefined;
+    this.deps.metrics.mcpServerUp.set({ server: this.server }, 0);
+    client.onclose = undefined;
+    void client.close().catch(() => undefined);
+    this.retry(err);
+  }
+
+  private retry(err: unknown): void {
+    if (this.closed) return;
+    const waitMs = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** this.attempt);
+    this.attempt++;
+    this.deps.metrics.mcpServerReconnects.inc({ server: this.server });
+    this.deps.log.warn({ err: (err as Error).message, retry_in_ms: waitMs }, 'MCP server not connected; retrying');
+    this.retryTimer = setTimeout(() => void this.open(), waitMs);
+  }
+
+  /** Read the tool list again; one listing at a time, and one more when asked during it. */
+  private refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.list();
+      } while (this.refreshAgain);
+    })().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async list(): Promise<void> {
+    const client = this.current;
+    if (!client) return;
+    const tools: UpstreamTool[] = [];
+    try {
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.config.connect_timeout_ms });
+        tools.push(...answer.tools);
+        cursor = answer.nextCursor;
+        if (cursor === undefined) break;
+      }
+    } catch (err) {
+      this.deps.log.warn({ err: (err as Error).message }, 'MCP server: tools/list failed');
+      if (isConnectionLoss(err)) this.dropped(client, err);
+      return;
+    }
+    const included = tools.filter((tool) => this.included(tool.name));
+    const signature = JSON.stringify(included);
+    if (signature !== this.signature) {
+      this.signature = signature;
+      const served = included.map((tool) => createMcpTool(tool, this.config, this));
+      for (const listener of this.listeners) listener(served);
+    }
+    this.markListed();
+  }
+}

@@ -1,0 +1,63 @@
+import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { fetch as undiciFetch } from 'undici';
+import type { McpServerConfig } from '../../config/schema.js';
+import { resolveEnvValues, resolveHeaders, type HttpDispatchers } from '../http/index.js';
+
+/** A fresh transport to the server, for each (re)connect; `stderr` of a stdio server's process. */
+export interface Connection {
+  transport: Transport;
+  stderr?: Readable;
+}
+
+export interface TransportDeps {
+  /** Source of `${VAR}` in `env` and `headers`, read once at creation. */
+  env: NodeJS.ProcessEnv;
+  /** The HTTP tools' pools: a Streamable HTTP server goes through the same SSRF guard. */
+  dispatchers: HttpDispatchers;
+}
+
+/**
+ * The variables the SDK would copy from the gateway into a child's
+ * environment when not given (HOME, LOGNAME, PATH, SHELL, TERM, USER):
+ * named here so the child gets only what the config lists.
+ */
+const SDK_INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'] as const;
+
+/**
+ * A stdio server's environment: the config's `env` and nothing of the
+ * gateway's own, except a fixed PATH (unless `env` sets one) that starts
+ * with the directory of the gateway's node, so `node` and `npx` resolve to
+ * the Node that runs the gateway.
+ */
+function childEnvironment(listed: Record<string, string>): Record<string, string> {
+  const cleared = Object.fromEntries(SDK_INHERITED.map((name) => [name, undefined]));
+  const path = `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`;
+  // Node leaves out of a child's environment every variable whose value is undefined.
+  return { ...cleared, PATH: path, ...listed } as Record<string, string>;
+}
+
+/**
+ * How to reach a server, checked at start-up: throws a plain Error naming
+ * every `${VAR}` of `env` or `headers` that is unset. Each call of the
+ * returned function makes a new transport.
+ */
+export function transportFor(server: McpServerConfig, deps: TransportDeps): () => Connection {
+  if (server.command !== undefined) {
+    const env = childEnvironment(resolveEnvValues(server.env ?? {}, deps.env));
+    const { command, args = [], cwd } = server;
+    return () => {
+      const transport = new StdioClientTransport({ command, args, env, ...(cwd !== undefined && { cwd }), stderr: 'pipe' });
+      return { transport, stderr: transport.stderr as Readable };
+    };
+  }
+  const url = new URL(server.url!);
+  const { headers } = resolveHeaders(server.headers ?? {}, deps.env);
+  const dispatcher = server.allow_private_network ? deps.dispatchers.open : deps.dispatchers.guarded;
+  // undici's own fetch, so every connection goes through the pool (and its address checks) of this server.
+  const guardedFetch = ((input, init) => undiciFetch(input, { ...(init as object), dispatcher })) as FetchLike;
+  return () => ({ transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: guardedFetch }) });
+}
