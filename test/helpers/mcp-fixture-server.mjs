@@ -2,7 +2,7 @@
 // a crash mid-call, a slow call and its cancellation, a tool list that changes, a schema ajv rejects,
 // a name no provider accepts. Plain JavaScript on the SDK's low-level Server, so it starts as `node <file>`.
 // FIXTURE_LOG: a file that gets one JSON line per event the tests wait for (started, cancelled, …).
-// FIXTURE_TOOLS: extra tools to list at start, comma-separated: bad_schema, bad_name, Read.
+// FIXTURE_TOOLS: extra tools to list at start, comma-separated: bad_schema, bad_name, Read, conformance.
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -25,7 +25,23 @@ const extra = {
   bad_name: { name: 'bad name!', description: 'A name no provider accepts.', inputSchema: object() },
   Read: { name: 'Read', description: 'Clashes with the built-in Read.', inputSchema: object() },
 };
-for (const name of (process.env.FIXTURE_TOOLS ?? '').split(',').filter(Boolean)) tools.push(extra[name]);
+// The tools the conformance suite's server scenarios call, served through the gateway's /mcp (test/integration/mcp-conformance.test.ts).
+const conformance = [
+  { name: 'test_simple_text', description: 'Answers with simple text.', inputSchema: object() },
+  { name: 'test_error_handling', description: 'Always answers with an error result.', inputSchema: object() },
+  {
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    },
+  },
+];
+for (const name of (process.env.FIXTURE_TOOLS ?? '').split(',').filter(Boolean)) tools.push(...(name === 'conformance' ? conformance : [extra[name]]));
 
 const server = new Server({ name: 'toolgate-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -56,6 +72,12 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return { content: [{ type: 'text', text: 'added' }] };
     case 'added':
       return { content: [{ type: 'text', text: 'the added tool ran' }] };
+    case 'test_simple_text':
+      return { content: [{ type: 'text', text: 'This is a simple text response for testing.' }] };
+    case 'test_error_handling':
+      return { isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] };
+    case 'json_schema_2020_12_tool':
+      return { content: [{ type: 'text', text: JSON.stringify(args) }] };
     default:
       return { isError: true, content: [{ type: 'text', text: `no tool ${request.params.name}` }] };
   }

@@ -7,12 +7,14 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { FIXTURE_SERVER } from '../helpers/mcp.js';
 
 /**
  * Contract 1, /mcp: what an agent framework's MCP client hands the model.
  * A tool result is the tool's text, not a JSON wrapper around it: no
  * `structuredContent` (no tool declares an `outputSchema`) and no
  * result-level `_meta`, either of which makes LangChain's adapter wrap it.
+ * Tools of an upstream MCP server (fx_*, contract 4.2) reach them the same way.
  */
 
 const FILE = 'alpha line\nbeta line\n';
@@ -20,7 +22,9 @@ const FILE = 'alpha line\nbeta line\n';
 let t: TestApp;
 let url: URL;
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({
+    config: { mcp_servers: [{ name: 'fx', command: process.execPath, args: [FIXTURE_SERVER], prefix: 'fx_', include: ['echo', 'fail'] }] },
+  });
   url = new URL('/mcp', await t.app.listen({ host: '127.0.0.1', port: 0 }));
   await writeFile(join(t.workspace, 'notes.txt'), FILE);
 });
@@ -37,7 +41,16 @@ describe('LangChain (@langchain/mcp-adapters) against /mcp', () => {
   const tool = (name: string) => tools.find((x) => x.name === name)!;
 
   it('lists the tools', () => {
-    expect(tools.map((x) => x.name)).toEqual(['Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write']);
+    expect(tools.map((x) => x.name)).toEqual(['Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write', 'fx_echo', 'fx_fail']);
+  });
+
+  it('an upstream MCP tool answers through the gateway with its text; its error result names UPSTREAM_ERROR', async () => {
+    expect(await tool('fx_echo').invoke({ text: 'via the gateway' })).toBe('via the gateway');
+    const node = new ToolNode(tools);
+    const asked = new AIMessage({ content: '', tool_calls: [{ id: 'call_3', name: 'fx_fail', args: {} }] });
+    const [message] = (await node.invoke([asked])) as ToolMessage[];
+    expect(message!.status).toBe('error');
+    expect(message!.content).toContain('"code":"UPSTREAM_ERROR"');
   });
 
   it('a Read result reaches the model as the file text: a plain string ToolMessage content', async () => {
@@ -76,7 +89,12 @@ describe('Vercel AI SDK (@ai-sdk/mcp) against /mcp', () => {
   }
 
   it('lists the tools', () => {
-    expect(Object.keys(tools).sort()).toEqual(['Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write']);
+    expect(Object.keys(tools).sort()).toEqual(['Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write', 'fx_echo', 'fx_fail']);
+  });
+
+  it('an upstream MCP tool answers through the gateway with its text', async () => {
+    expect(await modelOutput('fx_echo', { text: 'via the gateway' })).toEqual({ type: 'content', value: [{ type: 'text', text: 'via the gateway' }] });
+    expect(await modelOutput('fx_fail', {})).toMatchObject({ type: 'content', value: [{ type: 'text', text: expect.stringContaining('"code":"UPSTREAM_ERROR"') }] });
   });
 
   it('a Read result reaches the model as the file text: one text part', async () => {
