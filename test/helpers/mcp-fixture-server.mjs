@@ -5,7 +5,7 @@
 // FIXTURE_TOOLS: extra tools to list at start, comma-separated: bad_schema, bad_name, Read, conformance.
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
-import { clearTimeout, setTimeout } from 'node:timers';
+import { clearTimeout, setInterval, setTimeout } from 'node:timers';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -82,6 +82,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return { isError: true, content: [{ type: 'text', text: `no tool ${request.params.name}` }] };
   }
 });
+// FIXTURE_LINGER: stay up after stdin closes, as some servers do, so only a signal ends the process.
+if (process.env.FIXTURE_LINGER) setInterval(() => undefined, 60_000);
 note({ event: 'started' });
 process.stderr.write(`fixture ${process.pid} up\n`);
 await server.connect(new StdioServerTransport());

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/redis-global-setup.js';
+import { fixtureEvents, FIXTURE_SERVER, waitFor } from '../helpers/mcp.js';
 import { accepts } from '../helpers/redis.js';
 
 // Start-up under tsx on a loaded two-core machine can take several seconds.
@@ -441,5 +442,37 @@ tools:
     expect(await withTimeout(gateway.exited, EXIT_MS, 'gateway exit')).toEqual({ code: 1, signal: null });
     await expect(reply).rejects.toThrow();
     expect(gateway.logs.map((l) => l.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^second signal/)]));
+  });
+});
+
+describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('start before the port opens, show in the ready line, and SIGTERM ends their processes', async () => {
+    const events = join(scratch, 'fixture.jsonl');
+    const config = join(scratch, 'toolgate.yaml');
+    const server = { name: 'fx', command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_LOG: events, FIXTURE_LINGER: '1' }, prefix: 'fx_' };
+    await writeFile(config, JSON.stringify({ mcp_servers: [server] }));
+    const gateway = startGateway({ TOOLGATE_CONFIG: config, PORT: '0' });
+    const ready = await gateway.ready;
+    expect(ready.tools).toEqual(expect.arrayContaining([...BUILTINS, 'fx_echo', 'fx_slow']));
+    expect((ready as unknown as { mcp_servers: unknown }).mcp_servers).toEqual([{ name: 'fx', connected: true }]);
+    const pid = (await fixtureEvents(events)).find((e) => e.event === 'started')!.pid as number;
+    expect(alive(pid)).toBe(true);
+    try {
+      gateway.child.kill('SIGTERM');
+      expect(await withTimeout(gateway.exited, EXIT_MS, 'gateway exit')).toEqual({ code: 0, signal: null });
+      // The fixture lingers after its stdin closes: only the gateway's shutdown ends it.
+      await waitFor(() => !alive(pid), 'the MCP server process to end', 5_000);
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 });
