@@ -14,7 +14,7 @@ import { createMemoryStateStore } from './state/memory/index.js';
 import { createRedisStateStore } from './state/redis/index.js';
 import type { StateStore } from './state/state-store.js';
 import type { HttpDispatchers } from './tools/http/index.js';
-import { inspectTools } from './tools/index.js';
+import { inspectTools, type ToolSet } from './tools/index.js';
 import { createMcpServers, type McpSupervisor } from './tools/mcp/index.js';
 import type { Tool } from './tools/tool.js';
 
@@ -74,14 +74,30 @@ export async function startMcpServers(config: Config, registry: ToolRegistry, de
   return { mcp, problems };
 }
 
-/** The tools policy rules may name: every built-in, served or disabled, and every tool the file declares, valid or not. */
-function ruleTargets(builtins: readonly Tool[], written: readonly unknown[]): ToolShape[] {
+/**
+ * The tools policy rules may name: every built-in, served or disabled, every tool the file declares,
+ * valid or not, and the tools of the MCP servers that answered at start-up.
+ */
+function ruleTargets(builtins: readonly Tool[], written: readonly unknown[], upstream: readonly Tool[] = []): ToolShape[] {
   const declared = written.flatMap((tool) =>
     typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string'
       ? [{ name: (tool as { name: string }).name, parameters: (tool as { parameters?: unknown }).parameters }]
       : [],
   );
-  return [...builtins.map((tool) => ({ name: tool.name, parameters: tool.parameters })), ...declared];
+  return [...[...builtins, ...upstream].map((tool) => ({ name: tool.name, parameters: tool.parameters })), ...declared];
+}
+
+/**
+ * The rules whose `tool` starts with one of `prefixes` (those that may name
+ * a tool of an MCP server), or, with `upstream: false`, all the others; a
+ * rule left out is `undefined`, so the indexes stay the file's.
+ */
+function rulesOn(rules: readonly unknown[], prefixes: readonly string[], upstream: boolean): unknown[] {
+  const mayNameUpstream = (rule: unknown) => {
+    const tool = (rule as { tool?: unknown } | null)?.tool;
+    return typeof tool === 'string' && prefixes.some((prefix) => tool.startsWith(prefix));
+  };
+  return rules.map((rule) => (mayNameUpstream(rule) === upstream ? rule : undefined));
 }
 
 const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -117,11 +133,14 @@ export async function prepare(
     }
   }
   let registry: ToolRegistry | undefined;
+  let set: ToolSet | undefined;
+  const prefixes = config.mcp_servers.map((server) => server.prefix);
   try {
     // Checking the rest needs only the built-ins' names and schemas: without a workspace (a problem already
     // listed) they are built on a stand-in root, and start-up stops before any of them could run.
-    const set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), env, dispatchers });
-    problems.push(...set.problems, ...unreachableRules(report.written.rules, ruleTargets(set.builtins, report.written.tools)));
+    set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), env, dispatchers });
+    // Rules that may name an MCP server's tool wait until the servers have answered (below).
+    problems.push(...set.problems, ...unreachableRules(rulesOn(report.written.rules, prefixes, false), ruleTargets(set.builtins, report.written.tools)));
     registry = createRegistry(set.tools, registryDefaults(config));
   } catch (err) {
     problems.push(...(err as Error).message.split('\n'));
@@ -145,10 +164,20 @@ export async function prepare(
     // Like Redis, a store that is only unreachable does not stop start-up (/readyz says so until it answers); one that refuses does.
     if (!spill || refusesStartup(err)) problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
   }
-  if (problems.length > 0 || !registry || !spill) throw new ConfigError(problems);
+  if (problems.length > 0 || !registry || !spill || !set) throw new ConfigError(problems);
   // Last, and only for a configuration that can be served: no server is started for one that cannot.
   const { mcp, problems: mcpProblems } = await startMcpServers(config, registry, { env, dispatchers, metrics, logger });
-  if (mcpProblems.length > 0) throw new ConfigError(mcpProblems);
+  // A rule that may name a tool of a server not up yet is not checked: that server's tools are not known.
+  const answered = mcp.supervisors.filter((s) => s.connected()).map((s) => s.server);
+  const known = config.mcp_servers.filter((server) => answered.includes(server.name)).map((server) => server.prefix);
+  const unknown = prefixes.filter((_, i) => !answered.includes(config.mcp_servers[i]!.name));
+  const upstreamTools = registry.list().filter((e) => e.tool.upstream).map((e) => e.tool);
+  const upstreamRules = rulesOn(rulesOn(report.written.rules, known, true), unknown, false);
+  mcpProblems.push(...unreachableRules(upstreamRules, ruleTargets(set.builtins, report.written.tools, upstreamTools)));
+  if (mcpProblems.length > 0) {
+    await mcp.close();
+    throw new ConfigError(mcpProblems);
+  }
   return { config: acceptConfig(report), workspace, registry, spill, mcp };
 }
 

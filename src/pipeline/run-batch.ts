@@ -173,6 +173,7 @@ function record(finished: readonly Finished[], payloads: readonly VisiblePayload
         tenant: ctx.caller.tenant,
         call_id: call.id,
         tool: call.name.slice(0, 100),
+        mcp_server: call.entry?.tool.upstream?.server,
         arguments: call.args === undefined ? undefined : redactForLog(call.args),
         result_sha256: bytes[i],
         status: result.status,

@@ -459,7 +459,8 @@ describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, ()
     const events = join(scratch, 'fixture.jsonl');
     const config = join(scratch, 'toolgate.yaml');
     const server = { name: 'fx', command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_LOG: events, FIXTURE_LINGER: '1' }, prefix: 'fx_' };
-    await writeFile(config, JSON.stringify({ mcp_servers: [server] }));
+    // A rule on an upstream tool is checked against the tools the server listed, not refused as unknown.
+    await writeFile(config, JSON.stringify({ mcp_servers: [server], policy: { rules: [{ tool: 'fx_echo', when: { text: '^rm ' }, decision: 'deny' }] } }));
     const gateway = startGateway({ TOOLGATE_CONFIG: config, PORT: '0' });
     const ready = await gateway.ready;
     expect(ready.tools).toEqual(expect.arrayContaining([...BUILTINS, 'fx_echo', 'fx_slow']));
@@ -474,5 +475,22 @@ describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, ()
     } finally {
       if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
+  });
+
+  it('a policy rule on a tool the server does not list, or on an argument its tool lacks, stops start-up and ends the server', async () => {
+    const port = await freePort();
+    const events = join(scratch, 'fixture.jsonl');
+    const config = join(scratch, 'toolgate.yaml');
+    const server = { name: 'fx', command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_LOG: events }, prefix: 'fx_' };
+    const rules = [{ tool: 'fx_nope', decision: 'deny' }, { tool: 'fx_echo', when: { txt: 'x' }, decision: 'deny' }];
+    await writeFile(config, JSON.stringify({ mcp_servers: [server], policy: { rules } }));
+    const gateway = startGateway({ TOOLGATE_CONFIG: config, PORT: String(port) });
+    const { everListened, exit } = await watchRefusal(port, gateway);
+    expect(everListened).toBe(false);
+    expect(exit.code).toBe(2);
+    expect(gateway.stderr()).toMatch(/policy\.rules\.0\.tool: "fx_nope" names no tool/);
+    expect(gateway.stderr()).toMatch(/policy\.rules\.1\.when\.txt: fx_echo has no argument "txt"/);
+    const pid = (await fixtureEvents(events)).find((e) => e.event === 'started')!.pid as number;
+    await waitFor(() => !alive(pid), 'the MCP server process to end', 5_000);
   });
 });

@@ -63,6 +63,7 @@ describe('an upstream MCP server behind every gate', () => {
     expect(await resultOf(t, 'fx_echo', { text: 'hello' })).toMatchObject({ status: 'success', text: 'hello' });
     expect(await resultOf(t, 'fx_echo', { text: 42 })).toMatchObject({ status: 'error', error: { code: 'INVALID_ARGS' } });
     expect((await fixtureEvents(log)).filter((e) => e.event === 'called')).toHaveLength(1);
+    expect(t.logs.find((l) => l.msg === 'tool call')).toMatchObject({ tool: 'fx_echo', mcp_server: 'fx', status: 'success' });
   });
 
   it('policy, approval and rate limit apply as to any tool', async () => {
