@@ -13,7 +13,7 @@ const TEST_MS = 240_000;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** What a build and a pack read, copied so that neither touches the checkout's dist/. */
 const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'docs', 'scripts', 'src'];
-const DEV_ONLY = ['typescript', 'tsx', 'vitest', 'eslint', '@modelcontextprotocol/sdk'];
+const DEV_ONLY = ['typescript', 'tsx', 'vitest', 'eslint', '@modelcontextprotocol/conformance', '@modelcontextprotocol/server-filesystem'];
 
 let scratch: string;
 let project: string;
