@@ -6,9 +6,18 @@ import type { SpillStore } from '../spill/spill-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
 import { createPolicy } from './gates/permission.js';
-import { SpillHealth } from './spill-health.js';
-import { StateHealth } from './state-health.js';
+import { Outage, type OutageLines } from './outage.js';
 import type { PipelineDeps } from './types.js';
+
+const STATE_OUTAGE: OutageLines = {
+  down: 'state store unreachable: read-only calls keep running; calls that need state answer STATE_UNAVAILABLE',
+  up: 'state store reachable again',
+};
+
+const SPILL_OUTAGE: OutageLines = {
+  down: 'spill store failing: oversized outputs are cut to their budget with no url (spill_error) until it answers again',
+  up: 'spill store answering again',
+};
 
 /** What the pipeline is built from; the app and a queue worker each pass their own. */
 export interface PipelineParts {
@@ -29,8 +38,8 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
     clock: parts.clock,
     metrics: parts.metrics,
     policy: createPolicy(config.policy.rules),
-    health: new StateHealth(parts.logger, parts.metrics),
-    spillHealth: new SpillHealth(parts.logger, parts.metrics),
+    health: new Outage(parts.logger, parts.metrics.stateUnavailable, STATE_OUTAGE),
+    spillHealth: new Outage(parts.logger, parts.metrics.spillFailures, SPILL_OUTAGE),
     config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys },
   };
 }

@@ -8,8 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
 import type { RateLimitSettings } from '../shared/settings.js';
 import type { Policy } from './gates/permission.js';
-import type { SpillHealth } from './spill-health.js';
-import type { StateHealth } from './state-health.js';
+import type { Outage } from './outage.js';
 
 /** Who is calling: resolved from the API key (or the anonymous loopback caller). */
 export interface Caller {
@@ -39,8 +38,8 @@ export interface PipelineDeps {
   clock: Clock;
   metrics: Metrics;
   policy: Policy;
-  health: StateHealth;
-  spillHealth: SpillHealth;
+  health: Outage;
+  spillHealth: Outage;
   /** `keys`: which tenants exist, for the per-tenant breaker gauge. */
   config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys'>;
 }
