@@ -1,5 +1,6 @@
 import { buildApp, buildMetricsApp } from './app.js';
-import { inspectConfig, isLoopback } from './config/load.js';
+import { isLoopback } from './config/checks.js';
+import { inspectConfig } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { ExecutionQueue, queueConnectionOptions, startWorkers, type ExecutionWorkers } from './queue/index.js';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isLoopback } from '../config/load.js';
+import { isLoopback } from '../config/checks.js';
 import type { Config, KeyConfig } from '../config/schema.js';
 import { toolAllowance } from '../policy/index.js';
 import { GatewayError } from '../protocol/errors.js';

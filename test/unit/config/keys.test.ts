@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { ConfigError, isLoopback, loadConfig } from '../../../src/config/load.js';
+import { isLoopback } from '../../../src/config/checks.js';
+import { ConfigError, loadConfig } from '../../../src/config/load.js';
 import { buildTestApp } from '../../helpers/app.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

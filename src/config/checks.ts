@@ -1,0 +1,100 @@
+import { isIP, isIPv4 } from 'node:net';
+import { patternProblem } from '../policy/index.js';
+import { isRecord } from '../protocol/json.js';
+import type { Config } from './schema.js';
+
+// The checks a configuration must pass beyond its schema: values that must
+// agree with each other, and rule patterns that must compile. Each returns
+// every problem it finds, one line each.
+
+/** Checks across values; each reads only sections that `sound` says have the right shape. */
+export function semanticProblems(config: Config, sound: (section: keyof Config) => boolean): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const tool of sound('tools') ? config.tools : []) {
+    if (seen.has(tool.name)) problems.push(`tools: the name "${tool.name}" is declared twice`);
+    seen.add(tool.name);
+  }
+  problems.push(...mcpServerProblems(sound('mcp_servers') ? config.mcp_servers : []));
+  const keyIds = new Set<string>();
+  const keyHashes = new Map<string, string>();
+  for (const key of sound('keys') ? config.keys : []) {
+    if (keyIds.has(key.id)) problems.push(`keys: the id "${key.id}" is used twice`);
+    keyIds.add(key.id);
+    // One secret under two entries would authenticate as whichever came last, possibly another tenant.
+    const other = keyHashes.get(key.sha256);
+    if (other !== undefined) problems.push(`keys: "${key.id}" has the same sha256 as "${other}"`);
+    keyHashes.set(key.sha256, key.id);
+  }
+  const authSound = sound('keys') && sound('host') && sound('allow_unauthenticated');
+  if (authSound && config.keys.length === 0 && !isLoopback(config.host) && !config.allow_unauthenticated) {
+    problems.push(
+      `host: ${config.host} is not a loopback address and no API keys are configured; add keys, bind 127.0.0.1, or set allow_unauthenticated: true`,
+    );
+  }
+  (sound('trust_proxy') ? config.trust_proxy : []).forEach((entry, i) => {
+    if (!isAddressRange(entry)) problems.push(`trust_proxy.${i}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)`);
+  });
+  if (sound('limits') && config.limits.batch_budget_bytes < config.limits.call_budget_bytes) {
+    problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
+  }
+  if (sound('async') && sound('state') && config.async.inline_workers > 0 && config.state.redis_url === undefined) {
+    problems.push('async.inline_workers: async batches are queued in Redis; set REDIS_URL, or set inline_workers to 0');
+  }
+  return problems;
+}
+
+const STDIO_ONLY = ['args', 'env', 'cwd'] as const;
+const HTTP_ONLY = ['headers', 'allow_private_network'] as const;
+
+/** Each server is either stdio (command) or Streamable HTTP (url), with only the settings of its kind; names are unique. */
+function mcpServerProblems(servers: Config['mcp_servers']): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const server of servers) {
+    const where = `mcp_servers.${server.name}`;
+    if (seen.has(server.name)) problems.push(`mcp_servers: the name "${server.name}" is used twice`);
+    seen.add(server.name);
+    if ((server.command === undefined) === (server.url === undefined)) {
+      problems.push(`${where}: give either command (a stdio server) or url (a Streamable HTTP server)`);
+      continue;
+    }
+    const misplaced = server.command === undefined ? STDIO_ONLY.filter((key) => server[key] !== undefined) : HTTP_ONLY.filter((key) => server[key] !== undefined);
+    if (misplaced.length > 0) {
+      const kind = server.command === undefined ? 'a Streamable HTTP server (url)' : 'a stdio server (command)';
+      problems.push(`${where}: ${misplaced.join(', ')} ${misplaced.length > 1 ? 'do' : 'does'} not apply to ${kind}; remove ${misplaced.length > 1 ? 'them' : 'it'}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * An address or `address/prefix` that fastify's proxy matching takes: no
+ * zone id, and a prefix of 1 to 32 (IPv4) or 128 (IPv6) — it refuses /0, so
+ * "trust everyone" cannot be spelled.
+ */
+function isAddressRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = address.includes('%') ? 0 : isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** Whether `host` is this machine's loopback interface; a name like 127.0.0.1.example.com is not, whatever it resolves to. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
+}
+
+/** Every rule's argument patterns, read as written so that a rule broken elsewhere still has its patterns checked. */
+export function patternProblems(rules: readonly unknown[]): string[] {
+  const problems: string[] = [];
+  rules.forEach((rule, i) => {
+    const when = isRecord(rule) ? rule.when : undefined;
+    for (const [arg, pattern] of Object.entries(isRecord(when) ? when : {})) {
+      const problem = typeof pattern === 'string' ? patternProblem(pattern) : undefined;
+      if (problem) problems.push(`policy.rules.${i}.when.${arg}: not a valid regular expression ("${pattern}"): ${problem}`);
+    }
+  });
+  return problems;
+}
