@@ -109,18 +109,17 @@ export function toolsRoutes(deps: PipelineDeps) {
         const format = query.format ?? 'openai';
         const allowed = allowedFor(deps.registry.list(), request.caller);
         const circuits = await circuitsFor(allowed, request.caller, deps, request.log);
-        const shown = query.include_unavailable ? allowed : allowed.filter((_, i) => circuits[i]!.state !== 'open');
         const strict = (format === 'openai' || format === 'responses') && query.strict === true;
         let list: unknown[];
         let etag: string;
         if (query.include_unavailable) {
-          const info = new Map(allowed.map((e, i) => [e.name, gatewayInfo(e, circuits[i]!)]));
-          list = wrap(format, render(format, shown, strict).map((t, i) => ({ ...t, 'x-toolgate': info.get(shown[i]!.name) })));
+          list = wrap(format, render(format, allowed, strict).map((t, i) => ({ ...t, 'x-toolgate': gatewayInfo(allowed[i]!, circuits[i]!) })));
           etag = etagOf(list);
         } else {
+          // Rendered only when this key, format and set of open breakers was not seen yet.
           const hidden = allowed.flatMap((e, i) => (circuits[i]!.state === 'open' ? [e.name] : []));
           ({ list, etag } = cachedListing(deps.registry.list(), `${request.caller.keyId}\n${format}\n${strict}\n${hidden.join('\n')}`, () =>
-            wrap(format, render(format, shown, strict)),
+            wrap(format, render(format, allowed.filter((_, i) => circuits[i]!.state !== 'open'), strict)),
           ));
         }
         reply.header('etag', etag).header('cache-control', 'no-cache');
