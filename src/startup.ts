@@ -165,6 +165,7 @@ export async function prepare(
     if (!spill || refusesStartup(err)) problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
   }
   if (problems.length > 0 || !registry || !spill || !set) throw new ConfigError(problems);
+  logBash(set, logger);
   // Last, and only for a configuration that can be served: no server is started for one that cannot.
   const { mcp, problems: mcpProblems } = await startMcpServers(config, registry, { env, dispatchers, metrics, logger });
   // A rule that may name a tool of a server not up yet is not checked: that server's tools are not known.
@@ -179,6 +180,14 @@ export async function prepare(
     throw new ConfigError(mcpProblems);
   }
   return { config: acceptConfig(report), workspace, registry, spill, mcp };
+}
+
+/** Which sandbox Bash commands run in, said once at start-up; running without one is a warning. */
+function logBash(set: ToolSet, logger: Logger): void {
+  if (!set.bash) return;
+  const { sandbox, warnings } = set.bash;
+  for (const warning of warnings) logger.warn({ tool: 'Bash', sandbox: sandbox.mode }, warning);
+  logger.info({ tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting }, `Bash enabled: commands run ${sandbox.mode === 'bwrap' ? 'in bubblewrap' : 'WITHOUT a sandbox'}`);
 }
 
 /** The state store the configuration names: Redis with REDIS_URL, else memory (said in the log: one replica only). */

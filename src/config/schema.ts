@@ -75,6 +75,38 @@ const McpServerSchema = Type.Object(
 
 const BuiltinOverrideSchema = Type.Object({ enabled: Type.Optional(Type.Boolean()), ...ToolSettings }, { additionalProperties: false });
 
+/** The Bash built-in: a built-in's settings plus where and within what bounds its commands run (docs/bash.md). */
+const BashSchema = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'Off unless true: a fresh gateway never serves a shell.' })),
+    ...ToolSettings,
+    sandbox: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('none')], {
+      default: 'auto',
+      description: 'auto: bubblewrap when it works here; required: refuse to start without it; none: run without (warned at start-up).',
+    }),
+    output_cap_bytes: PositiveInt({ default: 1_048_576, description: 'Bytes of stdout, and of stderr, kept in the result; the rest of a stream is spilled.' }),
+    limits: Type.Object(
+      {
+        processes: PositiveInt({ default: 128, description: 'RLIMIT_NPROC: processes of the user the command runs as.' }),
+        file_size_bytes: PositiveInt({ default: 268_435_456, description: 'RLIMIT_FSIZE: the largest file a command may write.' }),
+        cpu_seconds: PositiveInt({ default: 60, description: 'RLIMIT_CPU: CPU time of each process.' }),
+        open_files: PositiveInt({ default: 1024, description: 'RLIMIT_NOFILE: open files of each process.' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+/**
+ * `builtins`: Bash with its own settings, every other built-in by name. The
+ * type spells out what the schema's `additionalProperties` means, which
+ * TypeBox's Static leaves out.
+ */
+const BuiltinsSchema = Type.Unsafe<{ Bash: Static<typeof BashSchema> } & Partial<Record<string, Static<typeof BuiltinOverrideSchema>>>>(
+  Type.Object({ Bash: BashSchema }, { additionalProperties: BuiltinOverrideSchema, default: {} }),
+);
+
 const PolicyRuleSchema = Type.Object(
   {
     tool: Type.String({ minLength: 1, description: 'Tool name or glob.' }),
@@ -162,7 +194,7 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    builtins: Type.Record(Type.String(), BuiltinOverrideSchema, { default: {} }),
+    builtins: BuiltinsSchema,
     async: Type.Object(
       {
         inline_workers: Type.Integer({ minimum: 0, maximum: 64, default: 0, description: 'Workers the server process runs itself; needs REDIS_URL.' }),
@@ -201,5 +233,6 @@ export type HttpSpec = Static<typeof HttpSpecSchema>;
 export type KeyConfig = Static<typeof KeySchema>;
 export type PolicyRule = Static<typeof PolicyRuleSchema>;
 export type BuiltinOverride = Static<typeof BuiltinOverrideSchema>;
+export type BashConfig = Static<typeof BashSchema>;
 export type McpServerConfig = Static<typeof McpServerSchema>;
 export type McpToolOverride = Static<typeof McpToolOverrideSchema>;

@@ -29,6 +29,8 @@ function gatewayInfo(entry: RegisteredTool, circuit: CircuitStatus) {
     timeout_ms: entry.timeoutMs,
     // Which upstream MCP server answers this tool's calls, under which name, and whether it is connected now.
     ...(upstream && { mcp_server: { name: upstream.server, tool: upstream.name, connected: upstream.connected() } }),
+    // Bash: whether its commands run in bubblewrap, and the setting that chose it.
+    ...(entry.tool.sandbox && { sandbox: entry.tool.sandbox }),
   };
 }
 

@@ -42,18 +42,20 @@ function replayedResult(call: PlannedCall, stored: StoredResult): CallResult {
   return asReplayed({ ...(stored as unknown as CallResult), tool_call_id: call.id, name: call.name });
 }
 
-function successResult(call: PlannedCall, output: ToolOutput, timeMs: number): CallResult {
+/** What the tool answered: a success, or (`output.error`) a failure that keeps its text and data. */
+function outputResult(call: PlannedCall, output: ToolOutput, timeMs: number): CallResult {
   const truncated = output.spilled ? truncationRecord(output.spilled.record) : null;
   const result: CallResult = {
     tool_call_id: call.id,
     name: call.name,
-    status: output.partial || truncated ? 'partial' : 'success',
+    status: output.error ? 'error' : output.partial || truncated ? 'partial' : 'success',
     text: output.text,
     truncated,
     stats: { time_ms: timeMs, output_bytes: Buffer.byteLength(output.text) },
     replayed: false,
   };
   if (output.data !== undefined) result.data = output.data;
+  if (output.error) result.error = output.error.toCallError();
   return result;
 }
 
@@ -92,8 +94,8 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
         spill,
       }),
     );
-    const result = successResult(call, output, Math.round(performance.now() - started));
-    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output };
+    const result = outputResult(call, output, Math.round(performance.now() - started));
+    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output, error: output.error };
   } catch (err) {
     const error = asGatewayError(err, call, ctx);
     return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };

@@ -1,8 +1,9 @@
 import type { BuiltinOverride, Config } from '../config/schema.js';
+import { setUpBash } from './bash/index.js';
 import { createBuiltinTools } from './builtin/index.js';
 import { createHttpTool, type HttpDispatchers } from './http/index.js';
 import { noopTool } from './noop.js';
-import type { Tool } from './tool.js';
+import type { SandboxInfo, Tool } from './tool.js';
 
 /**
  * A built-in tool with the settings the config file gives it. The result
@@ -28,6 +29,8 @@ export interface ToolSet {
   /** Every built-in, served or disabled: policy rules may name any of them. */
   builtins: Tool[];
   problems: string[];
+  /** When Bash is served: the sandbox its commands run in, and what start-up must warn about. */
+  bash?: { sandbox: SandboxInfo; warnings: string[] };
 }
 
 /**
@@ -38,12 +41,17 @@ export interface ToolSet {
  */
 export function inspectTools(config: Config, deps: { workspace: string; env: NodeJS.ProcessEnv; dispatchers: HttpDispatchers }): ToolSet {
   const problems: string[] = [];
-  const builtins = [...createBuiltinTools(deps.workspace), noopTool];
+  const bashEnabled = config.builtins.Bash.enabled === true;
+  const bash = setUpBash(config.builtins.Bash, deps.workspace, bashEnabled);
+  problems.push(...bash.problems);
+  const builtins = [...createBuiltinTools(deps.workspace), noopTool, bash.tool];
   const names = new Set(builtins.map((t) => t.name));
   for (const name of Object.keys(config.builtins)) {
     if (!names.has(name)) problems.push(`builtins.${name}: no built-in tool has this name; use one of ${[...names].join(', ')}`);
   }
-  const served = (tool: Tool) => config.builtins[tool.name]?.enabled ?? tool !== noopTool;
+  // Noop and Bash are served only when the config enables them: a fresh gateway never serves a shell.
+  const offByDefault = new Set([noopTool, bash.tool]);
+  const served = (tool: Tool) => config.builtins[tool.name]?.enabled ?? !offByDefault.has(tool);
   const tools = builtins.filter(served).map((t) => withOverride(t, config.builtins[t.name]));
   for (const spec of config.tools) {
     if (names.has(spec.name)) {
@@ -56,7 +64,7 @@ export function inspectTools(config: Config, deps: { workspace: string; env: Nod
       problems.push(`tools.${spec.name}: ${(err as Error).message}`);
     }
   }
-  return { tools, builtins, problems };
+  return { tools, builtins, problems, ...(bashEnabled && { bash: { sandbox: bash.tool.sandbox!, warnings: bash.warnings } }) };
 }
 
 /** The tools of {@link inspectTools}; throws listing every problem. */

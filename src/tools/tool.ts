@@ -1,3 +1,4 @@
+import type { GatewayError } from '../protocol/errors.js';
 import type { SpillOutcome } from '../spill/spill-store.js';
 import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
 
@@ -40,6 +41,17 @@ export interface ToolOutput {
   partial?: boolean;
   /** The tool already cut `text` and stored the whole output; the budget reuses this record. */
   spilled?: { originalBytes: number; record: SpillOutcome };
+  /**
+   * The tool ran and its answer is a failure that still has output (a shell
+   * command's non-zero exit): the result is an error carrying `text` and `data`.
+   */
+  error?: GatewayError;
+}
+
+/** Where a tool's commands run, for GET /tools/{name}: the sandbox in force and the setting that chose it. */
+export interface SandboxInfo {
+  mode: 'bwrap' | 'none';
+  setting: 'auto' | 'required' | 'none';
 }
 
 /** Permission a tool derives from its own arguments, e.g. a shell command's risk. */
@@ -94,5 +106,7 @@ export interface Tool {
   resumeHint?(kept: string, rest: string): string | undefined;
   /** The upstream MCP server the tool belongs to, for GET /tools/{name}; absent for the gateway's own tools. */
   upstream?: UpstreamOrigin;
+  /** Bash: the sandbox its commands run in, for GET /tools/{name}. */
+  sandbox?: SandboxInfo;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -44,7 +44,8 @@ const ANSWERED_UPSTREAM = new Set(['tool_error', 'rejected']);
 /**
  * Gate 9's breaker half: only the tool's own malfunction counts. Caller
  * mistakes (NOT_FOUND, CONFLICT, upstream 4xx, upstream 429, an MCP tool's
- * error result) leave the count alone; timeouts, crashes, upstream 5xx and
+ * error result) and answers (COMMAND_FAILED: a failing `grep` is an answer,
+ * not an outage) leave the count alone; timeouts, crashes, upstream 5xx and
  * unreachable upstreams are failures.
  * A timeout the caller cut below the tool's own (`timeout_ms` on the request)
  * is the caller's choice, not the tool's fault: counted, one request could

@@ -1,17 +1,10 @@
 import type { ToolContext, ToolOutput } from '../tool.js';
+import { utf8Prefix } from '../utf8.js';
 
 /** Characters of an upstream error body shown to the caller. */
 export const EXCERPT_CHARS = 512;
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
-
-/** The longest prefix of `buf` within `maxBytes` that does not split a UTF-8 character. */
-function utf8Prefix(buf: Buffer, maxBytes: number): string {
-  let end = Math.min(maxBytes, buf.length);
-  // Back off over continuation bytes (10xxxxxx) so the cut lands on a character start.
-  if (end < buf.length) while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
-  return buf.toString('utf8', 0, end);
-}
 
 function parseJson(text: string, contentType: string): { data?: unknown } {
   if (!JSON_MEDIA_TYPE.test(contentType)) return {};

@@ -1,0 +1,39 @@
+import type { BashConfig } from '../../config/schema.js';
+import type { Tool } from '../tool.js';
+import { commandIdentity } from './identity.js';
+import { chooseSandbox, type Sandbox } from './sandbox.js';
+import { createBashTool } from './tool.js';
+
+/** What start-up gets for Bash: the tool, the problems that stop start-up, and the warnings to log. */
+export interface BashSetup {
+  tool: Tool;
+  problems: string[];
+  warnings: string[];
+}
+
+/** Stands in for the sandbox of a Bash that is not served: its schema is listed for policy rules, it never runs. */
+const unserved: Sandbox = {
+  info: { mode: 'none', setting: 'none' },
+  launch: () => {
+    throw new Error('Bash is not enabled');
+  },
+};
+
+/**
+ * The Bash tool on `workspace`. Only an enabled one probes the host: it
+ * chooses its sandbox by running a command in it, and finds who commands
+ * run as (see commandIdentity).
+ */
+export function setUpBash(settings: BashConfig, workspace: string, enabled: boolean): BashSetup {
+  if (!enabled) return { tool: createBashTool({ workspace, settings, sandbox: unserved, identity: {} }), problems: [], warnings: [] };
+  const warnings: string[] = [];
+  const { identity, warning } = commandIdentity(workspace);
+  if (warning) warnings.push(warning);
+  const choice = chooseSandbox(settings.sandbox, workspace, identity);
+  if (choice.warning) warnings.push(choice.warning);
+  const sandbox = choice.sandbox ?? unserved;
+  return { tool: createBashTool({ workspace, settings, sandbox, identity }), problems: choice.problem ? [choice.problem] : [], warnings };
+}
+
+export { createBashTool, commandEnv, STDERR_MARKER } from './tool.js';
+export { chooseSandbox, bwrapArgs } from './sandbox.js';

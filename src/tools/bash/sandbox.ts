@@ -1,0 +1,157 @@
+import { spawnSync } from 'node:child_process';
+import { lstatSync, readlinkSync } from 'node:fs';
+import type { SandboxInfo } from '../tool.js';
+
+/** How a command is started: the program, its arguments, and the identity it runs as. */
+export interface Launch {
+  file: string;
+  args: string[];
+}
+
+/** The resource limits a command runs under (setrlimit, through util-linux `prlimit`). */
+export interface ResourceLimits {
+  processes: number;
+  fileSizeBytes: number;
+  cpuSeconds: number;
+  openFiles: number;
+}
+
+/** Where commands run: bubblewrap (the binary found) or straight on the host. */
+export interface Sandbox {
+  info: SandboxInfo;
+  /** The launch of `sh -c command` under `limits`, confined to `workspace` when sandboxed. */
+  launch(command: string, workspace: string, limits: ResourceLimits): Launch;
+}
+
+/** What start-up learns choosing the sandbox: the choice, a problem that stops start-up, or a warning to log. */
+export interface SandboxChoice {
+  sandbox?: Sandbox;
+  problem?: string;
+  warning?: string;
+}
+
+const BWRAP = '/usr/bin/bwrap';
+const PRLIMIT = '/usr/bin/prlimit';
+const SHELL = '/bin/sh';
+
+/** The top-level system paths a shell needs besides /usr; on merged-/usr systems they are links into it. */
+const SYSTEM_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
+/**
+ * The few files of /etc that programs in /usr read: the dynamic linker's
+ * cache and Debian's alternatives (`awk`, `editor`… are links through it).
+ * Not passwd, hosts or anything naming the host's users or network.
+ */
+const ETC_READ_ONLY = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime'];
+
+/** `prlimit` then `sh -c command`: setrlimit from inside, so bwrap's own set-up is not bounded by the command's limits. */
+function limited(command: string, limits: ResourceLimits): string[] {
+  return [
+    PRLIMIT,
+    `--nproc=${limits.processes}`,
+    `--fsize=${limits.fileSizeBytes}`,
+    `--cpu=${limits.cpuSeconds}`,
+    `--nofile=${limits.openFiles}`,
+    '--core=0',
+    '--',
+    SHELL,
+    '-c',
+    command,
+  ];
+}
+
+/** `--symlink` for the top-level paths that link into /usr, `--ro-bind` for those that are directories of their own. */
+function systemPaths(): string[] {
+  return SYSTEM_LINKS.flatMap((name) => {
+    const path = `/${name}`;
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat) return [];
+    return stat.isSymbolicLink() ? ['--symlink', readlinkSync(path), path] : ['--ro-bind', path, path];
+  });
+}
+
+/**
+ * bubblewrap's arguments: a new mount namespace holding only read-only /usr
+ * (with the system links and the few /etc files above), a fresh /proc of its
+ * own PID namespace, a minimal /dev, a private /tmp, and the workspace, the
+ * one writable bind, at its own path. Every namespace is unshared (network
+ * included: only a loopback of its own), every capability dropped, and the
+ * sandbox dies with the gateway's child.
+ */
+export function bwrapArgs(workspace: string): string[] {
+  return [
+    '--unshare-all',
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    ...systemPaths(),
+    ...ETC_READ_ONLY.flatMap((path) => ['--ro-bind-try', path, path]),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    workspace,
+    workspace,
+    '--chdir',
+    workspace,
+  ];
+}
+
+const bwrapSandbox = (setting: SandboxInfo['setting']): Sandbox => ({
+  info: { mode: 'bwrap', setting },
+  launch: (command, workspace, limits) => ({ file: BWRAP, args: [...bwrapArgs(workspace), '--', ...limited(command, limits)] }),
+});
+
+const hostSandbox = (setting: SandboxInfo['setting']): Sandbox => ({
+  info: { mode: 'none', setting },
+  launch: (command, _workspace, limits) => ({ file: PRLIMIT, args: limited(command, limits).slice(1) }),
+});
+
+/** How long a probe may take: bwrap is up in milliseconds, a hung one must not hold start-up. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** Runs `file args` as `identity`; undefined when it exited 0, else why not. */
+function probe(file: string, args: string[], identity: { uid?: number; gid?: number }): string | undefined {
+  const run = spawnSync(file, args, { ...identity, env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
+  if (run.error) return run.error.message;
+  if (run.status === 0) return undefined;
+  const stderr = run.stderr.toString('utf8').trim().split('\n').slice(-1)[0] ?? '';
+  return `exited with ${run.status ?? run.signal}${stderr ? `: ${stderr}` : ''}`;
+}
+
+/**
+ * The sandbox `setting` gives on this host, after running a command in it:
+ * bubblewrap can be installed and still be refused by the kernel (user
+ * namespaces off, seccomp in a container), so only a sandbox that ran
+ * `true` counts. `prlimit` must work in every mode: without it there are
+ * no resource limits, and no command runs.
+ */
+export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: { uid?: number; gid?: number }): SandboxChoice {
+  const limits: ResourceLimits = { processes: 64, fileSizeBytes: 1_048_576, cpuSeconds: 5, openFiles: 64 };
+  const noLimits = probe(PRLIMIT, limited('true', limits).slice(1), identity);
+  if (noLimits) {
+    return { problem: `builtins.Bash: ${PRLIMIT} (util-linux) does not run (${noLimits}); it sets the commands' resource limits. Install util-linux` };
+  }
+  if (setting === 'none') {
+    return {
+      sandbox: hostSandbox(setting),
+      warning: 'Bash runs commands WITHOUT a sandbox (builtins.Bash.sandbox: none): they see the whole host file system and network as the user they run as',
+    };
+  }
+  const launch = bwrapSandbox(setting).launch('true', workspace, limits);
+  const refused = probe(launch.file, launch.args, identity);
+  if (!refused) return { sandbox: bwrapSandbox(setting) };
+  const why = `bubblewrap (${BWRAP}) does not work here: ${refused}`;
+  if (setting === 'required') {
+    return { problem: `builtins.Bash.sandbox is required, but ${why}. Install it (apt-get install bubblewrap) and allow user namespaces, or set sandbox: auto or none` };
+  }
+  return {
+    sandbox: hostSandbox(setting),
+    warning: `Bash runs commands WITHOUT a sandbox: ${why} (builtins.Bash.sandbox: auto). Install bubblewrap, or set sandbox: required to refuse to start without it`,
+  };
+}

@@ -1,0 +1,121 @@
+import type { BashConfig } from '../../config/schema.js';
+import { GatewayError } from '../../protocol/errors.js';
+import { isSpillFailure } from '../../spill/spill-store.js';
+import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import { utf8Prefix } from '../utf8.js';
+import { bashPermissionHooks } from './classify/index.js';
+import type { Identity } from './identity.js';
+import { runCommand, type Captured, type RunOutcome } from './run.js';
+import type { ResourceLimits, Sandbox } from './sandbox.js';
+
+const DESCRIPTION =
+  'Run a shell command (POSIX sh) in the workspace and return its stdout and stderr. ' +
+  'A command that exits non-zero answers COMMAND_FAILED with its output. ' +
+  'Read-only commands run at once; commands that change files or install ask for approval; deletion, privilege and nested shells are refused. ' +
+  'No network; stdin is empty; long-running commands are killed at the timeout.';
+
+const PARAMETERS = {
+  type: 'object',
+  properties: {
+    command: { type: 'string', minLength: 1, description: 'The command line, run with sh -c in the workspace root.' },
+    timeout_ms: { type: 'integer', minimum: 1, description: "Kill the command after this many milliseconds; lowers, never raises, the tool's timeout." },
+  },
+  required: ['command'],
+  additionalProperties: false,
+};
+
+/** The environment a command gets, built from nothing: none of the gateway's variables (keys, tokens) reach it. */
+export function commandEnv(workspace: string): NodeJS.ProcessEnv {
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8' };
+}
+
+/** The line between stdout and stderr in `text`. */
+export const STDERR_MARKER = '--- stderr ---';
+
+/** A stream's kept text; when it was cut, a line saying so and where the whole stream is. */
+function shown(name: string, captured: Captured, capBytes: number, noted: boolean): string {
+  const text = utf8Prefix(captured.head, capBytes);
+  if (!captured.spilled || !noted) return text;
+  const where = isSpillFailure(captured.spilled) ? 'the rest was not kept (the spill store is unavailable)' : `the whole stream: /outputs/${captured.spilled.id}`;
+  return `${text}${text.endsWith('\n') ? '' : '\n'}[${name} cut at ${capBytes} of ${captured.bytes} bytes; ${where}]\n`;
+}
+
+/**
+ * `text` is stdout, then stderr after a `--- stderr ---` line when there is
+ * any. When the text is a single stream that was cut, that stream's spill is
+ * the call's `truncated` record (it is the whole output); when both streams
+ * have output, a cut one says inline where it is whole, and the budget
+ * treats the joined text like any other output.
+ */
+export function commandOutput(outcome: RunOutcome, capBytes: number): ToolOutput {
+  const { stdout, stderr } = outcome;
+  const single = stdout.bytes === 0 || stderr.bytes === 0;
+  const out = shown('stdout', stdout, capBytes, !single);
+  const err = shown('stderr', stderr, capBytes, !single);
+  const text = stderr.bytes === 0 ? out : `${out}${out === '' || out.endsWith('\n') ? '' : '\n'}${STDERR_MARKER}\n${err}`;
+  const data = { exit_code: outcome.exitCode, signal: outcome.signal, stdout_bytes: stdout.bytes, stderr_bytes: stderr.bytes };
+  const output: ToolOutput = { text, data };
+  const cut = stdout.spilled ?? stderr.spilled;
+  if (cut) {
+    output.partial = true;
+    if (single) output.spilled = { originalBytes: cut.bytes, record: cut };
+  }
+  if (outcome.exitCode !== 0) {
+    const how = outcome.exitCode === null ? `was killed by ${outcome.signal}` : `exited with ${outcome.exitCode}`;
+    output.error = new GatewayError('COMMAND_FAILED', {
+      message: `The command ${how}.`,
+      details: { exit_code: outcome.exitCode, signal: outcome.signal },
+      suggestion: 'Read its output in text: a non-zero exit is the command\'s answer (grep finding nothing exits 1).',
+    });
+  }
+  return output;
+}
+
+export interface BashToolOptions {
+  workspace: string;
+  settings: BashConfig;
+  sandbox: Sandbox;
+  identity: Identity;
+}
+
+function limitsOf(settings: BashConfig): ResourceLimits {
+  const { limits } = settings;
+  return { processes: limits.processes, fileSizeBytes: limits.file_size_bytes, cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files };
+}
+
+async function run(args: Record<string, unknown>, ctx: ToolContext, options: BashToolOptions): Promise<ToolOutput> {
+  const { workspace, settings, sandbox } = options;
+  const command = args.command as string;
+  const started = Date.now();
+  const deadline = Math.min(typeof args.timeout_ms === 'number' ? started + args.timeout_ms : Infinity, ctx.deadline);
+  const outcome = await runCommand({
+    launch: sandbox.launch(command, workspace, limitsOf(settings)),
+    cwd: workspace,
+    env: commandEnv(workspace),
+    identity: options.identity,
+    deadline,
+    signal: ctx.signal,
+    capBytes: settings.output_cap_bytes,
+    spill: ctx.spill,
+  });
+  if (outcome.timedOut) {
+    throw new GatewayError('TIMEOUT', {
+      message: `The command did not finish within ${deadline - started} ms; its processes were killed.`,
+      suggestion: 'Run less in one command, or give it a longer timeout_ms (up to the tool\'s timeout).',
+    });
+  }
+  return commandOutput(outcome, settings.output_cap_bytes);
+}
+
+/** The Bash tool: not concurrency-safe (a command may change anything in the workspace); classified before it runs. */
+export function createBashTool(options: BashToolOptions): Tool {
+  return {
+    ...bashPermissionHooks(),
+    name: 'Bash',
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
+    concurrencySafe: false,
+    sandbox: options.sandbox.info,
+    run: (args, ctx) => run(args, ctx, options),
+  };
+}
