@@ -102,9 +102,9 @@ export function bwrapArgs(workspace: string): string[] {
   ];
 }
 
-const bwrapSandbox = (setting: SandboxInfo['setting']): Sandbox => ({
+const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string): Sandbox => ({
   info: { mode: 'bwrap', setting },
-  launch: (command, workspace, limits) => ({ file: BWRAP, args: [...bwrapArgs(workspace), '--', ...limited(command, limits)] }),
+  launch: (command, workspace, limits) => ({ file: bwrap, args: [...bwrapArgs(workspace), '--', ...limited(command, limits)] }),
 });
 
 const hostSandbox = (setting: SandboxInfo['setting']): Sandbox => ({
@@ -131,7 +131,7 @@ function probe(file: string, args: string[], identity: { uid?: number; gid?: num
  * `true` counts. `prlimit` must work in every mode: without it there are
  * no resource limits, and no command runs.
  */
-export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: { uid?: number; gid?: number }): SandboxChoice {
+export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: { uid?: number; gid?: number }, bwrap = BWRAP): SandboxChoice {
   const limits: ResourceLimits = { processes: 64, fileSizeBytes: 1_048_576, cpuSeconds: 5, openFiles: 64 };
   const noLimits = probe(PRLIMIT, limited('true', limits).slice(1), identity);
   if (noLimits) {
@@ -143,10 +143,10 @@ export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string
       warning: 'Bash runs commands WITHOUT a sandbox (builtins.Bash.sandbox: none): they see the whole host file system and network as the user they run as',
     };
   }
-  const launch = bwrapSandbox(setting).launch('true', workspace, limits);
+  const launch = bwrapSandbox(setting, bwrap).launch('true', workspace, limits);
   const refused = probe(launch.file, launch.args, identity);
-  if (!refused) return { sandbox: bwrapSandbox(setting) };
-  const why = `bubblewrap (${BWRAP}) does not work here: ${refused}`;
+  if (!refused) return { sandbox: bwrapSandbox(setting, bwrap) };
+  const why = `bubblewrap (${bwrap}) does not work here: ${refused}`;
   if (setting === 'required') {
     return { problem: `builtins.Bash.sandbox is required, but ${why}. Install it (apt-get install bubblewrap) and allow user namespaces, or set sandbox: auto or none` };
   }

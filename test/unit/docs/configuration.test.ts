@@ -17,13 +17,17 @@ const hasKeys = (node: Node | undefined) => node?.type === 'object' && node.prop
 
 /**
  * Every settable key of the schema, as the page writes it: `a.b` for nested objects, `a[].b` for
- * the entries of a list, `a.<name>.b` for a map whose keys the user names. A JSON Schema the
+ * the entries of a list, `a.<name>.b` for a map whose keys the user names (next to its fixed keys, if any). A JSON Schema the
  * user writes (an open object) and a map of plain values are one key.
  */
 function leaves(node: Node, path: string, out: Map<string, Node>): Map<string, Node> {
   const values = node.patternProperties && Object.values(node.patternProperties)[0];
-  if (hasKeys(node)) for (const [key, child] of Object.entries(node.properties!)) leaves(child, path ? `${path}.${key}` : key, out);
-  else if (node.type === 'array' && hasKeys(node.items)) leaves(node.items!, `${path}[]`, out);
+  // An object with named keys and a schema for any other key (builtins: Bash, then every other built-in by name).
+  const others = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Node) : undefined;
+  if (hasKeys(node)) {
+    for (const [key, child] of Object.entries(node.properties!)) leaves(child, path ? `${path}.${key}` : key, out);
+    if (hasKeys(others)) leaves(others!, `${path}.<name>`, out);
+  } else if (node.type === 'array' && hasKeys(node.items)) leaves(node.items!, `${path}[]`, out);
   else if (hasKeys(values)) leaves(values!, `${path}.<name>`, out);
   else out.set(path, node);
   return out;

@@ -1,0 +1,109 @@
+import { chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configFrom } from '../../../src/config/load.js';
+import { isGatewayError } from '../../../src/protocol/errors.js';
+import { ManualClock } from '../../../src/shared/clock.js';
+import { createFsSpillStore } from '../../../src/spill/fs.js';
+import type { SpillStore } from '../../../src/spill/spill-store.js';
+import { setUpBash } from '../../../src/tools/bash/index.js';
+import type { Tool, ToolOutput } from '../../../src/tools/tool.js';
+
+/** The unprivileged user commands run as when the tests run as root (the workspace is chowned to it). */
+export const NOBODY = 65534;
+export const runningAsRoot = process.getuid?.() === 0;
+
+/**
+ * A temp workspace. Run as root (CI, this machine), it is given to nobody:
+ * commands then run as nobody, so the process limit binds (the kernel never
+ * applies RLIMIT_NPROC to root).
+ */
+export async function makeWorkspace(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-bash-ws-'));
+  if (runningAsRoot) await chown(dir, NOBODY, NOBODY);
+  return dir;
+}
+
+const INSTALL_HINT =
+  'The Bash sandbox tests need a working bubblewrap: apt-get install bubblewrap (.ci/run installs it), on a kernel that allows user namespaces.';
+
+/** Bash on `workspace` with these settings (`builtins.Bash`), enabled; a set-up problem fails the test, with an install hint for bwrap. */
+export function bashTool(workspace: string, settings: Record<string, unknown> = {}): Tool {
+  const config = configFrom({ workspace, builtins: { Bash: { enabled: true, ...settings } } });
+  const setup = setUpBash(config.builtins.Bash, workspace, true);
+  if (setup.problems.length > 0) throw new Error(`${setup.problems.join('\n')}\n${INSTALL_HINT}`);
+  if (settings.sandbox === 'required' && setup.tool.sandbox?.mode !== 'bwrap') throw new Error(INSTALL_HINT);
+  return setup.tool;
+}
+
+/** A real file-system spill store in a temp directory. */
+export async function makeSpill(): Promise<{ store: SpillStore; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-bash-spill-'));
+  return { store: createFsSpillStore({ dir, ttlMs: 60_000, clock: new ManualClock() }), dir };
+}
+
+/** What one call of the tool gave: its output, or the error it threw. */
+export type Ran = { output: ToolOutput; error?: undefined } | { output?: undefined; error: { code: string; message: string } };
+
+/** Runs `command` as the pipeline would: a call deadline, its abort signal, a spill for the tenant. */
+export async function run(tool: Tool, command: string, options: { timeoutMs?: number; callMs?: number; spill?: SpillStore } = {}): Promise<Ran> {
+  const controller = new AbortController();
+  const callMs = options.callMs ?? 15_000;
+  const timer = setTimeout(() => controller.abort(), callMs);
+  const spill = options.spill;
+  try {
+    const output = await tool.run(options.timeoutMs === undefined ? { command } : { command, timeout_ms: options.timeoutMs }, {
+      signal: controller.signal,
+      tenant: 't1',
+      sessionId: 's1',
+      callId: 'c1',
+      deadline: Date.now() + callMs,
+      spill: async (content) => {
+        if (!spill) throw new Error('this test gives no spill store');
+        return spill.put('t1', content);
+      },
+    });
+    return { output };
+  } catch (err) {
+    if (isGatewayError(err)) return { error: { code: err.code, message: err.message } };
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The host's processes whose command line holds `marker`. */
+export async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(marker)) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** The host's processes (threads counted as the kernel's process limit counts them) whose real uid is `uid`. */
+export async function tasksOf(uid: number): Promise<number> {
+  let count = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+    const real = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+    const threads = /^Threads:\s+(\d+)/m.exec(status)?.[1];
+    if (real === String(uid)) count += Number(threads ?? 1);
+  }
+  return count;
+}
+
+/** Polls `check` until it holds or `ms` pass; the last value. */
+export async function eventually<T>(check: () => Promise<T>, holds: (value: T) => boolean, ms = 5_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (holds(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const removeAll = (...dirs: string[]) => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
