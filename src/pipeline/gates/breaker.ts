@@ -49,13 +49,14 @@ const ANSWERED_UPSTREAM = new Set(['tool_error', 'rejected']);
  * unreachable upstreams are failures.
  * A timeout the caller cut below the tool's own (`timeout_ms` on the request)
  * is the caller's choice, not the tool's fault: counted, one request could
- * open a shared breaker for every tenant.
+ * open a shared breaker for every tenant. So is one a call's own arguments
+ * cut (Bash's `timeout_ms`: `details.lowered_by_arguments`).
  */
 export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout = false): 'success' | 'failure' | 'neutral' {
   if (!error) return 'success';
   switch (error.code) {
     case 'TIMEOUT':
-      return callerCutTimeout ? 'neutral' : 'failure';
+      return callerCutTimeout || (error.details as { lowered_by_arguments?: unknown } | undefined)?.lowered_by_arguments === true ? 'neutral' : 'failure';
     case 'EXECUTION_FAILED':
       return 'failure';
     case 'UPSTREAM_ERROR': {

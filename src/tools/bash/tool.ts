@@ -87,7 +87,8 @@ async function run(args: Record<string, unknown>, ctx: ToolContext, options: Bas
   const { workspace, settings, sandbox } = options;
   const command = args.command as string;
   const started = Date.now();
-  const deadline = Math.min(typeof args.timeout_ms === 'number' ? started + args.timeout_ms : Infinity, ctx.deadline);
+  const own = typeof args.timeout_ms === 'number' ? started + args.timeout_ms : Infinity;
+  const deadline = Math.min(own, ctx.deadline);
   const outcome = await runCommand({
     launch: sandbox.launch(command, workspace, limitsOf(settings)),
     cwd: workspace,
@@ -101,6 +102,8 @@ async function run(args: Record<string, unknown>, ctx: ToolContext, options: Bas
   if (outcome.timedOut) {
     throw new GatewayError('TIMEOUT', {
       message: `The command did not finish within ${deadline - started} ms; its processes were killed.`,
+      // A deadline the call's own timeout_ms set is the caller's choice: the breaker does not count it (gates/breaker.ts).
+      details: { timeout_ms: deadline - started, lowered_by_arguments: own <= ctx.deadline },
       suggestion: 'Run less in one command, or give it a longer timeout_ms (up to the tool\'s timeout).',
     });
   }
