@@ -250,7 +250,7 @@ policy:
     expect(report.problems).toHaveLength(5);
     expect(report.config.port).toBe(8080);
     expect(report.config.limits).toMatchObject({ concurrency: 4, body_bytes: 1_048_576 });
-    expect(report.config.builtins).toEqual({ Read: {}, Grep: { timeout_ms: 10_000 } });
+    expect(report.config.builtins).toEqual({ Read: {}, Grep: { timeout_ms: 10_000 }, Bash: expect.objectContaining({ sandbox: 'auto' }) });
     expect(report.config.tools).toEqual([good]);
     expect(report.config.policy.rules).toEqual([{ tool: 'bad', decision: 'deny' }]);
     // As written, so later checks name each rule by its index in the file.
