@@ -34,6 +34,3 @@ export function setUpBash(settings: BashConfig, workspace: string, enabled: bool
   const sandbox = choice.sandbox ?? unserved;
   return { tool: createBashTool({ workspace, settings, sandbox, identity }), problems: choice.problem ? [choice.problem] : [], warnings };
 }
-
-export { createBashTool, commandEnv, STDERR_MARKER } from './tool.js';
-export { chooseSandbox, bwrapArgs } from './sandbox.js';

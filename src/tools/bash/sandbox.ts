@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readlinkSync } from 'node:fs';
 import type { SandboxInfo } from '../tool.js';
+import type { Identity } from './identity.js';
 
 /** How a command is started: the program, its arguments, and the identity it runs as. */
 export interface Launch {
@@ -81,6 +82,9 @@ export function bwrapArgs(workspace: string): string[] {
   return [
     '--unshare-all',
     '--die-with-parent',
+    // Its own UTS namespace starts as a copy of the host's: name it, so the host's name is not told either.
+    '--hostname',
+    'sandbox',
     '--cap-drop',
     'ALL',
     '--ro-bind',
@@ -116,7 +120,7 @@ const hostSandbox = (setting: SandboxInfo['setting']): Sandbox => ({
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** Runs `file args` as `identity`; undefined when it exited 0, else why not. */
-function probe(file: string, args: string[], identity: { uid?: number; gid?: number }): string | undefined {
+function probe(file: string, args: string[], identity: Identity): string | undefined {
   const run = spawnSync(file, args, { ...identity, env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
   if (run.error) return run.error.message;
   if (run.status === 0) return undefined;
@@ -131,7 +135,7 @@ function probe(file: string, args: string[], identity: { uid?: number; gid?: num
  * `true` counts. `prlimit` must work in every mode: without it there are
  * no resource limits, and no command runs.
  */
-export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: { uid?: number; gid?: number }, bwrap = BWRAP): SandboxChoice {
+export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: Identity, bwrap = BWRAP): SandboxChoice {
   const limits: ResourceLimits = { processes: 64, fileSizeBytes: 1_048_576, cpuSeconds: 5, openFiles: 64 };
   const noLimits = probe(PRLIMIT, limited('true', limits).slice(1), identity);
   if (noLimits) {

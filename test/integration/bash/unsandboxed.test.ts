@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +72,26 @@ describe('sandbox: none — the environment and the working directory', () => {
   });
 });
 
+describe('sandbox: none — the host\'s network is reachable, which the sandbox takes away', () => {
+  let server: Server;
+  let connections = 0;
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      socket.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('a loopback server gets the connection', async () => {
+    const { port } = server.address() as { port: number };
+    const ran = await run(tool, `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && echo CONNECTED'`);
+    expect(ran.output?.text).toBe('CONNECTED\n');
+    expect(connections).toBe(1);
+  });
+});
+
 describe('sandbox: none — results', () => {
   it('exit 0: text is stdout, then stderr after the --- stderr --- line; data has the exit and the byte counts', async () => {
     const ran = await run(tool, 'echo out; echo err >&2');
@@ -132,6 +153,13 @@ describe('sandbox: none — deadline and limits', () => {
     const marker = `${4000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
     const ran = await run(tool, `sleep ${marker} & sleep ${marker}`, { callMs: 500 });
     expect(ran.error?.code).toBe('TIMEOUT');
+    expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
+  });
+
+  it('nothing started in the background (and left in the group) outlives the command', async () => {
+    const marker = `${5000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
+    const ran = await run(tool, `sleep ${marker} > /dev/null 2>&1 & sleep ${marker} & echo done`);
+    expect(ran.output?.text).toBe('done\n');
     expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
   });
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { configFrom } from '../../../../src/config/load.js';
 import type { SpillOutcome } from '../../../../src/spill/spill-store.js';
-import { commandEnv, STDERR_MARKER } from '../../../../src/tools/bash/index.js';
 import type { Captured, RunOutcome } from '../../../../src/tools/bash/run.js';
-import { commandOutput } from '../../../../src/tools/bash/tool.js';
+import { commandEnv, commandOutput, STDERR_MARKER } from '../../../../src/tools/bash/tool.js';
 import { inspectTools } from '../../../../src/tools/index.js';
 import { createHttpDispatchers } from '../../../../src/tools/http/index.js';
 

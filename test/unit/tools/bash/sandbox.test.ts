@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from '../../../../src/tools/bash/index.js';
+import { bwrapArgs } from '../../../../src/tools/bash/sandbox.js';
 
 /** Issue 16, the sandbox's shape: what bubblewrap is told to build (escape tests in test/integration/bash/ prove it holds). */
 describe('bubblewrap arguments', () => {
   const args = bwrapArgs('/srv/ws');
   const pairs = (flag: string) => args.flatMap((arg, i) => (arg === flag ? [[args[i + 1], args[i + 2]]] : []));
 
-  it('every namespace unshared (network and PID included), dies with its parent, no capabilities', () => {
+  it('every namespace unshared (network and PID included), dies with its parent, no capabilities, not the host\'s name', () => {
     expect(args).toContain('--unshare-all');
+    expect(args).not.toContain('--share-net');
+    expect(args.join(' ')).toContain('--hostname sandbox');
     expect(args).toContain('--die-with-parent');
     expect(args.join(' ')).toContain('--cap-drop ALL');
   });
