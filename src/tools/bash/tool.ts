@@ -17,7 +17,8 @@ const DESCRIPTION =
 const PARAMETERS = {
   type: 'object',
   properties: {
-    command: { type: 'string', minLength: 1, description: 'The command line, run with sh -c in the workspace root.' },
+    // No NUL: a process's arguments cannot hold one, so such a command could never run as written.
+    command: { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$', description: 'The command line, run with sh -c in the workspace root.' },
     timeout_ms: { type: 'integer', minimum: 1, description: "Kill the command after this many milliseconds; lowers, never raises, the tool's timeout." },
   },
   required: ['command'],

@@ -68,6 +68,12 @@ describe('Bash is off unless the config enables it', () => {
 });
 
 describe('Bash results through the pipeline', () => {
+  it('a command with a NUL character is INVALID_ARGS, never run', async () => {
+    const app = await gateway();
+    const { body } = await execute(app, [{ id: 'nul', name: 'Bash', arguments: { command: 'echo a\u0000b' } }]);
+    expect(body.results[0].error).toMatchObject({ code: 'INVALID_ARGS', details: { errors: [expect.objectContaining({ path: '/command' })] } });
+  });
+
   it('exit 0: success, text = stdout, data = {exit_code, signal, stdout_bytes, stderr_bytes}', async () => {
     const app = await gateway();
     const body = await bash(app, { command: 'echo hello' });
