@@ -8,11 +8,18 @@ import type { Identity } from './identity.js';
 import { runCommand, type Captured, type RunOutcome } from './run.js';
 import type { ResourceLimits, Sandbox } from './sandbox.js';
 
-const DESCRIPTION =
-  'Run a shell command (POSIX sh) in the workspace and return its stdout and stderr. ' +
-  'A command that exits non-zero answers COMMAND_FAILED with its output. ' +
-  'Read-only commands run at once; commands that change files or install ask for approval; deletion, privilege and nested shells are refused. ' +
-  'No network; stdin is empty; long-running commands are killed at the timeout.';
+/** What the model reads: the sandbox's part only when one is in force, so the text never promises what does not hold. */
+function descriptionFor(sandbox: Sandbox): string {
+  return [
+    'Run a shell command (POSIX sh) in the workspace and return its stdout and stderr.',
+    'A command that exits non-zero answers COMMAND_FAILED with its output.',
+    'Read-only commands run at once; commands that change files or install ask for approval; deletion, privilege and nested shells are refused.',
+    sandbox.info.mode === 'bwrap' ? 'It runs in a sandbox: only the workspace is writable, and there is no network.' : '',
+    'stdin is empty; a command still running at the timeout is killed.',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
 
 const PARAMETERS = {
   type: 'object',
@@ -116,7 +123,7 @@ export function createBashTool(options: BashToolOptions): Tool {
   return {
     ...bashPermissionHooks(),
     name: 'Bash',
-    description: DESCRIPTION,
+    description: descriptionFor(options.sandbox),
     parameters: PARAMETERS,
     concurrencySafe: false,
     sandbox: options.sandbox.info,

@@ -56,14 +56,17 @@ describe('Bash is off unless the config enables it', () => {
     const app = await gateway();
     const tool = (await app.inject({ method: 'GET', url: '/tools/Bash' })).json();
     expect(tool['x-toolgate']).toMatchObject({ sandbox: { mode: 'bwrap', setting: 'required' }, concurrency_safe: false });
+    expect(tool.description).toContain('no network');
     expect(tool.parameters.required).toEqual(['command']);
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(['command', 'timeout_ms']);
   });
 
-  it('sandbox: none shows mode none', async () => {
+  it('sandbox: none shows mode none, and the description promises no sandbox', async () => {
     const app = await gateway({ enabled: true, sandbox: 'none' });
     const tool = (await app.inject({ method: 'GET', url: '/tools/Bash' })).json();
     expect(tool['x-toolgate'].sandbox).toEqual({ mode: 'none', setting: 'none' });
+    // The model is not told of a sandbox that is not there.
+    expect(tool.description).not.toMatch(/sandbox|network/);
   });
 });
 
