@@ -1,4 +1,4 @@
-import { chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFrom } from '../../../src/config/load.js';
@@ -83,15 +83,16 @@ export async function processesWith(marker: string): Promise<number[]> {
   return found;
 }
 
-/** The host's processes (threads counted as the kernel's process limit counts them) whose real uid is `uid`. */
-export async function tasksOf(uid: number): Promise<number> {
+/** The PID namespace of a process, e.g. `pid:[4026532301]`; undefined once it is gone. */
+export const pidNamespaceOf = (pid: number) => readlink(`/proc/${pid}/ns/pid`).catch(() => undefined);
+
+/** The tasks (threads counted, as the kernel's process limit counts them) living in PID namespace `ns`. */
+export async function tasksIn(ns: string): Promise<number> {
   let count = 0;
   for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || (await pidNamespaceOf(Number(entry))) !== ns) continue;
     const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
-    const real = /^Uid:\s+(\d+)/m.exec(status)?.[1];
-    const threads = /^Threads:\s+(\d+)/m.exec(status)?.[1];
-    if (real === String(uid)) count += Number(threads ?? 1);
+    count += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
   }
   return count;
 }
