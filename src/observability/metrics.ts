@@ -17,6 +17,8 @@ export interface Metrics {
   spillFailures: Counter;
   mcpServerUp: Gauge<'server'>;
   mcpServerReconnects: Counter<'server'>;
+  storeUp: Gauge<'store'>;
+  approvalsPending: Gauge;
 }
 
 /** Numeric breaker states for the `toolgate_breaker_state` gauge. */
@@ -103,6 +105,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'toolgate_mcp_server_reconnects_total',
       help: 'Reconnect attempts to an upstream MCP server (a stdio server restarted, an HTTP server connected again).',
       labelNames: ['server'],
+      registers,
+    }),
+    storeUp: new Gauge({
+      name: 'toolgate_store_up',
+      help: 'Whether the store answered a ping at scrape time (1) or not within 1 s (0), by store: state, spill.',
+      labelNames: ['store'],
+      registers,
+    }),
+    approvalsPending: new Gauge({
+      name: 'toolgate_approvals_pending',
+      help: 'Approval requests waiting for a decision, every tenant, read from the state store at scrape time.',
       registers,
     }),
   };
