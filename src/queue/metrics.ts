@@ -7,6 +7,9 @@ export interface QueueMetrics {
   callbackDeliveries: Counter<'outcome'>;
 }
 
+/** How a callback delivery attempt ends: a closed set, so each series exists from the start. */
+const CALLBACK_OUTCOMES = ['delivered', 'http_error', 'network_error', 'refused'] as const;
+
 /** BullMQ's job states, as the depth gauge labels them. */
 const STATES = ['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'] as const;
 
@@ -31,6 +34,9 @@ export function queueMetrics(registry: Registry): QueueMetrics {
         registers: [registry],
       }),
     };
+    // At 0 before the first attempt: rate() reads a series from its second sample on, so a first delivery that created
+    // its series would never show on the dashboard.
+    for (const outcome of CALLBACK_OUTCOMES) metrics.callbackDeliveries.inc({ outcome }, 0);
     byRegistry.set(registry, metrics);
   }
   return metrics;
