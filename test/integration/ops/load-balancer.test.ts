@@ -8,7 +8,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
 import { waitFor } from '../../helpers/redis.js';
 import { slowTool } from '../../helpers/tools.js';
-import { Proc } from './stack.js';
+import { Proc, requireBinary } from './stack.js';
 
 /**
  * Issue 18: the compose stack's load balancer, docker/haproxy/haproxy.cfg,
@@ -32,12 +32,6 @@ const replicas: Record<'a' | 'b', TestApp> = {} as Record<'a' | 'b', TestApp>;
 /** Runs of the slow tool on each replica. */
 const slowRuns = { a: { runs: 0 }, b: { runs: 0 } };
 
-function haproxyBinary(): string {
-  const found = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' });
-  if (found.status !== 0) throw new Error('haproxy not found: apt-get install haproxy (.ci/run does it when missing)');
-  return found.stdout.trim();
-}
-
 /** The repository's haproxy.cfg with the compose names and ports replaced by loopback addresses. */
 async function renderConfig(ports: Record<string, number>, listen: number): Promise<string> {
   let cfg = await readFile(CFG, 'utf8');
@@ -57,7 +51,7 @@ function served(route: string): { a: number; b: number } {
 }
 
 beforeAll(async () => {
-  const binary = haproxyBinary();
+  const binary = requireBinary('haproxy');
   scratch = await mkdtemp(join(tmpdir(), 'toolgate-lb-'));
   const workspace = join(scratch, 'workspace');
   await mkdir(workspace);
@@ -85,7 +79,7 @@ afterAll(async () => {
 
 describe('docker/haproxy/haproxy.cfg in front of two replicas', () => {
   it('haproxy accepts the repository file as it is (the compose names unresolved here)', () => {
-    const check = spawnSync(haproxyBinary(), ['-c', '-f', CFG.pathname], { encoding: 'utf8' });
+    const check = spawnSync(requireBinary('haproxy'), ['-c', '-f', CFG.pathname], { encoding: 'utf8' });
     expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
   });
 

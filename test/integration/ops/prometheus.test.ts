@@ -130,35 +130,49 @@ async function startStack(): Promise<void> {
   }
 }
 
-/** The traffic the panels and alerts need, spread over a few scrapes so rates see it grow. */
+/** Until Prometheus has scraped a series of `expr`: an event after that one is seen as a rise, by rate() too. */
+async function scraped(expr: string): Promise<void> {
+  const deadline = Date.now() + POLL_MS;
+  while ((await prometheus.query(expr)).length === 0) {
+    if (Date.now() > deadline) throw new Error(`Prometheus never scraped ${expr}`);
+    await sleep(200);
+  }
+}
+
+/**
+ * The traffic the panels and alerts need. rate() reads a labelled series
+ * from its second sample on, and the first event of a kind creates its
+ * series (docs/operations.md#reading-the-dashboard): so each kind the
+ * panels rate happens again, on the same replica, once Prometheus has
+ * scraped the first.
+ */
 async function driveTraffic(): Promise<void> {
   const [a, b] = gateways as [string, string];
-  const tick = () => sleep(1_500);
   expect(await codes(a, [call('ls1', 'LS'), call('f1', 'flaky')])).toEqual(['', 'UPSTREAM_ERROR']);
   expect(await codes(b, [call('w1', 'Write', { path: 'x.txt', content: 'x' })])).toEqual(['APPROVAL_REQUIRED']);
   const kept = await execute(a, { tool_calls: [call('big1', 'big')] });
   expect(kept.results[0].truncated.url).toMatch(/^\/outputs\//);
-  await tick();
   // Replica b's spill directory becomes a file: its next oversized output cannot be stored.
   await rm(join(scratch, 'spill-b'), { recursive: true, force: true });
   await writeFile(join(scratch, 'spill-b'), '');
   const lost = await execute(b, { tool_calls: [call('big2', 'big')] });
   expect(lost.results[0].truncated).toMatchObject({ url: null, spill_error: expect.any(String) });
-  expect(await codes(b, [call('f2', 'flaky')])).toEqual(['UPSTREAM_ERROR']);
-  expect(await codes(a, [call('f3', 'flaky')])).toEqual(['UPSTREAM_ERROR']);
   expect(await codes(a, [call('ls2', 'LS'), call('ls3', 'LS')])).toContain('RATE_LIMITED');
   // One batch with a callback, then a backlog of slow ones the single worker takes one at a time.
   const queued = await execute(a, { mode: 'async', tool_calls: [call('r1', 'Read', { path: 'hello.txt' })], callback_url: `${upstream!.origin}/hook` });
   expect(queued.status).toBe('queued');
   for (let i = 0; i < BACKLOG; i++) await execute(gateways[i % 2]!, { mode: 'async', tool_calls: [call(`s${i}`, 'slow')] });
-  await tick();
+
+  await scraped(`toolgate_tool_calls_total{instance="${metricsOf.a}",code="RATE_LIMITED"}`);
+  await scraped(`toolgate_tool_calls_total{instance="${metricsOf.a}",code="UPSTREAM_ERROR"}`);
+  await scraped(`toolgate_tool_calls_total{instance="${metricsOf.b}",code="APPROVAL_REQUIRED"}`);
+  expect(await codes(b, [call('f2', 'flaky')])).toEqual(['UPSTREAM_ERROR']);
+  // The third failure in a row, on the other replica: the shared breaker opens for both.
+  expect(await codes(a, [call('f3', 'flaky')])).toEqual(['UPSTREAM_ERROR']);
+  expect(await codes(a, [call('ls4', 'LS')])).toEqual(['RATE_LIMITED']);
+  expect(await codes(b, [call('w2', 'Write', { path: 'z.txt', content: 'z' })])).toEqual(['APPROVAL_REQUIRED']);
   expect(await codes(b, [call('f4', 'flaky')])).toEqual(['CIRCUIT_OPEN']);
   expect(await codes(a, [call('f5', 'flaky'), call('r2', 'Read', { path: 'hello.txt' })])).toEqual(['CIRCUIT_OPEN', '']);
-  // Once more after a scrape: rate() reads a labelled series from its second sample on, and the first of these
-  // created its series (docs/operations.md#reading-the-dashboard).
-  // On the replica that counted the first: a series is per process.
-  expect(await codes(a, [call('ls5', 'LS')])).toEqual(['RATE_LIMITED']);
-  expect(await codes(b, [call('w3', 'Write', { path: 'z.txt', content: 'z' })])).toEqual(['APPROVAL_REQUIRED']);
   const deadline = Date.now() + POLL_MS;
   while (!upstream!.requests.some((r) => r.url === '/hook')) {
     if (Date.now() > deadline) throw new Error('the worker never delivered the callback');
@@ -195,8 +209,11 @@ describe('the repository\'s Prometheus files, against live gateways and a worker
     expect(loaded.map((r) => r.name).sort()).toEqual(rules.map((r) => r.alert).sort());
     for (const rule of loaded) expect(rule, rule.name).toMatchObject({ health: 'ok' });
     // Prometheus itself evaluated them: each is pending (waiting out its `for`) or firing.
-    const active = loaded.filter((r) => r.state !== 'inactive').map((r) => r.name);
-    expect(active.sort()).toEqual(rules.filter((r) => !OUTAGE_ALERTS.includes(r.alert)).map((r) => r.alert).sort());
+    const expected = rules.filter((r) => !OUTAGE_ALERTS.includes(r.alert)).map((r) => r.alert).sort();
+    const active = async () => (await prometheus.rules()).filter((r) => r.state !== 'inactive').map((r) => r.name).sort();
+    const deadline = Date.now() + POLL_MS;
+    while (JSON.stringify(await active()) !== JSON.stringify(expected) && Date.now() < deadline) await sleep(500);
+    expect(await active()).toEqual(expected);
   }, 120_000);
 
   it('the breaker the traffic opened is open (2) in every process\'s gauge, and the spill failure is on replica b only', async () => {

@@ -14,12 +14,15 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 // Start-up under tsx on a loaded two-core machine can take several seconds.
 const START_MS = 60_000;
 
-/** The Debian binaries this test runs, or an error that says how to get them. */
-export function requireBinary(name: 'prometheus' | 'promtool'): string {
+/** The Debian packages' binaries these tests run, or an error that says how to get them. */
+const PACKAGE_OF = { prometheus: 'prometheus', promtool: 'prometheus', haproxy: 'haproxy' } as const;
+
+export function requireBinary(name: keyof typeof PACKAGE_OF): string {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   const path = found.stdout.trim();
   if (found.status !== 0 || path === '') {
-    throw new Error(`${name} not found: install Debian's prometheus package (apt-get install prometheus; .ci/run does it when missing)`);
+    const pkg = PACKAGE_OF[name];
+    throw new Error(`${name} not found: install Debian's ${pkg} package (apt-get install ${pkg}; .ci/run does it when missing)`);
   }
   return path;
 }
