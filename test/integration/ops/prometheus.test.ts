@@ -241,6 +241,11 @@ describe('the repository\'s Prometheus files, against live gateways and a worker
       const rule = rules.find((r) => r.alert === name)!;
       expect(await data(rule.expr), name).not.toEqual([]);
     }
+    // The pending-approvals gauge is NaN (unknown) now, and Prometheus takes prom-client's "Nan" for it.
+    const deadline = Date.now() + POLL_MS;
+    const unknown = async () => (await prometheus.query('toolgate_approvals_pending{job="toolgate"}')).map((s) => s.value[1]);
+    while (!(await unknown()).includes('NaN') && Date.now() < deadline) await sleep(500);
+    expect(await unknown()).toContain('NaN');
     const down = await data('up == 0');
     expect(down.map((s) => s.metric.job)).toEqual(['toolgate-worker']);
     // A call that needs state (Write takes a lock) finds the store away, and the panel counts it.
