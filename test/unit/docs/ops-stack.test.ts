@@ -22,8 +22,12 @@ describe('docker/Dockerfile', () => {
   it('runs on a pinned Node LTS slim image, as a non-root user, with production dependencies from the lockfile', async () => {
     const dockerfile = await text('docker/Dockerfile');
     const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
-    // 26 is the Active LTS line since 2026-10-28; odd majors are never LTS.
-    expect(image).toMatch(/^node:(\d*[02468])\.\d+\.\d+-slim$/);
+    const major = /^node:(\d+)\.\d+\.\d+-slim$/.exec(image ?? '')?.[1];
+    expect(major, image).toBeDefined();
+    // End of life of the LTS lines, from the Node.js release schedule; a major missing here is not an LTS line we checked.
+    const endOfLife: Record<string, string> = { '20': '2026-04-30', '22': '2027-04-30', '24': '2028-04-30', '26': '2029-04-30' };
+    expect(endOfLife[major!], `node ${major} is not a known LTS line`).toBeDefined();
+    expect(new Date(endOfLife[major!]!).getTime(), `node ${major} is past its end of life`).toBeGreaterThan(Date.now());
     expect(dockerfile.match(/^FROM \$\{NODE_IMAGE\}/gm)).toHaveLength(2);
     expect(dockerfile).toContain('RUN npm ci --omit=dev');
     expect(dockerfile).not.toMatch(/npm (install|prune)/);
