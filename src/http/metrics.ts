@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { BREAKER_STATE_VALUE, type Metrics } from '../observability/metrics.js';
-import { scopeOf } from '../pipeline/gates/breaker.js';
+import { scopeOf } from '../state/breaker-scope.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import { LOCAL_CALLER } from './auth.js';
 import { probeStores, within } from './health.js';

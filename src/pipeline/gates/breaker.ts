@@ -1,5 +1,6 @@
 import { GatewayError } from '../../protocol/errors.js';
 import type { RegisteredTool } from '../../registry/registry.js';
+import { scopeOf } from '../../state/breaker-scope.js';
 import type { AdmitRequest } from '../../state/state-store.js';
 import type { Caller, PipelineDeps, PlannedCall } from '../types.js';
 
@@ -18,11 +19,6 @@ export function breakerScope(entry: RegisteredTool, caller: Caller, deps: Pipeli
 /** What admission asks of the breaker for a call: its scope and the tool's breaker settings. */
 export function breakerPart(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): AdmitRequest['breaker'] {
   return { scope: breakerScope(entry, caller, deps), failureThreshold: entry.breaker.failureThreshold, recoveryMs: entry.breaker.recoveryMs };
-}
-
-/** The store's name for a tool's breaker: the tenant's own, or the shared one (`null`). */
-export function scopeOf(tool: string, tenant: string | null): string {
-  return tenant === null ? tool : `${tenant}:${tool}`;
 }
 
 /** Open, or half open with its probe still out: retryable once the breaker lets a call through again. */

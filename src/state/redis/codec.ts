@@ -12,7 +12,7 @@ export type AdmitReply =
   | { o: 'admitted'; lock?: string; probe: boolean }
   | { o: 'replayed'; r: string }
   | { o: 'in_flight' | 'mismatch' }
-  | { o: 'approval_pending'; id: string }
+  | { o: 'approval_pending'; id: string; exp: number }
   | { o: 'approval_denied'; id: string; reason?: string }
   | { o: 'circuit_open' | 'rate_limited'; retry: number };
 

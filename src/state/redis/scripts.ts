@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ADMISSION_CONSTANTS } from '../admission-constants.js';
 
-export const SCRIPTS = ['admit', 'settle', 'claim', 'complete', 'release', 'decide', 'hit'] as const;
+export const SCRIPTS = ['admit', 'settle', 'unprobe', 'index', 'claim', 'complete', 'release', 'decide', 'hit'] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
 
 /** `--- @include "includes/breaker"`: a path relative to the file the line is in, `.lua` implied (bullmq's spelling). */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
-import { byCreation, newApprovalId } from '../approval-records.js';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { byCreation } from '../approval-records.js';
 import { circuitView } from '../circuit-view.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { windowStart, windowVerdict } from '../rate-window.js';
@@ -15,10 +15,12 @@ import type {
   StateStore,
   StoredResult,
 } from '../state-store.js';
-import { breakerTtl, hashOf, KeyList, toAdmission, toApprovalRecord, type AdmitReply } from './codec.js';
+import { admitBatch, settleBatch, type BatchContext } from './batch.js';
+import { hashOf, toApprovalRecord } from './codec.js';
 import { RedisConnection, type RedisConnectionOptions } from './connection.js';
 import { RedisKeys } from './keys.js';
 import { luaSources, SCRIPTS, type ScriptName } from './scripts.js';
+import { groupOf } from './slots.js';
 
 type ScriptCommand = (numKeys: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>;
 type ScriptedRedis = Redis & Record<`toolgate_${ScriptName}`, ScriptCommand>;
@@ -28,23 +30,32 @@ const POLL_FIRST_MS = 5;
 const POLL_MAX_MS = 100;
 
 export type RedisStateStoreOptions = RedisConnectionOptions & {
-  /** Hash tag of every key; see keys.ts. Default `toolgate`. */
+  /** First part of every key's hash tag; see keys.ts. Default `toolgate`. */
   keyPrefix?: string;
+  /**
+   * One script per hash slot, as Redis Cluster requires (batch.ts). Default:
+   * whether the client is a Cluster. On a single node every phase of a batch
+   * is one script over all its slots, atomic across tenants and breakers.
+   */
+  sharded?: boolean;
   /** Used where the interface passes no `now`: request claims and lease checks while waiting. */
   clock?: Clock;
 };
 
 /**
- * State shared by replicas. Every decision is one Lua script over keys of one
- * slot (see keys.ts), so admit and settle cost one round trip per batch
- * whatever its size, and concurrent replicas cannot both take a probe slot,
- * a lease or a token.
+ * State shared by replicas. Every decision is a Lua script over keys of one
+ * slot group (see keys.ts, slots.ts), so admit and settle cost one round trip
+ * per batch whatever its size (two for admit when shared breakers are in
+ * another slot than the tenant's, see batch.ts), and concurrent replicas
+ * cannot both take a probe slot, a lease or a token.
  */
 export class RedisStateStore implements StateStore {
   private readonly client: ScriptedRedis;
   private readonly connection: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly clock: Clock;
+  private readonly sharded: boolean;
+  private readonly batch: BatchContext;
 
   constructor(options: RedisStateStoreOptions) {
     this.keys = new RedisKeys(options.keyPrefix ?? 'toolgate');
@@ -54,60 +65,18 @@ export class RedisStateStore implements StateStore {
     const sources = luaSources();
     for (const name of SCRIPTS) client.defineCommand(`toolgate_${name}`, { lua: sources[name] });
     this.client = client as ScriptedRedis;
+    this.sharded = options.sharded ?? client.isCluster;
+    this.batch = { keys: this.keys, sharded: this.sharded, run: (name, keys, args) => this.script(name, keys, args) };
   }
 
   async admit(requests: AdmitRequest[], now: number): Promise<Admission[]> {
     if (requests.length === 0) return [];
-    const keys = new KeyList();
-    const specs = requests.map((r) => ({
-      replay: r.replay && { k: keys.add(this.keys.call(r)), fp: r.replay.fingerprint, lease: r.replay.leaseMs },
-      approval: r.approval && {
-        ...this.newApproval(keys, r),
-        k: keys.add(this.keys.approval(r.tenant, r.sessionId, r.tool, r.approval.argsHash)),
-        ttl: r.approval.ttlMs,
-        tenant: r.tenant,
-        session: r.sessionId,
-        tool: r.approval.summary.tool,
-        args: JSON.stringify(r.approval.summary.arguments ?? null),
-      },
-      lock: r.lockPath === undefined ? undefined : keys.add(this.keys.lock(r.tenant, r.sessionId, r.lockPath)),
-      breaker: { k: keys.add(this.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) },
-      rate: r.rateLimit && { k: keys.add(this.keys.rate(r.rateLimit.subject, r.tool)), per_minute: r.rateLimit.perMinute },
-    }));
-    const replies = (await this.script('admit', keys.keys, [now, JSON.stringify(specs)])) as string[];
-    return replies.map((reply) => toAdmission(JSON.parse(reply) as AdmitReply));
-  }
-
-  private newApproval(keys: KeyList, r: AdmitRequest): { id: string; ptr: number; tidx: number; gidx: number } {
-    const id = newApprovalId();
-    return {
-      id,
-      ptr: keys.add(this.keys.approvalId(id)),
-      tidx: keys.add(this.keys.approvalIndex(r.tenant)),
-      gidx: keys.add(this.keys.approvalIndex(null)),
-    };
+    return admitBatch(requests, now, this.batch);
   }
 
   async settle(requests: SettleRequest[], now: number): Promise<void> {
     if (requests.length === 0) return;
-    const keys = new KeyList();
-    const specs = requests.map((r) => ({
-      breaker: {
-        k: keys.add(this.keys.breaker(r.breaker.scope)),
-        outcome: r.breaker.outcome,
-        probe: r.breaker.probe,
-        threshold: r.breaker.failureThreshold,
-        recovery: r.breaker.recoveryMs,
-        ttl: breakerTtl(r.breaker),
-      },
-      lock: r.lock && {
-        k: keys.add(this.keys.lock(r.tenant, r.sessionId, r.lock.path)),
-        meta: JSON.stringify(r.lock.meta),
-        ttl: r.lock.ttlMs,
-      },
-      replay: r.replay && { k: keys.add(this.keys.call(r)), res: JSON.stringify(r.replay.result), ttl: r.replay.ttlMs },
-    }));
-    await this.script('settle', keys.keys, [now, JSON.stringify(specs)]);
+    await settleBatch(requests, now, this.batch);
   }
 
   awaitResult(ref: CallRef, timeoutMs: number): Promise<StoredResult | null> {
@@ -154,9 +123,8 @@ export class RedisStateStore implements StateStore {
 
   async circuits(scopes: string[], now: number): Promise<CircuitStatus[]> {
     if (scopes.length === 0) return [];
-    const pipeline = this.client.pipeline();
-    for (const scope of scopes) pipeline.hmget(this.keys.breaker(scope), 'state', 'failures', 'reopens_at');
-    const replies = (await this.connection.exec(pipeline)) as (string | null)[][];
+    const keys = scopes.map((scope) => this.keys.breaker(scope));
+    const replies = await this.readEach<(string | null)[]>(keys, (pipeline, key) => pipeline.hmget(key, 'state', 'failures', 'reopens_at'));
     return scopes.map((scope, i) => {
       const [state, failures, reopensAt] = replies[i] ?? [];
       const known = state === 'open' || state === 'half_open' ? state : 'closed';
@@ -171,9 +139,7 @@ export class RedisStateStore implements StateStore {
   async listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]> {
     const members = await this.connection.run(() => this.client.zrangebyscore(this.keys.approvalIndex(tenant), `(${now}`, '+inf'));
     if (members.length === 0) return [];
-    const pipeline = this.client.pipeline();
-    for (const member of members) pipeline.hgetall(member);
-    const hashes = (await this.connection.exec(pipeline)) as Record<string, string>[];
+    const hashes = await this.readEach<Record<string, string>>(members, (pipeline, key) => pipeline.hgetall(key));
     return hashes
       .filter((hash) => hash.id !== undefined && Number(hash.expires_at) > now)
       .map(toApprovalRecord)
@@ -215,6 +181,28 @@ export class RedisStateStore implements StateStore {
   /** Closes the connection the store opened; a `client` passed in stays its owner's. */
   async close(): Promise<void> {
     await this.connection.close();
+  }
+
+  /**
+   * One read per key: a pipeline per slot group (a Cluster pipeline must stay
+   * within one slot's node), all sent at once; on a single node, one pipeline.
+   */
+  private async readEach<T>(keys: string[], read: (pipeline: ChainableCommander, key: string) => unknown): Promise<T[]> {
+    const groups = new Map<string, number[]>();
+    keys.forEach((key, i) => {
+      const group = groupOf(key, this.sharded);
+      groups.set(group, [...(groups.get(group) ?? []), i]);
+    });
+    const replies: T[] = [];
+    await Promise.all(
+      [...groups.values()].map(async (at) => {
+        const pipeline = this.client.pipeline();
+        for (const i of at) read(pipeline, keys[i] as string);
+        const out = await this.connection.exec(pipeline);
+        at.forEach((i, j) => (replies[i] = out[j] as T));
+      }),
+    );
+    return replies;
   }
 
   private script(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {

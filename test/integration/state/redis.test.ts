@@ -262,7 +262,7 @@ describe('RedisStateStore on the shared server', () => {
     expect(limited.flat().filter((x) => x.outcome === 'admitted')).toHaveLength(10);
   });
 
-  it('writes every key with a TTL, under one hash tag', async () => {
+  it('writes every key with a TTL, each kind in its slot: the tenant’s, the shared breakers’, the approvals’ index, a failed-login subject’s', async () => {
     const clock = new ManualClock();
     const prefix = newPrefix();
     const store = open(prefix, clock);
@@ -293,13 +293,24 @@ describe('RedisStateStore on the shared server', () => {
 
     const redis = new Redis(url);
     try {
-      const keys = await redis.keys(`{${prefix}}:*`);
-      const kinds = new Set(keys.map((key) => key.split(':')[1]));
-      expect([...kinds].sort()).toEqual(
-        ['approval', 'approval-id', 'approvals', 'approvals-all', 'breaker', 'call', 'hit', 'lock', 'rate', 'request'].sort(),
-      );
+      const keys = await redis.keys(`{${prefix}:*`);
       for (const key of keys) expect(await redis.pttl(key), key).toBeGreaterThan(0);
-      expect(new Set(keys.map((key) => key.slice(0, key.indexOf('}') + 1)))).toEqual(new Set([`{${prefix}}`]));
+      // `{<prefix>:<slot…>}:<kind>:…`, the braces being the Cluster hash tag.
+      const layout = new Set(keys.map((key) => `${key.slice(prefix.length + 2, key.indexOf('}'))} ${key.slice(key.indexOf('}') + 2).split(':')[0]}`));
+      expect([...layout].sort()).toEqual(
+        [
+          'tenant:acme approval',
+          'tenant:acme approvals',
+          'tenant:acme call',
+          'tenant:acme lock',
+          'tenant:acme rate',
+          'tenant:acme request',
+          'breakers breaker',
+          'approvals approval-id',
+          'approvals approvals-all',
+          'hit:ip hit',
+        ].sort(),
+      );
     } finally {
       redis.disconnect();
     }

@@ -4,9 +4,11 @@
          approval? {k, ptr, tidx, gidx, id, ttl, tenant, session, tool, args}
                    approval hash; for a new request with id `id`: its id pointer, tenant and global index
          lock?     k                  lock hash (meta, exp)
-         breaker   {k, recovery, ttl} breaker hash (state, failures, reopens_at, probe_until)
+         breaker?  {k, recovery, ttl, token?} breaker hash (state, failures, reopens_at, probe_until, probe_token),
+                   or {stop} the verdict of a breaker in another slot that stops the call (store.ts), or absent
+                   when that breaker let the call through
          rate?     {k, per_minute}    token bucket hash (level, at)
-     returns: one JSON string per call: {o = outcome, id?, reason?, retry?, r? (stored result JSON),
+     returns: one JSON string per call: {o = outcome, id?, exp?, reason?, retry?, r? (stored result JSON),
               lock? (meta JSON), probe?}
      Checks run in the order above and the first that stops a call wins; only an admitted call takes
      anything, and later calls of the batch see what earlier admitted ones took. Each transition is its
@@ -35,7 +37,9 @@ for i, r in ipairs(requests) do
   if not verdict and r.lock then lock = lock_read(r.lock, now) end
 
   local probe = false
-  if not verdict then verdict, probe = breaker_check(r.breaker, now) end
+  if not verdict and r.breaker then
+    if r.breaker.stop then verdict = r.breaker.stop else verdict, probe = breaker_check(r.breaker, now) end
+  end
 
   local level
   if not verdict and r.rate then verdict, level = bucket_check(r.rate, now) end

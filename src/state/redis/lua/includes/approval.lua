@@ -1,15 +1,12 @@
 --[[ approval: the approval request for one call's arguments, hash (id, tenant, session_id, tool, arguments,
-     status, created_at, expires_at, reason?), with its id pointer and its tenant's and the global index
-     approval_check({k, ptr, tidx, gidx, id, ttl, tenant, session, tool, args}, now_ms): the verdict that stops
-       the call ('approval_pending'|'approval_denied'), or nil when it is approved; opens a pending request
-       with id `id` when none is live
-     approval_consume({k, tidx, gidx}): an approval admits its call once ]]
+     status, created_at, expires_at, reason?), with its tenant's index and, when they share the script's slot
+     (a single node), its id pointer and the global index; else the store writes those two after (store.ts)
+     approval_check({k, tidx, ptr?, gidx?, id, ttl, tenant, session, tool, args}, now_ms): the verdict that stops
+       the call ('approval_pending' with the request's expiry as `exp`, or 'approval_denied'), or nil when it is
+       approved; opens a pending request with id `id` when none is live
+     approval_consume({k, tidx, gidx?}): an approval admits its call once ]]
 --- @include "live"
-
--- Never shortens an index's life below that of its longest-lived member.
-local function extend(key, ttl)
-  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
-end
+--- @include "approval-index"
 
 local function approval_check(a, now)
   local rec = redis.call('HMGET', KEYS[a.k], 'id', 'status', 'expires_at', 'reason')
@@ -19,22 +16,21 @@ local function approval_check(a, now)
     redis.call('HSET', KEYS[a.k], 'id', a.id, 'tenant', a.tenant, 'session_id', a.session, 'tool', a.tool,
       'arguments', a.args, 'status', 'pending', 'created_at', now, 'expires_at', expires)
     redis.call('PEXPIRE', KEYS[a.k], a.ttl)
-    redis.call('SET', KEYS[a.ptr], KEYS[a.k], 'PX', a.ttl)
-    -- Pruned on every insert, so an index holds live requests only, however rarely anyone lists it.
-    for _, index in ipairs({ KEYS[a.tidx], KEYS[a.gidx] }) do
-      redis.call('ZREMRANGEBYSCORE', index, '-inf', now)
-      redis.call('ZADD', index, expires, KEYS[a.k])
-      extend(index, a.ttl)
+    approval_index(KEYS[a.tidx], KEYS[a.k], expires, a.ttl, now)
+    if a.ptr then
+      redis.call('SET', KEYS[a.ptr], KEYS[a.k], 'PX', a.ttl)
+      approval_index(KEYS[a.gidx], KEYS[a.k], expires, a.ttl, now)
     end
-    return { o = 'approval_pending', id = a.id }
+    return { o = 'approval_pending', id = a.id, exp = expires }
   end
   if rec[2] == 'denied' then return { o = 'approval_denied', id = rec[1], reason = rec[4] or nil } end
-  if rec[2] == 'pending' then return { o = 'approval_pending', id = rec[1] } end
+  if rec[2] == 'pending' then return { o = 'approval_pending', id = rec[1], exp = tonumber(rec[3]) } end
   return nil
 end
 
 local function approval_consume(a)
   redis.call('DEL', KEYS[a.k])
   redis.call('ZREM', KEYS[a.tidx], KEYS[a.k])
-  redis.call('ZREM', KEYS[a.gidx], KEYS[a.k])
+  -- The global index, when in another slot, keeps the key until it expires; a listing skips keys gone.
+  if a.gidx then redis.call('ZREM', KEYS[a.gidx], KEYS[a.k]) end
 end

@@ -2,7 +2,9 @@
      with no failures
      breaker_check({k, recovery, ttl}, now_ms): the verdict that stops the call ('circuit_open') or nil, and
        whether the call goes as the probe
-     breaker_take_probe({k, recovery, ttl}, now_ms): the probe slot, for an admitted probe
+     breaker_take_probe({k, recovery, ttl, token?}, now_ms): the probe slot, for an admitted probe; `token` marks
+       it as taken by one admit, so that admit can free it again (breaker_free_probe)
+     breaker_free_probe({k, token}): the probe slot back, when the tenant's script refused the call it was for
      breaker_record({k, outcome ('success'|'failure'|'neutral'), probe, threshold, recovery, ttl}, now_ms):
        a settled call's outcome ]]
 --- @constants
@@ -24,8 +26,14 @@ end
 
 -- The probe slot is a lease of one recovery period: a probe that never reports counts as a failed one.
 local function breaker_take_probe(b, now)
-  redis.call('HSET', KEYS[b.k], 'state', 'half_open', 'probe_until', now + b.recovery)
+  redis.call('HSET', KEYS[b.k], 'state', 'half_open', 'probe_until', now + b.recovery, 'probe_token', b.token or '')
   redis.call('PEXPIRE', KEYS[b.k], b.ttl)
+end
+
+-- Only the slot that admit took: if it was settled, expired or taken again since, it is not this one's.
+local function breaker_free_probe(p)
+  local rec = redis.call('HMGET', KEYS[p.k], 'state', 'probe_token')
+  if rec[1] == 'half_open' and rec[2] == p.token then redis.call('HSET', KEYS[p.k], 'probe_until', 0, 'probe_token', '') end
 end
 
 local function breaker_record(b, now)

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { newApprovalId } from '../approval-records.js';
+import type { Admission, AdmitRequest, SettleRequest } from '../state-store.js';
+import { breakerTtl, toAdmission, type AdmitReply } from './codec.js';
+import type { RedisKeys } from './keys.js';
+import type { ScriptName } from './scripts.js';
+import { groupOf, SlotScripts } from './slots.js';
+
+export type RunScript = (name: ScriptName, keys: string[], args: (string | number)[]) => Promise<unknown>;
+
+/** How a batch's scripts are built: the key layout, whether scripts are split by slot, and how one is run. */
+export interface BatchContext {
+  keys: RedisKeys;
+  sharded: boolean;
+  run: RunScript;
+}
+
+type Spec = Record<string, unknown>;
+
+/**
+ * Admission of one batch. Where a call's breaker shares its tenant's slot (a
+ * single node; or breakers per tenant) it is one script, atomic as ever.
+ * Where it does not (shared breakers on a Cluster), atomicity across the two
+ * slots is replaced by an order that keeps every guarantee:
+ * 1. the breakers' slot first: the breaker check, and the probe slot taken
+ *    for a call that goes as the probe (so only one caller anywhere gets it);
+ * 2. then the tenant's slot, told the breaker verdicts: it runs the gates in
+ *    their order and takes a replay lease, an approval or a token only for a
+ *    call every gate admits, so a call the breaker stops takes nothing there;
+ * 3. then, for a probe whose call the tenant's script refused, the probe slot
+ *    is freed again (only if still the one this admit took), instead of being
+ *    held for a recovery period; and pending approvals are written into the
+ *    global index and id pointers (their own slot), on every pending answer,
+ *    so a write lost to a failure is made good the next time the call asks.
+ * The cost is a second round trip for such a batch (docs/replicas.md).
+ */
+export async function admitBatch(requests: AdmitRequest[], now: number, ctx: BatchContext): Promise<Admission[]> {
+  const token = randomUUID();
+  const breakers = await breakersApart(requests, now, token, ctx);
+  const tenants = new SlotScripts<Spec>(ctx.sharded);
+  const globalApart = new Set<number>();
+  requests.forEach((r, i) => {
+    const script = tenants.for(ctx.keys.tenant(r.tenant));
+    const keys = script.keys;
+    const apart = breakers.get(i);
+    const localBreaker = (): Spec => ({ k: keys.add(ctx.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) });
+    let approval: Spec | undefined;
+    if (r.approval) {
+      approval = {
+        id: newApprovalId(),
+        k: keys.add(ctx.keys.approval(r.tenant, r.sessionId, r.tool, r.approval.argsHash)),
+        tidx: keys.add(ctx.keys.approvalIndex(r.tenant)),
+        ttl: r.approval.ttlMs,
+        tenant: r.tenant,
+        session: r.sessionId,
+        tool: r.approval.summary.tool,
+        args: JSON.stringify(r.approval.summary.arguments ?? null),
+      };
+      if (together(ctx, ctx.keys.approvalIndex(null), ctx.keys.tenant(r.tenant))) {
+        approval.ptr = keys.add(ctx.keys.approvalId(approval.id as string));
+        approval.gidx = keys.add(ctx.keys.approvalIndex(null));
+      } else globalApart.add(i);
+    }
+    script.specs.push({
+      replay: r.replay && { k: keys.add(ctx.keys.call(r)), fp: r.replay.fingerprint, lease: r.replay.leaseMs },
+      approval,
+      lock: r.lockPath === undefined ? undefined : keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lockPath)),
+      breaker: apart === undefined ? localBreaker() : apart.reply.o === 'admitted' ? undefined : { stop: apart.reply },
+      rate: r.rateLimit && { k: keys.add(ctx.keys.rate(r.tenant, r.rateLimit.subject, r.tool)), per_minute: r.rateLimit.perMinute },
+    });
+    script.at.push(i);
+  });
+  const replies = await runAll('admit', tenants, now, ctx);
+  await Promise.all([freeProbes(replies, breakers, token, ctx), indexApprovals(requests, replies, globalApart, now, ctx)]);
+  return replies.map((reply, i) => {
+    const apart = breakers.get(i)?.reply;
+    return toAdmission(reply.o === 'admitted' && apart?.o === 'admitted' ? { ...reply, probe: apart.probe } : reply);
+  });
+}
+
+/** What settling a batch writes: the tenant's slot and, apart from it, the breakers' slot, sent together. */
+export async function settleBatch(requests: SettleRequest[], now: number, ctx: BatchContext): Promise<void> {
+  const scripts = new SlotScripts<Spec>(ctx.sharded);
+  for (const r of requests) {
+    const tenant = scripts.for(ctx.keys.tenant(r.tenant));
+    const breakerKey = ctx.keys.breaker(r.breaker.scope);
+    const own = scripts.for(breakerKey);
+    const breaker = {
+      k: own.keys.add(breakerKey),
+      outcome: r.breaker.outcome,
+      probe: r.breaker.probe,
+      threshold: r.breaker.failureThreshold,
+      recovery: r.breaker.recoveryMs,
+      ttl: breakerTtl(r.breaker),
+    };
+    const lock = r.lock && { k: tenant.keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lock.path)), meta: JSON.stringify(r.lock.meta), ttl: r.lock.ttlMs };
+    const replay = r.replay && { k: tenant.keys.add(ctx.keys.call(r)), res: JSON.stringify(r.replay.result), ttl: r.replay.ttlMs };
+    if (own === tenant) {
+      tenant.specs.push({ breaker, lock, replay });
+      continue;
+    }
+    own.specs.push({ breaker });
+    if (lock || replay) tenant.specs.push({ lock, replay });
+  }
+  await Promise.all(scripts.scripts.map((s) => ctx.run('settle', s.keys.keys, [now, JSON.stringify(s.specs)])));
+}
+
+function together(ctx: BatchContext, key: string, other: string): boolean {
+  return groupOf(key, ctx.sharded) === groupOf(other, ctx.sharded);
+}
+
+interface BreakerApart {
+  reply: AdmitReply;
+  key: string;
+}
+
+/** Step 1: each call whose breaker is not in its tenant's slot, decided in the breaker's slot, probe slot taken under `token`. */
+async function breakersApart(requests: AdmitRequest[], now: number, token: string, ctx: BatchContext): Promise<Map<number, BreakerApart>> {
+  const scripts = new SlotScripts<Spec>(ctx.sharded);
+  const keyOf = new Map<number, string>();
+  requests.forEach((r, i) => {
+    const key = ctx.keys.breaker(r.breaker.scope);
+    if (together(ctx, key, ctx.keys.tenant(r.tenant))) return;
+    const script = scripts.for(key);
+    script.specs.push({ breaker: { k: script.keys.add(key), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker), token } });
+    script.at.push(i);
+    keyOf.set(i, key);
+  });
+  const verdicts = new Map<number, BreakerApart>();
+  if (keyOf.size === 0) return verdicts;
+  const replies = await runAll('admit', scripts, now, ctx);
+  for (const [i, key] of keyOf) verdicts.set(i, { reply: replies[i] as AdmitReply, key });
+  return verdicts;
+}
+
+/** Step 3: probe slots taken in step 1 for calls the tenant's script refused. */
+async function freeProbes(replies: AdmitReply[], breakers: Map<number, BreakerApart>, token: string, ctx: BatchContext): Promise<void> {
+  const scripts = new SlotScripts<Spec>(ctx.sharded);
+  for (const [i, { reply, key }] of breakers) {
+    if (reply.o !== 'admitted' || !reply.probe || replies[i]?.o === 'admitted') continue;
+    const script = scripts.for(key);
+    script.specs.push({ k: script.keys.add(key), token });
+  }
+  await Promise.all(scripts.scripts.map((s) => ctx.run('unprobe', s.keys.keys, [JSON.stringify(s.specs)])));
+}
+
+/** Step 3: the global index and id pointers of every pending approval whose slot is not its tenant's. */
+async function indexApprovals(requests: AdmitRequest[], replies: AdmitReply[], apart: Set<number>, now: number, ctx: BatchContext): Promise<void> {
+  const global = ctx.keys.approvalIndex(null);
+  const scripts = new SlotScripts<Spec>(ctx.sharded);
+  const script = scripts.for(global);
+  script.keys.add(global);
+  for (const i of apart) {
+    const reply = replies[i];
+    const r = requests[i] as AdmitRequest;
+    if (reply?.o !== 'approval_pending' || !r.approval) continue;
+    const key = ctx.keys.approval(r.tenant, r.sessionId, r.tool, r.approval.argsHash);
+    script.specs.push({ ptr: script.keys.add(ctx.keys.approvalId(reply.id)), key, exp: reply.exp });
+  }
+  await Promise.all(scripts.scripts.map((s) => ctx.run('index', s.keys.keys, [now, JSON.stringify(s.specs)])));
+}
+
+/** Every script of a phase sent at once (one event-loop turn, so one write per node); the replies back in batch order. */
+async function runAll(name: ScriptName, scripts: SlotScripts<Spec>, now: number, ctx: BatchContext): Promise<AdmitReply[]> {
+  const replies: AdmitReply[] = [];
+  await Promise.all(
+    scripts.scripts.map(async (s) => {
+      const out = (await ctx.run(name, s.keys.keys, [now, JSON.stringify(s.specs)])) as string[];
+      out.forEach((reply, j) => (replies[s.at[j] as number] = JSON.parse(reply) as AdmitReply));
+    }),
+  );
+  return replies;
+}

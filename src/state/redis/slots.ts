@@ -1,0 +1,42 @@
+import { KeyList } from './codec.js';
+import { hashTag } from './keys.js';
+
+/** One script's worth of a batch: its keys, and one spec per call it decides, with that call's index in the batch. */
+export interface SlotScript<Spec> {
+  keys: KeyList;
+  specs: Spec[];
+  at: number[];
+}
+
+/**
+ * A batch's work split into one script per slot group, in the order groups
+ * are first named. Sharded (a Cluster), a group is one hash tag, so every
+ * script's keys share a slot, as Redis Cluster requires. On a single node
+ * every key is in one group: one script per phase, atomic over tenants and
+ * breakers alike, exactly as before keys had slots of their own.
+ */
+export class SlotScripts<Spec> {
+  private readonly groups = new Map<string, SlotScript<Spec>>();
+
+  constructor(private readonly sharded: boolean) {}
+
+  /** The script that holds `key`; `add` there is how a spec names it. */
+  for(key: string): SlotScript<Spec> {
+    const group = groupOf(key, this.sharded);
+    let script = this.groups.get(group);
+    if (script === undefined) {
+      script = { keys: new KeyList(), specs: [], at: [] };
+      this.groups.set(group, script);
+    }
+    return script;
+  }
+
+  get scripts(): SlotScript<Spec>[] {
+    return [...this.groups.values()].filter((script) => script.specs.length > 0);
+  }
+}
+
+/** Which script a key goes to: its hash tag when sharded, one group for all on a single node. */
+export function groupOf(key: string, sharded: boolean): string {
+  return sharded ? hashTag(key) : '';
+}
