@@ -39,10 +39,16 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
   const breakers = await breakersApart(requests, now, token, ctx);
   const tenants = new SlotScripts<Spec>(ctx.sharded);
   const globalApart = new Set<number>();
+  const decided: AdmitReply[] = [];
   requests.forEach((r, i) => {
+    const apart = breakers.get(i);
+    // Nothing of the tenant's to check or take: the breaker's verdict is the answer, and no tenant script is sent.
+    if (apart && !r.replay && !r.approval && r.lockPath === undefined && !r.rateLimit) {
+      decided[i] = apart.reply;
+      return;
+    }
     const script = tenants.for(ctx.keys.tenant(r.tenant));
     const keys = script.keys;
-    const apart = breakers.get(i);
     const localBreaker = (): Spec => ({ k: keys.add(ctx.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) });
     let approval: Spec | undefined;
     if (r.approval) {
@@ -70,7 +76,7 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
     });
     script.at.push(i);
   });
-  const replies = await runAll('admit', tenants, now, ctx);
+  const replies = Object.assign(await runAll('admit', tenants, now, ctx), decided);
   await Promise.all([freeProbes(replies, breakers, token, ctx), indexApprovals(requests, replies, globalApart, now, ctx)]);
   return replies.map((reply, i) => {
     const apart = breakers.get(i)?.reply;
