@@ -27,6 +27,7 @@ const isScript = (args: Sent) => args[0] === 'evalsha' || args[0] === 'eval';
 describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on one server', () => {
   let server: OwnRedis;
   let admin: Redis;
+  let watcher: Redis;
   let monitor: Redis;
   const sent: Sent[] = [];
   const stores: RedisStateStore[] = [];
@@ -48,7 +49,8 @@ describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on
   beforeAll(async () => {
     server = await OwnRedis.start(redisBinary);
     admin = new Redis(server.url);
-    monitor = await new Redis(server.url).monitor();
+    watcher = new Redis(server.url);
+    monitor = await watcher.monitor();
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       // Commands a script runs are reported too, from the server's Lua client; the script's own KEYS are what counts.
       if (source !== 'lua') sent.push([String(args[0]).toLowerCase(), ...args.slice(1)]);
@@ -58,6 +60,7 @@ describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on
   afterAll(async () => {
     await Promise.all(stores.map((s) => s.close()));
     monitor?.disconnect();
+    watcher?.disconnect();
     admin?.disconnect();
     await server?.stop();
   });
