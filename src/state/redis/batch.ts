@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newApprovalId } from '../approval-records.js';
 import type { Admission, AdmitRequest, SettleRequest } from '../state-store.js';
-import { breakerTtl, toAdmission, type AdmitReply } from './codec.js';
+import { breakerTtl, toAdmission, type AdmitReply, type KeyList } from './codec.js';
 import type { RedisKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
 import { groupOf, SlotScripts } from './slots.js';
@@ -49,29 +49,13 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
     }
     const script = tenants.for(ctx.keys.tenant(r.tenant));
     const keys = script.keys;
-    const localBreaker = (): Spec => ({ k: keys.add(ctx.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) });
-    let approval: Spec | undefined;
-    if (r.approval) {
-      approval = {
-        id: newApprovalId(),
-        k: keys.add(ctx.keys.approval(r.tenant, r.sessionId, r.tool, r.approval.argsHash)),
-        tidx: keys.add(ctx.keys.approvalIndex(r.tenant)),
-        ttl: r.approval.ttlMs,
-        tenant: r.tenant,
-        session: r.sessionId,
-        tool: r.approval.summary.tool,
-        args: JSON.stringify(r.approval.summary.arguments ?? null),
-      };
-      if (together(ctx, ctx.keys.approvalIndex(null), ctx.keys.tenant(r.tenant))) {
-        approval.ptr = keys.add(ctx.keys.approvalId(approval.id as string));
-        approval.gidx = keys.add(ctx.keys.approvalIndex(null));
-      } else globalApart.add(i);
-    }
+    const approval = r.approval && approvalSpec(r, r.approval, keys, ctx);
+    if (approval && approval.ptr === undefined) globalApart.add(i);
     script.specs.push({
       replay: r.replay && { k: keys.add(ctx.keys.call(r)), fp: r.replay.fingerprint, lease: r.replay.leaseMs },
       approval,
       lock: r.lockPath === undefined ? undefined : keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lockPath)),
-      breaker: apart === undefined ? localBreaker() : apart.reply.o === 'admitted' ? undefined : { stop: apart.reply },
+      breaker: breakerSpec(r, apart, keys, ctx),
       rate: r.rateLimit && { k: keys.add(ctx.keys.rate(r.tenant, r.rateLimit.subject, r.tool)), per_minute: r.rateLimit.perMinute },
     });
     script.at.push(i);
@@ -109,6 +93,32 @@ export async function settleBatch(requests: SettleRequest[], now: number, ctx: B
     if (lock || replay) tenant.specs.push({ lock, replay });
   }
   await Promise.all(scripts.scripts.map((s) => ctx.run('settle', s.keys.keys, [now, JSON.stringify(s.specs)])));
+}
+
+/** A breaker in the tenant's slot is decided by the tenant's script; one apart was decided before, and only a verdict that stops the call is passed on. */
+function breakerSpec(r: AdmitRequest, apart: BreakerApart | undefined, keys: KeyList, ctx: BatchContext): Spec | undefined {
+  if (apart === undefined) return { k: keys.add(ctx.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) };
+  return apart.reply.o === 'admitted' ? undefined : { stop: apart.reply };
+}
+
+/** A new request's fields, should the call open one; the id pointer and global index only when they share the tenant's slot. */
+function approvalSpec(r: AdmitRequest, approval: NonNullable<AdmitRequest['approval']>, keys: KeyList, ctx: BatchContext): Spec {
+  const id = newApprovalId();
+  const spec: Spec = {
+    id,
+    k: keys.add(ctx.keys.approval(r.tenant, r.sessionId, r.tool, approval.argsHash)),
+    tidx: keys.add(ctx.keys.approvalIndex(r.tenant)),
+    ttl: approval.ttlMs,
+    tenant: r.tenant,
+    session: r.sessionId,
+    tool: approval.summary.tool,
+    args: JSON.stringify(approval.summary.arguments ?? null),
+  };
+  if (together(ctx, ctx.keys.approvalIndex(null), ctx.keys.tenant(r.tenant))) {
+    spec.ptr = keys.add(ctx.keys.approvalId(id));
+    spec.gidx = keys.add(ctx.keys.approvalIndex(null));
+  }
+  return spec;
 }
 
 function together(ctx: BatchContext, key: string, other: string): boolean {
