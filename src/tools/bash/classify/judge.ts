@@ -1,0 +1,123 @@
+import type { Node } from 'mvdan-sh';
+import { dangerousVariable, judgeArgv } from './commands.js';
+import { judgeArithmetic, judgeParamExp, judgeTestClause } from './expansions.js';
+import { child, list, parseBash, syntax, typeOf, type Parsed } from './parser.js';
+import { judgeRedirect } from './redirects.js';
+import { allow, ask, deny, worst, type Verdict } from './verdict.js';
+import { literalValue, shellQuote } from './words.js';
+
+/** One judged part of a command: a simple command with its redirections, or a construct judged on its own. */
+export interface Unit {
+  /** The part as policy rules see it: canonical words (quotes removed, re-quoted only where needed), single-spaced. */
+  text: string;
+  verdict: Verdict;
+}
+
+/** A parsed command's classification. */
+export interface Classified {
+  /** Every simple command (in pipelines, lists, subshells, substitutions, functions, here-documents …) and risky construct. */
+  units: Unit[];
+  /** The most restrictive unit's verdict: the command's class. */
+  verdict: Verdict;
+  /** The command with every simple command written canonically: what approvals are bound to. */
+  canonical: string;
+}
+
+/** Node types that only hold other nodes: nothing to judge in themselves. */
+const STRUCTURE = new Set(
+  ('File Stmt Word Lit SglQuoted DblQuoted CmdSubst ProcSubst Subshell Block BinaryCmd IfClause WhileClause ForClause WordIter ' +
+    'CaseClause CaseItem FuncDecl TimeClause CoprocClause ExtGlob Comment BinaryArithm UnaryArithm ParenArithm BinaryTest ' +
+    'UnaryTest ParenTest ArrayExpr ArrayElem Expansion Slice Replace Redirect CallExpr').split(' '),
+);
+
+/** Classifies a shell command; undefined when bash cannot parse it. */
+export function classifyCommand(command: string): Classified | undefined {
+  const parsed = parseBash(command);
+  if (!parsed) return undefined;
+  const units: Unit[] = [];
+  const rewrites: Array<{ from: number; to: number; text: string }> = [];
+  syntax.Walk(parsed.file, (node) => {
+    if (!node) return true;
+    const type = typeOf(node);
+    const judged = judgeNode(type, node, parsed, rewrites);
+    if (judged) units.push(...judged);
+    else if (!STRUCTURE.has(type)) units.push({ text: parsed.source(node), verdict: ask(`a shell construct the classifier does not know (${type})`) });
+    return true;
+  });
+  const verdict = units.reduce((acc, u) => worst(acc, u.verdict), allow('nothing runs'));
+  return { units, verdict, canonical: rewrite(command, parsed, rewrites) };
+}
+
+function judgeNode(type: string, node: Node, parsed: Parsed, rewrites: Array<{ from: number; to: number; text: string }>): Unit[] | undefined {
+  switch (type) {
+    case 'Stmt':
+      return judgeStmt(node, parsed, rewrites);
+    case 'Assign': {
+      const name = child(node, 'Name')?.Value as string | undefined;
+      const verdict = (name && dangerousVariable(name)) || (child(node, 'Index') ? ask('an array subscript is evaluated as arithmetic') : undefined);
+      return verdict ? [{ text: parsed.source(node), verdict }] : [];
+    }
+    case 'DeclClause':
+      return [{ text: parsed.source(node), verdict: judgeDecl(node) }];
+    case 'LetClause':
+      return [{ text: parsed.source(node), verdict: ask('let evaluates arithmetic, where a variable holding a[$(cmd)] runs cmd') }];
+    case 'ArithmExp':
+    case 'ArithmCmd':
+    case 'CStyleLoop':
+      return [{ text: parsed.source(node), verdict: judgeArithmetic(node) }];
+    case 'ParamExp': {
+      const verdict = judgeParamExp(node);
+      return verdict.decision === 'allow' ? [] : [{ text: parsed.source(node), verdict }];
+    }
+    case 'TestClause':
+      return [{ text: parsed.source(node), verdict: judgeTestClause(node, parsed) }];
+    default:
+      return undefined;
+  }
+}
+
+/** A statement: its simple command with the statement's redirections as one unit; a statement of another kind gives each redirection its own. */
+function judgeStmt(stmt: Node, parsed: Parsed, rewrites: Array<{ from: number; to: number; text: string }>): Unit[] {
+  const cmd = child(stmt, 'Cmd');
+  const redirects = list(stmt, 'Redirs').map((r) => judgeRedirect(r, parsed));
+  if (!cmd || typeOf(cmd) !== 'CallExpr') return redirects.map((r) => ({ text: r.text, verdict: r.verdict }));
+  const words = list(cmd, 'Args');
+  const values = words.map(literalValue);
+  const spelled = words.map((w, i) => (values[i] === undefined ? parsed.source(w) : shellQuote(values[i]!, i === 0)));
+  const call = [...list(cmd, 'Assigns').map((a) => parsed.source(a)), ...spelled].join(' ');
+  const from = cmd.Pos().Offset();
+  const to = cmd.End().Offset();
+  if (!list(stmt, 'Redirs').some((r) => r.Pos().Offset() < to && r.Pos().Offset() > from)) rewrites.push({ from, to, text: call });
+  let verdict = judgeArgv(values.map((value) => ({ value })));
+  for (const r of redirects) verdict = worst(verdict, r.verdict);
+  return [{ text: [call, ...redirects.map((r) => r.text)].join(' '), verdict }];
+}
+
+/** declare/local/export/readonly/typeset: -i and -n make later assignments arithmetic or indirect; a name computed at run time can be a[$(cmd)]. */
+function judgeDecl(node: Node): Verdict {
+  for (const arg of list(node, 'Args')) {
+    const word = child(arg, 'Value');
+    if (!arg.Naked || !word) continue;
+    const value = literalValue(word);
+    if (value === undefined) return deny(`an argument of ${(child(node, 'Variant')?.Value as string) ?? 'declare'} is computed at run time`);
+    if (/^[-+][a-zA-Z]*[in]/.test(value)) return ask(`${value} makes assignments arithmetic or indirect`);
+  }
+  return allow('declares variables');
+}
+
+/** The source with each simple command replaced by its canonical spelling (outermost first; nested ones stay as written inside it). */
+function rewrite(command: string, parsed: Parsed, rewrites: Array<{ from: number; to: number; text: string }>): string {
+  const kept: typeof rewrites = [];
+  for (const r of [...rewrites].sort((a, b) => a.from - b.from || b.to - a.to)) {
+    const last = kept.at(-1);
+    if (!last || r.from >= last.to) kept.push(r);
+  }
+  const end = Buffer.byteLength(command, 'utf8');
+  let out = '';
+  let at = 0;
+  for (const r of kept) {
+    out += parsed.between(at, r.from) + r.text;
+    at = r.to;
+  }
+  return (out + parsed.between(at, end)).trim();
+}

@@ -1,0 +1,61 @@
+import { createRequire } from 'node:module';
+import type { Node, Parser } from 'mvdan-sh';
+
+type Sh = typeof import('mvdan-sh').default;
+
+/**
+ * mvdan-sh, loaded once. Its GopherJS runtime sets `Error.stackTraceLimit` to
+ * Infinity and `global.require` as it loads: both are put back, so every
+ * error the gateway builds afterwards does not capture its whole stack.
+ */
+function load(): Sh {
+  const limit = Error.stackTraceLimit;
+  const hadRequire = Object.hasOwn(globalThis, 'require');
+  try {
+    return createRequire(import.meta.url)('mvdan-sh') as Sh;
+  } finally {
+    Error.stackTraceLimit = limit;
+    if (!hadRequire) delete (globalThis as { require?: unknown }).require;
+  }
+}
+
+const sh = load();
+export const syntax = sh.syntax;
+const parser: Parser = syntax.NewParser(syntax.Variant(syntax.LangBash));
+
+/** A parsed command: its syntax tree and the source it came from, to quote nodes as written. */
+export interface Parsed {
+  file: Node;
+  /** The source text of a node as written (offsets are UTF-8 byte offsets into the source). */
+  source(node: Node): string;
+  /** The source text between two byte offsets. */
+  between(from: number, to: number): string;
+}
+
+/** Parses `command` as bash; undefined when it does not parse. */
+export function parseBash(command: string): Parsed | undefined {
+  let file: Node;
+  try {
+    file = parser.Parse(command, '');
+  } catch {
+    return undefined;
+  }
+  const bytes = Buffer.from(command, 'utf8');
+  const between = (from: number, to: number) => bytes.subarray(from, to).toString('utf8');
+  return { file, between, source: (node) => between(node.Pos().Offset(), node.End().Offset()) };
+}
+
+/** The node's type name (`CallExpr`, `Word`, `Lit` …). */
+export const typeOf = (node: Node): string => syntax.NodeType(node);
+
+/** A Go slice field of a node as an array (a nil slice is null). */
+export function list(node: Node, field: string): Node[] {
+  const value = node[field];
+  return Array.isArray(value) ? (value as Node[]) : [];
+}
+
+/** A Go pointer field of a node (nil is null). */
+export function child(node: Node, field: string): Node | undefined {
+  const value = node[field];
+  return value && typeof value === 'object' ? (value as Node) : undefined;
+}

@@ -1,0 +1,100 @@
+import type { Node } from 'mvdan-sh';
+import { list, typeOf } from './parser.js';
+
+/**
+ * What a word is once the shell has removed its quotes: its value, or
+ * undefined when the value is only known at run time (a parameter, command
+ * substitution, arithmetic, an unquoted glob, brace or tilde expansion, an
+ * extended glob, `$"…"`). `'r''m'`, `\rm`, `"rm"` and `$'\x72m'` are all `rm`.
+ */
+export function literalValue(word: Node): string | undefined {
+  let value = '';
+  for (const [i, part] of list(word, 'Parts').entries()) {
+    const piece = partValue(part, i === 0);
+    if (piece === undefined) return undefined;
+    value += piece;
+  }
+  return value;
+}
+
+function partValue(part: Node, first: boolean): string | undefined {
+  switch (typeOf(part)) {
+    case 'Lit':
+      return unquotedLit(part.Value as string, first);
+    case 'SglQuoted':
+      return part.Dollar ? ansiC(part.Value as string) : (part.Value as string);
+    case 'DblQuoted': {
+      if (part.Dollar) return undefined;
+      let value = '';
+      for (const inner of list(part, 'Parts')) {
+        if (typeOf(inner) !== 'Lit') return undefined;
+        value += (inner.Value as string).replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c));
+      }
+      return value;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** An unquoted literal: backslashes escape the next character; an unescaped glob, brace or leading tilde is an expansion. */
+function unquotedLit(raw: string, first: boolean): string | undefined {
+  let value = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === '\\') {
+      const next = raw[++i];
+      if (next !== undefined && next !== '\n') value += next;
+      continue;
+    }
+    if ('*?[{'.includes(c) || (c === '~' && first && i === 0)) return undefined;
+    value += c;
+  }
+  return value;
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
+};
+
+/** The value of `$'…'` (bash's ANSI-C quoting); undefined for what it cannot decode with certainty (\c, a NUL that ends the word). */
+function ansiC(raw: string): string | undefined {
+  let value = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c !== '\\') {
+      value += c;
+      continue;
+    }
+    const next = raw[++i];
+    if (next === undefined) return undefined;
+    if (SIMPLE_ESCAPES[next] !== undefined) {
+      value += SIMPLE_ESCAPES[next];
+      continue;
+    }
+    const forms: Array<[RegExp, number]> = [[/^[0-7]{1,3}/, 8], [/^x[0-9a-fA-F]{1,2}/, 16], [/^u[0-9a-fA-F]{1,4}/, 16], [/^U[0-9a-fA-F]{1,8}/, 16]];
+    const rest = raw.slice(i);
+    const form = forms.find(([re]) => re.test(rest));
+    if (!form) {
+      if (next === 'c') return undefined;
+      value += `\\${next}`;
+      continue;
+    }
+    const digits = rest.match(form[0])![0];
+    const code = parseInt(form[1] === 8 ? digits : digits.slice(1), form[1]);
+    if (code === 0 || code > 0x10ffff) return undefined;
+    value += String.fromCodePoint(code);
+    i += digits.length - 1;
+  }
+  return value;
+}
+
+/** Characters a word may hold and still be written bare; `=` only after the command name, where it cannot start an assignment. */
+const BARE = /^[A-Za-z0-9_/.,:+@%-]+$/;
+const BARE_ARG = /^[A-Za-z0-9_/.,:+@%=-]+$/;
+
+/** A value written as the shell reads it back as one word: bare where that is safe, else in single quotes. */
+export function shellQuote(value: string, commandName = false): string {
+  if ((commandName ? BARE : BARE_ARG).test(value)) return value;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
