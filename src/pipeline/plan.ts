@@ -30,11 +30,12 @@ function throughLocalGates(c: NormalizedCall, ctx: ExecContext, deps: PipelineDe
 
 /**
  * The other spellings of a call's arguments, found once (a path's symlinks take the filesystem) and shared by the
- * permission gate and the lock (gate 5). Only where one of them reads them: a tool with a lock role, or a rule on its arguments.
+ * permission gate, the lock (gate 5) and approvals. Only where one of them reads them: a tool with a lock role, a tool that
+ * classifies its arguments (its approvals are bound to the canonical spelling), or a rule on its arguments.
  */
 function spellingsOf(call: PlannedCall, deps: PipelineDeps): Promise<void> | undefined {
   const tool = call.entry?.tool;
-  if (call.failure || !tool?.canonicalArgs || (!tool.lock && !deps.policy.readsArgs(call.name))) return undefined;
+  if (call.failure || !tool?.canonicalArgs || (!tool.lock && !tool.classify && !deps.policy.readsArgs(call.name))) return undefined;
   return tool.canonicalArgs(call.args!).then((spellings) => {
     call.spellings = spellings;
   });
@@ -55,6 +56,9 @@ export async function planCalls(calls: readonly NormalizedCall[], ctx: ExecConte
     // Only call-id replay (tools that are not concurrency-safe) and approvals use the fingerprint;
     // hashing the canonical arguments of every read-only call was measurable work on the hot path.
     if (!call.entry!.concurrencySafe || call.decision === 'ask') call.fingerprint = fingerprintOf(call.name, sent!);
+    // Another spelling of the same shell command ('r''m' for rm) is the same request to the human who approves it.
+    const canonical = call.spellings?.[0];
+    if (call.decision === 'ask' && call.entry!.tool.classify && canonical) call.approvalFingerprint = fingerprintOf(call.name, canonical);
     return call;
   });
 }

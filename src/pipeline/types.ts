@@ -56,6 +56,8 @@ export interface PlannedCall {
   spellings?: Array<Record<string, unknown>>;
   /** sha256 of tool name and canonical arguments, as the caller sent them. */
   fingerprint?: string;
+  /** For a tool that classifies its arguments, the hash of their canonical spelling: what an approval is bound to. */
+  approvalFingerprint?: string;
   decision?: 'allow' | 'ask';
   /** Set by the first gate that stops the call; nothing runs after it. */
   failure?: GatewayError;

@@ -54,8 +54,24 @@ export interface SandboxInfo {
   setting: 'auto' | 'required' | 'none';
 }
 
-/** Permission a tool derives from its own arguments, e.g. a shell command's risk. */
-export type ToolClassification = 'allow' | 'ask' | 'deny' | 'unknown';
+/** A permission decision. */
+export type ToolDecision = 'allow' | 'ask' | 'deny';
+
+/** One part of a call as the tool judges it (a shell command's simple command), with the arguments policy rules see for it. */
+export interface ClassifiedPart {
+  args: Record<string, unknown>;
+  decision: ToolDecision;
+  /** Why, for the denial message. */
+  reason: string;
+}
+
+/**
+ * The class a tool derives from its own arguments, e.g. a shell command's
+ * risk: one decision for the call, or one for each part of it. `unknown`
+ * (the tool cannot read the arguments, a command that does not parse) is
+ * DENY whatever the rules say.
+ */
+export type ToolClassification = ToolDecision | 'unknown' | { parts: ClassifiedPart[] };
 
 /** Where an upstream tool comes from, and whether it can be reached now. */
 export interface UpstreamOrigin {
@@ -85,7 +101,14 @@ export interface Tool {
   contentArgs?: readonly string[];
   /** The config's `max_arg_chars`: the limit of the content arguments, or of every string argument when the tool has none. */
   maxArgChars?: number;
-  /** Where present, consulted by the permission gate; `unknown` fails closed. */
+  /**
+   * Where present, the tool's class is the default decision instead of
+   * ALLOW: a policy rule with a `when` that matches a part decides that part
+   * instead of its class (the most restrictive matching rule wins), and the
+   * most restrictive part decides the call. Rules on the whole call can
+   * still only narrow it; `requires_approval` keeps it at least ASK;
+   * `unknown` is DENY. Synchronous: called for each spelling of the call.
+   */
   classify?(args: Record<string, unknown>): ToolClassification;
   /**
    * Other spellings of the same arguments, e.g. a path in its

@@ -6,12 +6,13 @@ import type { PipelineDeps, PlannedCall } from '../types.js';
 /**
  * Gate 4's ASK, settled at admission: the permission gate said a human must
  * approve these arguments. The store opens one request per (session, tool,
- * arguments); an approved request admits the call once.
+ * arguments: their canonical spelling for a tool that classifies them); an
+ * approved request admits the call once.
  */
 export function approvalPart(call: PlannedCall, deps: PipelineDeps): AdmitRequest['approval'] {
   if (call.decision !== 'ask') return undefined;
   return {
-    argsHash: call.fingerprint!,
+    argsHash: call.approvalFingerprint ?? call.fingerprint!,
     ttlMs: deps.config.state.approval_ttl_ms,
     summary: { tool: call.entry!.name, arguments: redactForLog(call.args) },
   };

@@ -1,4 +1,5 @@
 import type { PolicyRule } from '../../config/schema.js';
+import type { ToolClassification } from '../../tools/tool.js';
 import { compilePolicyPattern, toolNameMatcher } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { LocalGate } from '../types.js';
@@ -13,7 +14,7 @@ export interface PolicyVerdict {
 
 /** The permission policy: rules from the config, compiled once. */
 export interface Policy {
-  decide(tool: string, args: Record<string, unknown>, requiresApproval: boolean, classify?: (args: Record<string, unknown>) => string): PolicyVerdict;
+  decide(tool: string, args: Record<string, unknown>, requiresApproval: boolean, classify?: (args: Record<string, unknown>) => ToolClassification): PolicyVerdict;
   /** Whether some rule on this tool looks at its arguments: only then are their other spellings worth finding. */
   readsArgs(tool: string): boolean;
 }
@@ -22,6 +23,13 @@ export interface Policy {
  * Every matching rule counts and the most restrictive decision wins (deny over
  * ask over allow), so the order of rules never weakens a deny. A rule on an
  * argument whose value is not a string cannot classify the call: deny.
+ *
+ * A tool that classifies its own arguments (Bash, contract 4.1) has its class
+ * as the default instead of ALLOW. For each part it names (a simple command),
+ * the rules with a `when` that match the part decide it instead of its class;
+ * the most restrictive part decides the call. Rules on the whole call only
+ * narrow it, so a `tool: "*"` rule without `when` never opens the shell; a
+ * call the tool cannot classify is DENY whatever the rules say.
  */
 export function createPolicy(rules: readonly PolicyRule[]): Policy {
   const compiled = rules.map((rule, i) => ({
@@ -30,6 +38,17 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
     matchesTool: toolNameMatcher(rule.tool),
     when: Object.entries(rule.when ?? {}).map(([arg, pattern]) => ({ arg, re: compilePolicyPattern(pattern) })),
   }));
+  type Rule = (typeof compiled)[number];
+  /** Whether the rule's `when` holds for `args`; `unclassifiable` when it names an argument that is not a string. */
+  const test = (rule: Rule, args: Record<string, unknown>): 'match' | 'no' | 'unclassifiable' => {
+    for (const { arg, re } of rule.when) {
+      const value = Object.hasOwn(args, arg) ? args[arg] : undefined;
+      if (value === undefined) return 'no';
+      if (typeof value !== 'string') return 'unclassifiable';
+      if (!re.test(value)) return 'no';
+    }
+    return 'match';
+  };
   const reads = new Map<string, boolean>();
   return {
     readsArgs(tool) {
@@ -41,37 +60,30 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
       return answer;
     },
     decide(tool, args, requiresApproval, classify) {
+      const own = classify?.(args);
+      if (own === 'unknown') return { decision: 'deny', reason: 'the tool cannot classify these arguments' };
       let verdict: PolicyVerdict = requiresApproval
         ? { decision: 'ask', reason: 'the tool requires approval' }
         : { decision: 'allow', reason: 'no rule matched' };
       const raise = (decision: Decision, reason: string) => {
         if (RANK[decision] > RANK[verdict.decision]) verdict = { decision, reason };
       };
-      for (const rule of compiled) {
-        if (!rule.matchesTool(tool)) continue;
-        let matches = true;
-        for (const { arg, re } of rule.when) {
-          const value = Object.hasOwn(args, arg) ? args[arg] : undefined;
-          if (value === undefined) {
-            matches = false;
-            break;
-          }
-          if (typeof value !== 'string') {
-            raise('deny', `policy rule ${rule.index} cannot classify argument ${arg}`);
-            matches = false;
-            break;
-          }
-          if (!re.test(value)) {
-            matches = false;
-            break;
-          }
-        }
-        if (matches) raise(rule.decision, `policy rule ${rule.index}`);
+      const rulesOn = compiled.filter((rule) => rule.matchesTool(tool));
+      for (const rule of rulesOn) {
+        const outcome = test(rule, args);
+        if (outcome === 'unclassifiable') raise('deny', `policy rule ${rule.index} cannot classify argument ${rule.when.find(({ arg }) => typeof args[arg] !== 'string')!.arg}`);
+        else if (outcome === 'match') raise(rule.decision, `policy rule ${rule.index}`);
       }
-      if (classify) {
-        const own = classify(args);
-        if (own === 'unknown') raise('deny', 'the tool cannot classify these arguments');
-        else if (own === 'ask' || own === 'deny') raise(own, 'the tool classifies these arguments as risky');
+      if (own === undefined) return verdict;
+      const parts = typeof own === 'string' ? [{ args, decision: own, reason: 'the tool classifies these arguments as risky' }] : own.parts;
+      for (const part of parts) {
+        let decided: PolicyVerdict | undefined;
+        for (const rule of rulesOn) {
+          if (rule.when.length === 0 || test(rule, part.args) !== 'match') continue;
+          if (!decided || RANK[rule.decision] > RANK[decided.decision]) decided = { decision: rule.decision, reason: `policy rule ${rule.index}` };
+        }
+        decided ??= { decision: part.decision, reason: part.reason };
+        raise(decided.decision, decided.reason);
       }
       return verdict;
     },

@@ -1,4 +1,36 @@
 import type { Tool } from '../../tool.js';
+import { classifyCommand } from './judge.js';
 
-// Placeholder so the Bash tool compiles on its own branch: the classifier (issue 16, classification) replaces this file.
-export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> { return { classify: () => 'ask' }; }
+/** A part's text in a reason: enough to recognise it, never a 50,000-character line. */
+const excerpt = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}…` : text);
+
+/**
+ * The Bash tool's permission hooks (contract 4.1). `classify` parses the
+ * command with mvdan-sh and names every simple command in it with its class,
+ * for the permission gate to apply policy rules to each; a command that does
+ * not parse (or is not a string) is `unknown`, which is DENY. `canonicalArgs`
+ * gives the command with every simple command spelled canonically, quotes
+ * removed ('r''m' is rm): policy rules see it as well as the command as sent,
+ * and approvals are bound to it.
+ */
+export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> {
+  return {
+    classify(args) {
+      const command = args.command;
+      const classified = typeof command === 'string' ? classifyCommand(command) : undefined;
+      if (!classified) return 'unknown';
+      return {
+        parts: classified.units.map((unit) => ({
+          args: { ...args, command: unit.text },
+          decision: unit.verdict.decision,
+          reason: `${excerpt(unit.text)}: ${unit.verdict.reason}`,
+        })),
+      };
+    },
+    async canonicalArgs(args) {
+      const command = args.command;
+      const classified = typeof command === 'string' ? classifyCommand(command) : undefined;
+      return classified ? [{ ...args, command: classified.canonical }] : [];
+    },
+  };
+}
