@@ -9,18 +9,19 @@ import { list, typeOf } from './parser.js';
  */
 export function literalValue(word: Node): string | undefined {
   let value = '';
-  for (const [i, part] of list(word, 'Parts').entries()) {
-    const piece = partValue(part, i === 0);
+  const parts = list(word, 'Parts');
+  for (const [i, part] of parts.entries()) {
+    const piece = partValue(part, i === 0, i === parts.length - 1);
     if (piece === undefined) return undefined;
     value += piece;
   }
   return value;
 }
 
-function partValue(part: Node, first: boolean): string | undefined {
+function partValue(part: Node, first: boolean, last: boolean): string | undefined {
   switch (typeOf(part)) {
     case 'Lit':
-      return unquotedLit(part.Value as string, first);
+      return unquotedLit(part.Value as string, first, last);
     case 'SglQuoted':
       return part.Dollar ? ansiC(part.Value as string) : (part.Value as string);
     case 'DblQuoted': {
@@ -37,8 +38,13 @@ function partValue(part: Node, first: boolean): string | undefined {
   }
 }
 
-/** An unquoted literal: backslashes escape the next character; an unescaped glob, brace or leading tilde is an expansion. */
-function unquotedLit(raw: string, first: boolean): string | undefined {
+/**
+ * An unquoted literal: backslashes escape the next character; an unescaped
+ * glob, brace or leading tilde is an expansion. A `[` is a glob only with a
+ * `]` after it, so the `[` command is itself (a `]` in a later part could
+ * close it: not literal then either).
+ */
+function unquotedLit(raw: string, first: boolean, last: boolean): string | undefined {
   let value = '';
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
@@ -47,7 +53,8 @@ function unquotedLit(raw: string, first: boolean): string | undefined {
       if (next !== undefined && next !== '\n') value += next;
       continue;
     }
-    if ('*?[{'.includes(c) || (c === '~' && first && i === 0)) return undefined;
+    if ('*?{'.includes(c) || (c === '~' && first && i === 0)) return undefined;
+    if (c === '[' && (!last || raw.includes(']', i))) return undefined;
     value += c;
   }
   return value;

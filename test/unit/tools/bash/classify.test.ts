@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { bashPermissionHooks } from '../../../../src/tools/bash/classify/index.js';
+import { classifyCommand } from '../../../../src/tools/bash/classify/judge.js';
+import { TABLE } from './classify-table.js';
+
+const hooks = bashPermissionHooks();
+/** The class the tool hands the gate: the most restrictive part, or `unknown`. */
+function classOf(command: string): string {
+  const own = hooks.classify!({ command });
+  if (typeof own === 'string') return own;
+  const rank = ['allow', 'ask', 'deny'];
+  return own.parts.reduce((acc, part) => (rank.indexOf(part.decision) > rank.indexOf(acc) ? part.decision : acc), 'allow');
+}
+
+describe('Bash classification (contract 4.1): every simple command judged, the most restrictive deciding', () => {
+  it('has at least 80 rows of each kind together, and every class', () => {
+    expect(TABLE.length).toBeGreaterThanOrEqual(80);
+    expect(new Set(TABLE.map(([, e]) => e))).toEqual(new Set(['allow', 'ask', 'deny', 'unknown']));
+  });
+
+  it.each(TABLE)('%j is %s', (command, expected) => {
+    expect(classOf(command)).toBe(expected);
+  });
+
+  it('a command argument that is not a string cannot be classified', () => {
+    expect(hooks.classify!({ command: 42 })).toBe('unknown');
+    expect(hooks.classify!({})).toBe('unknown');
+  });
+});
+
+describe('the canonical spelling: quotes and escapes removed, one space between words', () => {
+  it.each([
+    ["'r''m' -rf /", 'rm -rf /'],
+    ['\\rm  -rf   /', 'rm -rf /'],
+    ["$'\\x6e\\x70\\x6d' test", 'npm test'],
+    ['"git"  push   --force', 'git push --force'],
+    ['ls  "a b"', "ls 'a b'"],
+    ["echo 'it'\\''s'", "echo 'it'\\''s'"],
+    ['npm test && "git" push', 'npm test && git push'],
+    ["'a=b' x", "'a=b' x"],
+  ])('%j is %j', async (command, canonical) => {
+    expect(await hooks.canonicalArgs!({ command, timeout_ms: 5 })).toEqual([{ command: canonical, timeout_ms: 5 }]);
+  });
+
+  it('the canonical spelling classifies as the command does, and spells itself', () => {
+    for (const [command, expected] of TABLE) {
+      const classified = classifyCommand(command);
+      if (expected === 'unknown') {
+        expect(classified).toBeUndefined();
+        continue;
+      }
+      expect(classOf(classified!.canonical)).toBe(expected);
+      expect(classifyCommand(classified!.canonical)!.canonical).toBe(classified!.canonical);
+    }
+  });
+
+  it('a command that does not parse has no canonical spelling', async () => {
+    expect(await hooks.canonicalArgs!({ command: 'echo $(' })).toEqual([]);
+  });
+
+  it('each part names its simple command for the rules, nested ones too', () => {
+    const own = hooks.classify!({ command: 'npm test && echo "$(git push)" > /dev/null' });
+    expect(typeof own === 'object' && own.parts.map((p) => [p.args.command, p.decision])).toEqual([
+      ['npm test', 'ask'],
+      ['echo "$(git push)" >/dev/null', 'allow'],
+      ['git push', 'ask'],
+    ]);
+  });
+});
