@@ -30,14 +30,52 @@ const STRUCTURE = new Set(
     'UnaryTest ParenTest ArrayExpr ArrayElem Expansion Slice Replace Redirect CallExpr').split(' '),
 );
 
-/** Classifies a shell command; undefined when bash cannot parse it. */
+/**
+ * The longest command classified. mvdan-sh's GopherJS build costs tens of
+ * microseconds per syntax node, on the event loop: a 50,000-character command
+ * of one-letter words takes seconds. Agents' commands are far shorter; a file's
+ * content belongs in Write, not in a here-document.
+ */
+export const MAX_CLASSIFIED_CHARS = 10_000;
+
+/** The last commands classified: the gate classifies the command as sent and its canonical spelling, and canonicalArgs the first again. */
+const recent = new Map<string, Classified | undefined>();
+
+/** How deep the syntax tree may nest: a bound well inside the stack the GopherJS walk needs, so the outcome does not depend on the stack size. */
+export const MAX_DEPTH = 256;
+const RECENT_MAX = 64;
+
+/**
+ * Classifies a shell command; undefined (DENY at the gate) when bash cannot
+ * parse it, when it is longer than MAX_CLASSIFIED_CHARS, or when its syntax
+ * tree nests deeper than MAX_DEPTH.
+ */
 export function classifyCommand(command: string): Classified | undefined {
+  if (command.length > MAX_CLASSIFIED_CHARS) return undefined;
+  if (recent.has(command)) return recent.get(command);
+  let classified: Classified | undefined;
+  try {
+    classified = classifyParsed(command);
+  } catch {
+    classified = undefined;
+  }
+  if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
+  recent.set(command, classified);
+  return classified;
+}
+
+function classifyParsed(command: string): Classified | undefined {
   const parsed = parseBash(command);
   if (!parsed) return undefined;
   const units: Unit[] = [];
   const rewrites: Array<{ from: number; to: number; text: string }> = [];
+  let depth = 0;
   syntax.Walk(parsed.file, (node) => {
-    if (!node) return true;
+    if (!node) {
+      depth--;
+      return true;
+    }
+    if (++depth > MAX_DEPTH) throw new RangeError('nested too deeply');
     const type = typeOf(node);
     const judged = judgeNode(type, node, parsed, rewrites);
     if (judged) units.push(...judged);

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
+import type sh from 'mvdan-sh';
 import type { Node, Parser } from 'mvdan-sh';
 
-type Sh = typeof import('mvdan-sh').default;
+type Sh = typeof sh;
 
 /**
  * mvdan-sh, loaded once. Its GopherJS runtime sets `Error.stackTraceLimit` to
@@ -19,8 +20,7 @@ function load(): Sh {
   }
 }
 
-const sh = load();
-export const syntax = sh.syntax;
+export const syntax = load().syntax;
 const parser: Parser = syntax.NewParser(syntax.Variant(syntax.LangBash));
 
 /** A parsed command: its syntax tree and the source it came from, to quote nodes as written. */

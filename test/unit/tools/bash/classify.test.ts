@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bashPermissionHooks } from '../../../../src/tools/bash/classify/index.js';
-import { classifyCommand } from '../../../../src/tools/bash/classify/judge.js';
+import { classifyCommand, MAX_CLASSIFIED_CHARS, MAX_DEPTH } from '../../../../src/tools/bash/classify/judge.js';
 import { TABLE } from './classify-table.js';
 
 const hooks = bashPermissionHooks();
@@ -20,6 +20,19 @@ describe('Bash classification (contract 4.1): every simple command judged, the m
 
   it.each(TABLE)('%j is %s', (command, expected) => {
     expect(classOf(command)).toBe(expected);
+  });
+
+  it(`a command whose syntax tree nests deeper than ${MAX_DEPTH} is unknown, not a crash`, () => {
+    // Each `echo $(` is four levels: statement, call, word, substitution.
+    expect(classOf(`${'echo $('.repeat(60)}ls${')'.repeat(60)}`)).toBe('allow');
+    expect(classOf(`${'echo $('.repeat(70)}ls${')'.repeat(70)}`)).toBe('unknown');
+    expect(classOf(`${'echo $('.repeat(1400)}ls${')'.repeat(1400)}`)).toBe('unknown');
+  });
+
+  it(`a command longer than ${MAX_CLASSIFIED_CHARS} characters is unknown: the classifier's time is bounded`, () => {
+    const at = `echo ${'x'.repeat(MAX_CLASSIFIED_CHARS - 5)}`;
+    expect(classOf(at)).toBe('allow');
+    expect(classOf(`${at}y`)).toBe('unknown');
   });
 
   it('a command argument that is not a string cannot be classified', () => {
