@@ -1,5 +1,6 @@
 import { skipOptions, type Arg, type OptionSpec } from './options.js';
 import { PROGRAMS } from './programs.js';
+import { dangerousVariable } from './variables.js';
 import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
 /** Programs that are DENY by name, with why (contract 4.1). */
@@ -15,26 +16,11 @@ export const READ_ONLY = new Set(
   ('ls cat head tail wc grep egrep fgrep cut diff stat file du which pwd echo true false : basename dirname realpath ' +
     'readlink nl tac rev cmp comm join paste fold fmt expand unexpand od hexdump strings base64 md5sum sha1sum ' +
     'sha256sum sha512sum cksum seq sleep id whoami uname printenv ps df free uptime type jq column tr expr test [ ' +
-    'cd pushd popd dirs exit return shift wait jobs getopts locale whereis sum').split(' '),
+    'cd pushd popd dirs exit return shift jobs locale whereis sum').split(' '),
 );
 
 /** System folders whose programs are the ones their names say; a program elsewhere could be anything. */
 const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin']);
-
-/** Variables that change which program a name runs or what a program runs on its own: DENY to set. */
-const DANGEROUS_VARS = new Set([
-  'PATH', 'IFS', 'BASH_ENV', 'ENV', 'PS4', 'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS', 'HOME', 'XDG_CONFIG_HOME', 'CDPATH',
-  'PAGER', 'EDITOR', 'VISUAL', 'MANPAGER', 'LESSOPEN', 'LESSCLOSE', 'NODE_OPTIONS', 'PERL5OPT', 'PYTHONSTARTUP', 'RUBYOPT', 'GLOBIGNORE',
-]);
-const DANGEROUS_PREFIXES = ['LD_', 'DYLD_', 'GIT_', 'BASH_FUNC_'];
-
-/** Whether setting this variable is DENY, with why. */
-export function dangerousVariable(name: string): Verdict | undefined {
-  if (DANGEROUS_VARS.has(name) || DANGEROUS_PREFIXES.some((p) => name.startsWith(p))) {
-    return deny(`setting ${name} changes which programs run or what they run`);
-  }
-  return undefined;
-}
 
 /** Wrappers run the command that follows their own options; the command is what is judged. */
 const WRAPPERS: Record<string, OptionSpec> = {

@@ -1,8 +1,9 @@
 import type { Node } from 'mvdan-sh';
-import { dangerousVariable, judgeArgv } from './commands.js';
+import { judgeArgv } from './commands.js';
 import { judgeArithmetic, judgeParamExp, judgeTestClause } from './expansions.js';
 import { child, list, parseBash, syntax, typeOf, type Parsed } from './parser.js';
 import { judgeRedirect } from './redirects.js';
+import { dangerousVariable } from './variables.js';
 import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 import { literalValue, shellQuote } from './words.js';
 
@@ -68,7 +69,7 @@ function classifyParsed(command: string): Classified | undefined {
   const parsed = parseBash(command);
   if (!parsed) return undefined;
   const units: Unit[] = [];
-  const rewrites: Array<{ from: number; to: number; text: string }> = [];
+  const walk: Walk = { rewrites: [], prefixes: new Set() };
   let depth = 0;
   syntax.Walk(parsed.file, (node) => {
     if (!node) {
@@ -77,22 +78,34 @@ function classifyParsed(command: string): Classified | undefined {
     }
     if (++depth > MAX_DEPTH) throw new RangeError('nested too deeply');
     const type = typeOf(node);
-    const judged = judgeNode(type, node, parsed, rewrites);
+    const judged = judgeNode(type, node, parsed, walk);
     if (judged) units.push(...judged);
     else if (!STRUCTURE.has(type)) units.push({ text: parsed.source(node), verdict: ask(`a shell construct the classifier does not know (${type})`) });
     return true;
   });
   const verdict = units.reduce((acc, u) => worst(acc, u.verdict), allow('nothing runs'));
-  return { units, verdict, canonical: rewrite(command, parsed, rewrites) };
+  return { units, verdict, canonical: rewrite(command, parsed, walk.rewrites) };
 }
 
-function judgeNode(type: string, node: Node, parsed: Parsed, rewrites: Array<{ from: number; to: number; text: string }>): Unit[] | undefined {
+/** What the walk gathers as it goes: the canonical rewrites, and where the assignments before a command start. */
+interface Walk {
+  rewrites: Array<{ from: number; to: number; text: string }>;
+  prefixes: Set<number>;
+}
+
+function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Unit[] | undefined {
   switch (type) {
     case 'Stmt':
-      return judgeStmt(node, parsed, rewrites);
+      return judgeStmt(node, parsed, { rewrites, prefixes });
     case 'Assign': {
       const name = child(node, 'Name')?.Value as string | undefined;
-      const verdict = (name && dangerousVariable(name)) || (child(node, 'Index') ? ask('an array subscript is evaluated as arithmetic') : undefined);
+      // IFS before a command only splits inside that command (`IFS= read -r line`); set on its own, it re-splits every later word.
+      const prefix = name === 'IFS' && prefixes.has(node.Pos().Offset());
+      const verdict = (name && !prefix && dangerousVariable(name)) || (child(node, 'Index') ? ask('an array subscript is evaluated as arithmetic') : undefined);
+      return verdict ? [{ text: parsed.source(node), verdict }] : [];
+    }
+    case 'WordIter': {
+      const verdict = dangerousVariable(child(node, 'Name')?.Value as string);
       return verdict ? [{ text: parsed.source(node), verdict }] : [];
     }
     case 'DeclClause':
@@ -115,11 +128,12 @@ function judgeNode(type: string, node: Node, parsed: Parsed, rewrites: Array<{ f
 }
 
 /** A statement: its simple command with the statement's redirections as one unit; a statement of another kind gives each redirection its own. */
-function judgeStmt(stmt: Node, parsed: Parsed, rewrites: Array<{ from: number; to: number; text: string }>): Unit[] {
+function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Unit[] {
   const cmd = child(stmt, 'Cmd');
   const redirects = list(stmt, 'Redirs').map((r) => judgeRedirect(r, parsed));
   if (!cmd || typeOf(cmd) !== 'CallExpr') return redirects.map((r) => ({ text: r.text, verdict: r.verdict }));
   const words = list(cmd, 'Args');
+  if (words.length > 0) for (const assign of list(cmd, 'Assigns')) prefixes.add(assign.Pos().Offset());
   const values = words.map(literalValue);
   const spelled = words.map((w, i) => (values[i] === undefined ? parsed.source(w) : shellQuote(values[i]!, i === 0)));
   const call = [...list(cmd, 'Assigns').map((a) => parsed.source(a)), ...spelled].join(' ');
@@ -144,7 +158,7 @@ function judgeDecl(node: Node): Verdict {
 }
 
 /** The source with each simple command replaced by its canonical spelling (outermost first; nested ones stay as written inside it). */
-function rewrite(command: string, parsed: Parsed, rewrites: Array<{ from: number; to: number; text: string }>): string {
+function rewrite(command: string, parsed: Parsed, rewrites: Walk['rewrites']): string {
   const kept: typeof rewrites = [];
   for (const r of [...rewrites].sort((a, b) => a.from - b.from || b.to - a.to)) {
     const last = kept.at(-1);

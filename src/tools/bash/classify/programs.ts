@@ -1,3 +1,4 @@
+import { dangerousVariable } from './variables.js';
 import { judgeFind, judgeGit } from './git-find.js';
 import { skipOptions, values, type Arg } from './options.js';
 import { judgeAwk, judgeSed } from './scripts.js';
@@ -23,7 +24,8 @@ export const PROGRAMS: Record<string, (args: readonly Arg[], judge: JudgeArgv) =
   uniq: (args) => (operands(args) > 1 ? ask('uniq writes its second operand') : risky('uniq', args, /^$/)),
   hostname: (args) => (operands(args) > 0 ? ask('hostname with an operand renames the host') : allow('hostname prints the name')),
   printf: (args) => (args[0]?.value === '-v' ? variableNames('printf -v', args.slice(1, 2)) : allow('printf prints')),
-  read: (args) => variableNames('read', args),
+  read: (args) => variableNames('read', args.filter((a) => !a.value?.startsWith('-'))),
+  wait: (args) => risky('wait', args, /^-[a-z]*p/),
   set: judgeSet,
 };
 
@@ -37,10 +39,18 @@ function risky(name: string, args: readonly Arg[], pattern: RegExp): Verdict {
 
 const operands = (args: readonly Arg[]) => args.filter((a) => a.value === undefined || !a.value.startsWith('-')).length;
 
-/** A variable name with a subscript (`a[$(cmd)]`) makes bash evaluate the subscript as arithmetic, running what is in it. */
+/**
+ * Builtins that set the variables they name: PATH and its kin are DENY (see
+ * dangerousVariable), and a name with a subscript (`a[$(cmd)]`) makes bash
+ * evaluate the subscript as arithmetic, running what is in it.
+ */
 function variableNames(name: string, args: readonly Arg[]): Verdict {
   const words = values(args);
   if (!words) return ask(`a variable name given to ${name} is computed at run time`);
+  for (const word of words) {
+    const danger = dangerousVariable(word.split('[')[0]!);
+    if (danger) return danger;
+  }
   return words.some((w) => w.includes('[')) ? ask(`${name} into an array element evaluates its subscript`) : allow(`${name} sets shell variables`);
 }
 
