@@ -116,8 +116,9 @@ export interface Tool {
    * permission gate applies the rules to each as well as to the arguments as
    * sent, and the strictest decision wins, so no other spelling of a path,
    * nor a link to it, gets past a rule on it. The first is the canonical
-   * form: the Read lock cache (gate 5) is keyed by it. Called once per call,
-   * before the permission gate; must not throw.
+   * form: the Read lock cache (gate 5) is keyed by it, and so is an approval
+   * for a tool that classifies its arguments (Bash: 'r''m' and rm are one
+   * request). Called once per call, before the permission gate; must not throw.
    */
   canonicalArgs?(args: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
   /**

@@ -1,6 +1,6 @@
 import type { Node } from 'mvdan-sh';
 import { child, syntax, typeOf, type Parsed } from './parser.js';
-import { allow, ask, type Verdict } from './verdict.js';
+import { allow, ask, deny, type Verdict } from './verdict.js';
 import { literalValue } from './words.js';
 
 const NUMBER = /^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)$/;
@@ -22,8 +22,13 @@ export function judgeArithmetic(node: Node): Verdict {
   return named ? ask(`arithmetic on ${named}, whose value can hold a[$(cmd)] and run cmd`) : allow('arithmetic on numbers');
 }
 
-/** `${!x}` and subscripts or offsets that name variables evaluate what the variable holds. */
-export function judgeParamExp(node: Node): Verdict {
+/**
+ * `${!x}` and subscripts or offsets that name variables evaluate what the
+ * variable holds; `${x@P}` expands the value as a prompt, running the
+ * command substitutions in it: an evaluator, DENY.
+ */
+export function judgeParamExp(node: Node, source: string): Verdict {
+  if (/@P\}$/.test(source)) return deny('${…@P} expands a value as a prompt, running the commands in it');
   if (node.Excl) return ask('indirect expansion ${!…} evaluates the name a variable holds');
   for (const field of ['Index']) {
     const part = child(node, field);

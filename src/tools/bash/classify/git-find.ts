@@ -4,7 +4,7 @@ import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
 const GIT_READ = new Set(
   ('status log diff show blame rev-parse ls-files ls-tree cat-file describe shortlog grep rev-list name-rev merge-base ' +
-    'for-each-ref show-ref whatchanged count-objects version help').split(' '),
+    'for-each-ref show-ref whatchanged count-objects version').split(' '),
 );
 /** Subcommands that list with no operands (or only listing options) and change things with them. */
 const GIT_LISTING: Record<string, RegExp> = {
@@ -12,7 +12,7 @@ const GIT_LISTING: Record<string, RegExp> = {
   tag: /^(-l|--list|-n\d*|--contains|--merged|--sort=.*)$/,
   remote: /^(-v|--verbose|show|get-url)$/,
   stash: /^(list|show)$/,
-  config: /^(--get|--get-all|--get-regexp|--list|-l|--show-origin|--global|--local|--system)$/,
+  config: /^(--list|-l|--show-origin|--global|--local|--system)$/,
   reflog: /^(show)$/,
 };
 /** `-c` keys that only change how output looks; `alias.*` and keys naming a program run code. */
@@ -24,7 +24,7 @@ const CODE_CONFIG = /^(alias\..*|core\.(pager|sshcommand|fsmonitor|hookspath|edi
  * push --force, filter-branch) and rm DENY; everything else ASK. `-c` may
  * define aliases or programs git runs: only display keys pass.
  */
-export function judgeGit(args: readonly Arg[], _judge: JudgeArgv): Verdict {
+export function judgeGit(args: readonly Arg[]): Verdict {
   let verdict = allow('git reads the repository');
   let i = 0;
   for (; i < args.length; i++) {
@@ -56,6 +56,7 @@ export function judgeGit(args: readonly Arg[], _judge: JudgeArgv): Verdict {
     return force ? deny(`git push ${force} rewrites or deletes remote history`) : worst(verdict, ask('git push changes the remote'));
   }
   if (!rest) return worst(verdict, ask(`an argument of git ${sub} is computed at run time`));
+  if (sub === 'config' && ['--get', '--get-all', '--get-regexp'].includes(rest[0] ?? '') && rest.length <= 3) return verdict;
   const listing = GIT_LISTING[sub];
   if (GIT_READ.has(sub) || (listing && rest.every((w) => listing.test(w)))) {
     const writes = rest.find((w) => /^(--output|-o$|--ext-diff|-O|--open-files-in-pager)/.test(w));

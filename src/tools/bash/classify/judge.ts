@@ -117,7 +117,7 @@ function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixe
     case 'CStyleLoop':
       return [{ text: parsed.source(node), verdict: judgeArithmetic(node) }];
     case 'ParamExp': {
-      const verdict = judgeParamExp(node);
+      const verdict = judgeParamExp(node, parsed.source(node));
       return verdict.decision === 'allow' ? [] : [{ text: parsed.source(node), verdict }];
     }
     case 'TestClause':

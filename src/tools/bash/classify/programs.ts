@@ -9,7 +9,7 @@ export type JudgeArgv = (argv: readonly Arg[]) => Verdict;
 
 /** Read-only programs that some options or operands turn into writers or runners. */
 export const PROGRAMS: Record<string, (args: readonly Arg[], judge: JudgeArgv) => Verdict> = {
-  git: (args, judge) => judgeGit(args, judge),
+  git: judgeGit,
   find: (args, judge) => judgeFind(args, judge),
   xargs: judgeXargs,
   sed: judgeSed,
@@ -21,7 +21,10 @@ export const PROGRAMS: Record<string, (args: readonly Arg[], judge: JudgeArgv) =
   tree: (args) => risky('tree', args, /^-o/),
   date: (args) => risky('date', args, /^(-s|--set)/),
   xxd: (args) => (operands(args) > 1 ? ask('xxd writes its second operand') : risky('xxd', args, /^-r/)),
-  uniq: (args) => (operands(args) > 1 ? ask('uniq writes its second operand') : risky('uniq', args, /^$/)),
+  uniq: (args) => (operands(args) > 1 ? ask('uniq writes its second operand') : risky('uniq', args)),
+  file: (args) => risky('file', args, /^(-C|--compile)/),
+  test: judgeTest,
+  '[': judgeTest,
   hostname: (args) => (operands(args) > 0 ? ask('hostname with an operand renames the host') : allow('hostname prints the name')),
   printf: (args) => (args[0]?.value === '-v' ? variableNames('printf -v', args.slice(1, 2)) : allow('printf prints')),
   read: (args) => variableNames('read', args.filter((a) => !a.value?.startsWith('-'))),
@@ -29,12 +32,20 @@ export const PROGRAMS: Record<string, (args: readonly Arg[], judge: JudgeArgv) =
   set: judgeSet,
 };
 
-/** ALLOW unless an argument is only known at run time or matches `pattern` (an option that writes or runs). */
-function risky(name: string, args: readonly Arg[], pattern: RegExp): Verdict {
+/**
+ * ALLOW unless an argument is only known at run time or matches `pattern`
+ * (an option that writes or runs a program).
+ */
+function risky(name: string, args: readonly Arg[], pattern?: RegExp): Verdict {
   const words = values(args);
   if (!words) return ask(`an argument of ${name} is computed at run time and could be an option that writes`);
-  const bad = words.find((w) => pattern.test(w) && w !== '');
+  const bad = pattern && words.find((w) => pattern.test(w));
   return bad ? ask(`${name} ${bad} writes a file or runs a program`) : allow(`${name} is read-only`);
+}
+
+/** test and [ only test; -v and -R evaluate the subscript of the name they are given (`a[$(cmd)]`). */
+function judgeTest(args: readonly Arg[]): Verdict {
+  return args.some((a) => a.value === '-v' || a.value === '-R') ? ask('test -v evaluates an array subscript') : allow('test only tests');
 }
 
 const operands = (args: readonly Arg[]) => args.filter((a) => a.value === undefined || !a.value.startsWith('-')).length;

@@ -64,7 +64,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
 };
 
-/** The value of `$'…'` (bash's ANSI-C quoting); undefined for what it cannot decode with certainty (\c, a NUL that ends the word). */
+/** The value of `$'…'` (bash's ANSI-C quoting); undefined for what it cannot decode with certainty (\c, a NUL, non-ASCII escapes). */
 function ansiC(raw: string): string | undefined {
   let value = '';
   for (let i = 0; i < raw.length; i++) {
@@ -89,7 +89,8 @@ function ansiC(raw: string): string | undefined {
     }
     const digits = rest.match(form[0])![0];
     const code = parseInt(form[1] === 8 ? digits : digits.slice(1), form[1]);
-    if (code === 0 || code > 0x10ffff) return undefined;
+    // A NUL ends the word; a byte or code point past ASCII depends on the locale: spelled as written, never guessed.
+    if (code === 0 || code > 0x7f) return undefined;
     value += String.fromCodePoint(code);
     i += digits.length - 1;
   }
