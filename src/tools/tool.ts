@@ -67,11 +67,11 @@ export interface ClassifiedPart {
 
 /**
  * The class a tool derives from its own arguments, e.g. a shell command's
- * risk: one decision for the call, or one for each part of it. `unknown`
- * (the tool cannot read the arguments, a command that does not parse) is
- * DENY whatever the rules say.
+ * risk: one decision for the call, or one for each part of it. Unknown
+ * (the tool cannot read the arguments, a command that does not parse; as
+ * `{unknown: why}` with what is wrong) is DENY whatever the rules say.
  */
-export type ToolClassification = ToolDecision | 'unknown' | { parts: ClassifiedPart[] };
+export type ToolClassification = ToolDecision | 'unknown' | { unknown: string } | { parts: ClassifiedPart[] };
 
 /** Where an upstream tool comes from, and whether it can be reached now. */
 export interface UpstreamOrigin {

@@ -62,6 +62,7 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
     decide(tool, args, requiresApproval, classify) {
       const own = classify?.(args);
       if (own === 'unknown') return { decision: 'deny', reason: 'the tool cannot classify these arguments' };
+      if (typeof own === 'object' && 'unknown' in own) return { decision: 'deny', reason: `the tool cannot classify these arguments: ${own.unknown}` };
       let verdict: PolicyVerdict = requiresApproval
         ? { decision: 'ask', reason: 'the tool requires approval' }
         : { decision: 'allow', reason: 'no rule matched' };

@@ -8,7 +8,8 @@ const excerpt = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}…` 
  * The Bash tool's permission hooks (contract 4.1). `classify` parses the
  * command with mvdan-sh and names every simple command in it with its class,
  * for the permission gate to apply policy rules to each; a command that does
- * not parse (or is not a string) is `unknown`, which is DENY. `canonicalArgs`
+ * not parse (or is too long, or not a string) is unknown, which is DENY, with
+ * what is wrong with it. `canonicalArgs`
  * gives the command with every simple command spelled canonically, quotes
  * removed ('r''m' is rm): policy rules see it as well as the command as sent,
  * and approvals are bound to it.
@@ -17,8 +18,9 @@ export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> 
   return {
     classify(args) {
       const command = args.command;
-      const classified = typeof command === 'string' ? classifyCommand(command) : undefined;
-      if (!classified) return 'unknown';
+      if (typeof command !== 'string') return 'unknown';
+      const classified = classifyCommand(command);
+      if ('problem' in classified) return { unknown: classified.problem };
       return {
         parts: classified.units.map((unit) => ({
           args: { ...args, command: unit.text },
@@ -30,7 +32,7 @@ export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> 
     async canonicalArgs(args) {
       const command = args.command;
       const classified = typeof command === 'string' ? classifyCommand(command) : undefined;
-      return classified ? [{ ...args, command: classified.canonical }] : [];
+      return classified && 'canonical' in classified ? [{ ...args, command: classified.canonical }] : [];
     },
   };
 }

@@ -39,35 +39,43 @@ const STRUCTURE = new Set(
  */
 export const MAX_CLASSIFIED_CHARS = 10_000;
 
+/** Why a command is not classified (DENY at the gate). */
+export interface Unclassified {
+  problem: string;
+}
+
 /** The last commands classified: the gate classifies the command as sent and its canonical spelling, and canonicalArgs the first again. */
-const recent = new Map<string, Classified | undefined>();
+const recent = new Map<string, Classified | Unclassified>();
 
 /** How deep the syntax tree may nest: a bound well inside the stack the GopherJS walk needs, so the outcome does not depend on the stack size. */
 export const MAX_DEPTH = 256;
 const RECENT_MAX = 64;
 
 /**
- * Classifies a shell command; undefined (DENY at the gate) when bash cannot
- * parse it, when it is longer than MAX_CLASSIFIED_CHARS, or when its syntax
- * tree nests deeper than MAX_DEPTH.
+ * Classifies a shell command; Unclassified (DENY at the gate) when bash
+ * cannot parse it, when it is longer than MAX_CLASSIFIED_CHARS, or when its
+ * syntax tree nests deeper than MAX_DEPTH.
  */
-export function classifyCommand(command: string): Classified | undefined {
-  if (command.length > MAX_CLASSIFIED_CHARS) return undefined;
-  if (recent.has(command)) return recent.get(command);
-  let classified: Classified | undefined;
+export function classifyCommand(command: string): Classified | Unclassified {
+  if (command.length > MAX_CLASSIFIED_CHARS) {
+    return { problem: `the command is ${command.length} characters long, over the ${MAX_CLASSIFIED_CHARS} the classifier reads` };
+  }
+  const known = recent.get(command);
+  if (known) return known;
+  let classified: Classified | Unclassified;
   try {
     classified = classifyParsed(command);
   } catch {
-    classified = undefined;
+    classified = { problem: `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads` };
   }
   if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
   recent.set(command, classified);
   return classified;
 }
 
-function classifyParsed(command: string): Classified | undefined {
+function classifyParsed(command: string): Classified | Unclassified {
   const parsed = parseBash(command);
-  if (!parsed) return undefined;
+  if ('problem' in parsed) return { problem: `bash cannot parse the command: ${parsed.problem}` };
   const units: Unit[] = [];
   const walk: Walk = { rewrites: [], prefixes: new Set() };
   let depth = 0;

@@ -32,13 +32,14 @@ export interface Parsed {
   between(from: number, to: number): string;
 }
 
-/** Parses `command` as bash; undefined when it does not parse. */
-export function parseBash(command: string): Parsed | undefined {
+/** Parses `command` as bash; what is wrong with it (mvdan/sh's message, "line:column: …") when it does not parse. */
+export function parseBash(command: string): Parsed | { problem: string } {
   let file: Node;
   try {
     file = parser.Parse(command, '');
-  } catch {
-    return undefined;
+  } catch (err) {
+    const go = err as { Error?: () => string } | null;
+    return { problem: typeof go?.Error === 'function' ? go.Error() : String(err) };
   }
   const bytes = Buffer.from(command, 'utf8');
   const between = (from: number, to: number) => bytes.subarray(from, to).toString('utf8');

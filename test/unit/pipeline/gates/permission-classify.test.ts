@@ -85,7 +85,7 @@ describe('permission of a classifying tool (contract 4.1): the class is the defa
     expect(decide(allowAll, 'ls')).toBe('allow');
     expect(decide(allowAll, 'rm -rf /')).toBe('allow');
     expect(decide(allowAll, 'echo $(')).toBe('deny');
-    expect(await gate(allowAll, 'if true; then')).toMatch(/^PERMISSION_DENIED: .*cannot classify/);
+    expect(await gate(allowAll, 'if true; then')).toMatch(/^PERMISSION_DENIED: .*cannot classify these arguments: bash cannot parse the command: 1:/);
   });
 
   it('requires_approval keeps a widened command at ASK', () => {

@@ -8,6 +8,7 @@ const hooks = bashPermissionHooks();
 function classOf(command: string): string {
   const own = hooks.classify!({ command });
   if (typeof own === 'string') return own;
+  if ('unknown' in own) return 'unknown';
   const rank = ['allow', 'ask', 'deny'];
   return own.parts.reduce((acc, part) => (rank.indexOf(part.decision) > rank.indexOf(acc) ? part.decision : acc), 'allow');
 }
@@ -35,6 +36,16 @@ describe('Bash classification (contract 4.1): every simple command judged, the m
     expect(classOf(`${at}y`)).toBe('unknown');
   });
 
+  it('an unclassified command says why: the parser\'s message, the length, the depth', () => {
+    expect(hooks.classify!({ command: 'echo $(' })).toEqual({ unknown: 'bash cannot parse the command: 1:6: reached EOF without matching ( with )' });
+    expect(hooks.classify!({ command: 'x'.repeat(MAX_CLASSIFIED_CHARS + 1) })).toEqual({
+      unknown: `the command is ${MAX_CLASSIFIED_CHARS + 1} characters long, over the ${MAX_CLASSIFIED_CHARS} the classifier reads`,
+    });
+    expect(hooks.classify!({ command: `${'echo $('.repeat(70)}ls${')'.repeat(70)}` })).toEqual({
+      unknown: `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads`,
+    });
+  });
+
   it('a command argument that is not a string cannot be classified', () => {
     expect(hooks.classify!({ command: 42 })).toBe('unknown');
     expect(hooks.classify!({})).toBe('unknown');
@@ -59,11 +70,12 @@ describe('the canonical spelling: quotes and escapes removed, one space between 
     for (const [command, expected] of TABLE) {
       const classified = classifyCommand(command);
       if (expected === 'unknown') {
-        expect(classified).toBeUndefined();
+        expect(classified).toHaveProperty('problem');
         continue;
       }
-      expect(classOf(classified!.canonical)).toBe(expected);
-      expect(classifyCommand(classified!.canonical)!.canonical).toBe(classified!.canonical);
+      if (!('canonical' in classified)) throw new Error(`${command}: ${classified.problem}`);
+      expect(classOf(classified.canonical)).toBe(expected);
+      expect(classifyCommand(classified.canonical)).toHaveProperty('canonical', classified.canonical);
     }
   });
 
@@ -73,7 +85,7 @@ describe('the canonical spelling: quotes and escapes removed, one space between 
 
   it('each part names its simple command for the rules, nested ones too', () => {
     const own = hooks.classify!({ command: 'npm test && echo "$(git push)" > /dev/null' });
-    expect(typeof own === 'object' && own.parts.map((p) => [p.args.command, p.decision])).toEqual([
+    expect(typeof own === 'object' && 'parts' in own && own.parts.map((p) => [p.args.command, p.decision])).toEqual([
       ['npm test', 'ask'],
       ['echo "$(git push)" >/dev/null', 'allow'],
       ['git push', 'ask'],
