@@ -18,6 +18,8 @@ export interface OptionSpec {
 export interface Parsed {
   /** The words after the options. */
   rest: Arg[];
+  /** The valued options given, in order, with their values (undefined: computed at run time), however they were written. */
+  taken: Array<{ option: string; value: string | undefined }>;
   /** ASK or DENY when an option says so or cannot be told apart. */
   verdict?: Verdict;
 }
@@ -33,10 +35,11 @@ export function skipOptions(name: string, args: readonly Arg[], spec: OptionSpec
   const valued = new Set(spec.valued ?? []);
   const risky = new Set(spec.risky ?? []);
   let verdict: Verdict | undefined;
+  const taken: Parsed['taken'] = [];
   let i = 0;
   for (; i < args.length; i++) {
     const word = args[i]!.value;
-    if (word === undefined) return { rest: [], verdict: deny(`an option of ${name} is computed at run time`) };
+    if (word === undefined) return { rest: [], taken, verdict: deny(`an option of ${name} is computed at run time`) };
     if (word === '--') {
       i++;
       break;
@@ -45,15 +48,15 @@ export function skipOptions(name: string, args: readonly Arg[], spec: OptionSpec
     const [opt, inline] = word.startsWith('--') ? splitLong(word) : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
     if (risky.has(opt)) verdict ??= ask(`${name} ${opt} writes a file or runs a program`);
     if (valued.has(opt) || (risky.has(opt) && !flags.has(opt))) {
-      if (inline === undefined) i++;
+      taken.push({ option: opt, value: inline ?? args[++i]?.value });
       continue;
     }
     if (flags.has(opt) && (inline === undefined || word.startsWith('--'))) continue;
     // Clustered short flags (-xv) are fine when each is a known flag.
     if (!word.startsWith('--') && [...word.slice(1)].every((c) => flags.has(`-${c}`))) continue;
-    return { rest: [], verdict: ask(`${name} has an option the classifier does not know (${opt})`) };
+    return { rest: [], taken, verdict: ask(`${name} has an option the classifier does not know (${opt})`) };
   }
-  return verdict ? { rest: args.slice(i), verdict } : { rest: args.slice(i) };
+  return verdict ? { rest: args.slice(i), taken, verdict } : { rest: args.slice(i), taken };
 }
 
 function splitLong(word: string): [string, string | undefined] {

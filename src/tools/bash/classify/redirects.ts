@@ -17,9 +17,10 @@ export function judgeRedirect(node: Node, parsed: Parsed): { text: string; verdi
   if (target === undefined) return { text, verdict: ask('redirects to a file named at run time') };
   if (/^\/dev\/(tcp|udp)\//.test(target)) return { text, verdict: deny(`${target} opens a network connection`) };
   if (op === '<') return { text, verdict: allow('reads a file') };
-  if (op === '>&' || op === '<&') {
-    return /^([0-9]+-?|-)$/.test(target) ? { text, verdict: allow('duplicates a descriptor') } : { text, verdict: ask(`writes to ${target}`) };
+  if ((op === '>&' || op === '<&') && /^([0-9]+-?|-)$/.test(target)) return { text, verdict: allow('duplicates a descriptor') };
+  // `>&file` is `&>file`.
+  if (OUTPUT.has(op) || op === '>&') {
+    return { text, verdict: SINKS.has(target) || /^\/dev\/fd\/[0-9]+$/.test(target) ? allow('discards or passes output') : ask(`writes to ${target}`) };
   }
-  if (OUTPUT.has(op)) return { text, verdict: SINKS.has(target) || /^\/dev\/fd\/[0-9]+$/.test(target) ? allow('discards or passes output') : ask(`writes to ${target}`) };
   return { text, verdict: ask(`a redirection the classifier does not know (${op})`) };
 }

@@ -4,20 +4,18 @@ import { allow, ask, deny, type Verdict } from './verdict.js';
 /** sed: ALLOW for scripts of commands that only print; -i, -f, and the w, W and e commands or flags are ASK. */
 export function judgeSed(args: readonly Arg[]): Verdict {
   if (args.some((a) => /^(-i|--in-place|-[a-zA-Z]*i)/.test(a.value ?? ''))) return ask('sed -i edits files in place');
-  const scripts: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i]!.value === '-e' || args[i]!.value === '--expression') {
-      const script = args[i + 1]?.value;
-      if (script === undefined) return ask('a sed script is computed at run time');
-      scripts.push(script);
-    }
-  }
-  const { rest, verdict } = skipOptions('sed', args, {
+  const { rest, taken, verdict } = skipOptions('sed', args, {
     flags: ['-n', '--quiet', '--silent', '-E', '-r', '--regexp-extended', '-s', '--separate', '-u', '--unbuffered', '-z', '--null-data', '--posix', '--debug', '--sandbox'],
     valued: ['-e', '--expression', '-l', '--line-length'],
     risky: ['-f', '--file'],
   });
   if (verdict) return verdict;
+  const scripts: string[] = [];
+  for (const { option, value } of taken) {
+    if (option !== '-e' && option !== '--expression') continue;
+    if (value === undefined) return ask('a sed script is computed at run time');
+    scripts.push(value);
+  }
   if (scripts.length === 0) {
     const script = rest[0]?.value;
     if (rest.length === 0) return allow('sed without a script does nothing');
