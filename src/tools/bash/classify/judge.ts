@@ -39,6 +39,9 @@ const STRUCTURE = new Set(
  */
 export const MAX_CLASSIFIED_CHARS = 10_000;
 
+/** How deep the syntax tree may nest: a bound well inside the stack the GopherJS walk needs, so the outcome does not depend on the stack size. */
+export const MAX_DEPTH = 256;
+
 /** Why a command is not classified (DENY at the gate). */
 export interface Unclassified {
   problem: string;
@@ -46,10 +49,9 @@ export interface Unclassified {
 
 /** The last commands classified: the gate classifies the command as sent and its canonical spelling, and canonicalArgs the first again. */
 const recent = new Map<string, Classified | Unclassified>();
-
-/** How deep the syntax tree may nest: a bound well inside the stack the GopherJS walk needs, so the outcome does not depend on the stack size. */
-export const MAX_DEPTH = 256;
 const RECENT_MAX = 64;
+
+class TooDeep extends Error {}
 
 /**
  * Classifies a shell command; Unclassified (DENY at the gate) when bash
@@ -65,8 +67,9 @@ export function classifyCommand(command: string): Classified | Unclassified {
   let classified: Classified | Unclassified;
   try {
     classified = classifyParsed(command);
-  } catch {
-    classified = { problem: `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads` };
+  } catch (err) {
+    const deep = err instanceof TooDeep || err instanceof RangeError;
+    classified = { problem: deep ? `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads` : `the classifier failed: ${String(err)}` };
   }
   if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
   recent.set(command, classified);
@@ -84,7 +87,7 @@ function classifyParsed(command: string): Classified | Unclassified {
       depth--;
       return true;
     }
-    if (++depth > MAX_DEPTH) throw new RangeError('nested too deeply');
+    if (++depth > MAX_DEPTH) throw new TooDeep();
     const type = typeOf(node);
     const judged = judgeNode(type, node, parsed, walk);
     if (judged) units.push(...judged);

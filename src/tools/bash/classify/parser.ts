@@ -38,6 +38,8 @@ export function parseBash(command: string): Parsed | { problem: string } {
   try {
     file = parser.Parse(command, '');
   } catch (err) {
+    // The parser's recursion overflowing the stack: the caller reports it as too deep.
+    if (err instanceof RangeError) throw err;
     const go = err as { Error?: () => string } | null;
     return { problem: typeof go?.Error === 'function' ? go.Error() : String(err) };
   }

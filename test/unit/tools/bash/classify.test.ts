@@ -41,9 +41,10 @@ describe('Bash classification (contract 4.1): every simple command judged, the m
     expect(hooks.classify!({ command: 'x'.repeat(MAX_CLASSIFIED_CHARS + 1) })).toEqual({
       unknown: `the command is ${MAX_CLASSIFIED_CHARS + 1} characters long, over the ${MAX_CLASSIFIED_CHARS} the classifier reads`,
     });
-    expect(hooks.classify!({ command: `${'echo $('.repeat(70)}ls${')'.repeat(70)}` })).toEqual({
-      unknown: `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads`,
-    });
+    // Past the walk's bound, and (3,000 levels) past what the parser's own recursion survives.
+    for (const command of [`${'echo $('.repeat(70)}ls${')'.repeat(70)}`, `${'$('.repeat(3000)}ls${')'.repeat(3000)}`]) {
+      expect(hooks.classify!({ command })).toEqual({ unknown: `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads` });
+    }
   });
 
   it('a command argument that is not a string cannot be classified', () => {
