@@ -101,8 +101,11 @@ function ansiC(raw: string): string | undefined {
 const BARE = /^[A-Za-z0-9_/.,:+@%-]+$/;
 const BARE_ARG = /^[A-Za-z0-9_/.,:+@%=-]+$/;
 
+/** Words bash reads as syntax where a command name stands: quoted there, they stay names. */
+const RESERVED = new Set('if then else elif fi do done case esac while until for in function select time coproc'.split(' '));
+
 /** A value written as the shell reads it back as one word: bare where that is safe, else in single quotes. */
 export function shellQuote(value: string, commandName = false): string {
-  if ((commandName ? BARE : BARE_ARG).test(value)) return value;
+  if (commandName ? BARE.test(value) && !RESERVED.has(value) : BARE_ARG.test(value)) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -63,6 +63,7 @@ describe('the canonical spelling: quotes and escapes removed, one space between 
     ["echo 'it'\\''s'", "echo 'it'\\''s'"],
     ['npm test && "git" push', 'npm test && git push'],
     ["'a=b' x", "'a=b' x"],
+    ["'if' x; \\time ls", "'if' x; 'time' ls"],
   ])('%j is %j', async (command, canonical) => {
     expect(await hooks.canonicalArgs!({ command, timeout_ms: 5 })).toEqual([{ command: canonical, timeout_ms: 5 }]);
   });
