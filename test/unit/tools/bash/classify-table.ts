@@ -121,6 +121,7 @@ export const TABLE: ReadonlyArray<readonly [command: string, expected: 'allow' |
   ['bash -c "ls"', 'deny'],
   ['sh script.sh', 'deny'],
   ['zsh', 'deny'],
+  ['dash -c ls', 'deny'],
   ['eval "ls"', 'deny'],
   ['exec ls', 'deny'],
   ['source ./env.sh', 'deny'],
