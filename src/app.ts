@@ -16,9 +16,11 @@ import { installOpenApi } from './http/plugins/openapi.js';
 import { installRequestId, requestIdOptions } from './http/plugins/request-id.js';
 import { installRequestLog, requestLogOptions } from './http/plugins/request-log.js';
 import { installShutdown } from './http/plugins/shutdown.js';
+import { installTracing } from './http/plugins/tracing.js';
 import { installSpillSweep } from './http/plugins/spill-sweep.js';
 import { toolsRoutes } from './http/tools.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import type { Tracing } from './observability/tracing.js';
 import { createPipelineDeps } from './pipeline/deps.js';
 import type { PipelineDeps } from './pipeline/types.js';
 import { WIRE_SCHEMAS } from './protocol/schemas.js';
@@ -41,6 +43,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** The async queue, with Redis; without it `"mode":"async"` answers 400. The app does not close it. */
   executions?: ExecutionQueue;
+  /** With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): a span per request and per call. The app does not shut it down. */
+  tracing?: Tracing;
 }
 
 /**
@@ -83,7 +87,8 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   installJsonBodyParser(app);
   for (const schema of WIRE_SCHEMAS) app.addSchema(schema);
   installErrorHandling(app);
-  // In this order: the id first, so every refusal carries it; nothing refused early takes an in-flight slot.
+  // In this order: the span and the id first, so every refusal carries them; nothing refused early takes an in-flight slot.
+  if (deps.tracing) installTracing(app, deps.tracing);
   installRequestId(app);
   installShutdown(app);
   installEarlyRefusals(app);

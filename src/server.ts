@@ -3,6 +3,7 @@ import { isLoopback } from './config/checks.js';
 import { inspectConfig } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
+import { startTracing } from './observability/tracing.js';
 import { ExecutionQueue, queueConnectionOptions, startWorkers, type ExecutionWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
 import { createStateStore, onStopSignals, prepare } from './startup.js';
@@ -19,15 +20,19 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const report = inspectConfig(env);
   // Before prepare: MCP servers start there and log under the configured level.
   const logger = createLogger(report.config.log_level);
-  const { config, workspace, registry, spill, mcp } = await prepare(report, env, dispatchers, metrics, logger);
+  const { config, workspace, registry, spill, mcp, tracing: traces } = await prepare(report, env, dispatchers, metrics, logger);
+  const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
   const connection = queueConnectionOptions(config);
   const executions = connection ? new ExecutionQueue(connection, config.async) : undefined;
-  const app = await buildApp({ state, spill, registry, clock: systemClock, logger, metrics, ...(executions && { executions }) }, config);
+  const app = await buildApp(
+    { state, spill, registry, clock: systemClock, logger, metrics, ...(executions && { executions }), ...(tracing && { tracing }) },
+    config,
+  );
   let workers: ExecutionWorkers | undefined;
   if (connection && config.async.inline_workers > 0) {
     workers = startWorkers(
-      { pipeline: app.pipeline, config: config.async, connection, dispatchers, logger },
+      { pipeline: app.pipeline, config: config.async, connection, dispatchers, logger, ...(tracing && { tracing }) },
       { count: config.async.inline_workers, concurrency: config.async.concurrency },
     );
   }
@@ -54,6 +59,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     await mcp.close();
     await state.close();
     await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+    // Last: the spans of everything above are exported before the process exits.
+    await tracing?.shutdown();
     logger.info('stopped');
   });
 
@@ -68,6 +75,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       workspace,
       keys: config.keys.length,
       async: executions ? { inline_workers: config.async.inline_workers } : 'off: needs REDIS_URL',
+      traces: traces ? traces.url : 'off: OTEL_EXPORTER_OTLP_ENDPOINT not set',
     },
     'toolgate ready',
   );

@@ -5,6 +5,7 @@ import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './observability/metrics.js';
+import { tracingSettings, type TracingSettings } from './observability/tracing.js';
 import { unreachableRules, type ToolShape } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { createSpillStore, refusesStartup } from './spill/index.js';
@@ -25,6 +26,8 @@ export interface Prepared {
   registry: ToolRegistry;
   spill: SpillStore;
   mcp: McpServers;
+  /** Where to export traces; absent with tracing off. */
+  tracing?: TracingSettings;
 }
 
 /** The upstream MCP servers a gateway runs; close them on shutdown (stdio servers' processes end). */
@@ -122,7 +125,8 @@ export async function prepare(
   logger: Logger,
 ): Promise<Prepared> {
   const { config } = report;
-  const problems = [...report.problems];
+  const traces = tracingSettings(env);
+  const problems = [...report.problems, ...traces.problems];
   const create = problems.length === 0;
   const workspace = resolve(config.workspace);
   if (create) {
@@ -179,7 +183,7 @@ export async function prepare(
     await mcp.close();
     throw new ConfigError(mcpProblems);
   }
-  return { config: acceptConfig(report), workspace, registry, spill, mcp };
+  return { config: acceptConfig(report), workspace, registry, spill, mcp, ...(traces.settings && { tracing: traces.settings }) };
 }
 
 /** Which sandbox Bash commands run in, said once at start-up; running without one is a warning. */

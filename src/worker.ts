@@ -2,6 +2,7 @@ import { buildMetricsApp } from './app.js';
 import { ConfigError, inspectConfig } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
+import { startTracing } from './observability/tracing.js';
 import { createPipelineDeps } from './pipeline/deps.js';
 import { queueConnectionOptions, startWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
@@ -23,12 +24,13 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   if (!queueConnectionOptions(report.config)) {
     throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (the one the servers use)']);
   }
-  const { config, registry, spill, mcp } = await prepare(report, env, dispatchers, metrics, logger);
+  const { config, registry, spill, mcp, tracing: traces } = await prepare(report, env, dispatchers, metrics, logger);
+  const tracing = await startTracing(traces);
   const connection = queueConnectionOptions(config)!;
   const state = createStateStore(config, logger, metrics);
   const pipeline = createPipelineDeps({ registry, state, spill, clock: systemClock, logger, metrics }, config);
   const concurrency = options.concurrency ?? config.async.concurrency;
-  const workers = startWorkers({ pipeline, config: config.async, connection, dispatchers, logger }, { count: 1, concurrency });
+  const workers = startWorkers({ pipeline, config: config.async, connection, dispatchers, logger, ...(tracing && { tracing }) }, { count: 1, concurrency });
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(metrics, pipeline, logger);
   const metricsAddress = await metricsApp?.listen({ host: config.host, port: config.metrics_port! });
 
@@ -39,11 +41,12 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
     await mcp.close();
     await state.close();
     await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+    await tracing?.shutdown();
     logger.info('worker stopped');
   });
 
   logger.info(
-    { concurrency, tools: registry.list().map((t) => t.name), metrics: metricsAddress && `${metricsAddress}/metrics`, pid: process.pid },
+    { concurrency, tools: registry.list().map((t) => t.name), metrics: metricsAddress && `${metricsAddress}/metrics`, traces: traces?.url ?? 'off', pid: process.pid },
     'toolgate worker ready',
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { parseEnvelope } from '../protocol/calls/index.js';
+import { isModelName, MODEL_NAME_MAX, parseEnvelope } from '../protocol/calls/index.js';
 import { GatewayError } from '../protocol/errors.js';
 import { executeResponse } from '../protocol/response.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
@@ -22,6 +22,22 @@ function sessionIdOf(request: FastifyRequest, fromBody: string | undefined): str
   return request.caller.keyId;
 }
 
+/**
+ * Who proposed the calls, for the per-call log line: the body's own record
+ * when it is a whole provider response (the provider says which model
+ * answered, aliases resolved), else the `x-model` header. A malformed header
+ * is refused like any other bad input, also when the body names the model.
+ */
+function modelOf(request: FastifyRequest, fromBody: string | undefined): string | undefined {
+  const header = request.headers['x-model'];
+  if (header !== undefined && !isModelName(header)) {
+    throw new GatewayError('BAD_REQUEST', {
+      message: `x-model must be a model name: at most ${MODEL_NAME_MAX} characters, letters, digits and . _ : / @ + - (starting with a letter or digit).`,
+    });
+  }
+  return fromBody ?? header;
+}
+
 export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.post(
@@ -35,6 +51,9 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
           headers: Type.Object({
             'idempotency-key': Type.Optional(Type.String({ description: 'Replays the whole response of an earlier request with this key.' })),
             'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the API key id.' })),
+            'x-model': Type.Optional(
+              Type.String({ description: 'The model that proposed the calls, for the per-call log line; a whole provider response body names its own, which wins.' }),
+            ),
           }),
           body: Type.Unknown({ description: 'A tool-call envelope (see the description).' }),
           response: { 200: schemaRef('ExecuteResponse'), 202: schemaRef('ExecutionAccepted'), ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429, 503) },
@@ -47,12 +66,15 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
         }
         const envelope = parseEnvelope(request.body, { maxCalls: deps.config.limits.calls_per_batch });
         const sessionId = sessionIdOf(request, envelope.sessionId);
-        if (envelope.mode === 'async') return submitExecution(request, reply, envelope, sessionId, submission);
+        const model = modelOf(request, envelope.model);
+        if (envelope.mode === 'async') return submitExecution(request, reply, envelope, { sessionId, model }, submission);
         if (envelope.callbackUrl !== undefined) {
           throw new GatewayError('BAD_REQUEST', { message: 'callback_url is for "mode":"async"; a synchronous request gets its results in the response.' });
         }
         const ctx: ExecContext = { caller: request.caller, sessionId, log: request.log };
         if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
+        if (model !== undefined) ctx.model = model;
+        if (request.span) ctx.span = request.span;
         const { results, serialized, payloads } =
           key === undefined ? await executeCalls(envelope.calls, ctx, deps) : await executeOnce(key, envelope.calls, ctx, deps);
         return executeResponse(envelope.format, envelope.calls, results, serialized, payloads);

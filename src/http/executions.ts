@@ -23,7 +23,7 @@ export async function submitExecution(
   request: FastifyRequest,
   reply: FastifyReply,
   envelope: ParsedEnvelope,
-  sessionId: string,
+  who: { sessionId: string; model: string | undefined },
   submission: AsyncSubmission,
 ) {
   const { executions, config } = submission;
@@ -44,7 +44,9 @@ export async function submitExecution(
     const problem = callbackUrlProblem(envelope.callbackUrl, config.callback_allow_private_network);
     if (problem) throw new GatewayError('BAD_REQUEST', { message: `${problem}.`, details: { field: 'callback_url' } });
   }
-  const job = jobOf(envelope.calls, request.caller, { ...envelope, sessionId }, submission.clock.now());
+  const { sessionId, model } = who;
+  // The worker's span continues the submitting request's trace.
+  const job = jobOf(envelope.calls, request.caller, { ...envelope, sessionId, model, trace: request.span?.headers }, submission.clock.now());
   const id = newExecutionId();
   await executions.submit(id, job);
   request.log.info({ execution_id: id, tenant: job.tenant, session_id: sessionId, calls: job.calls.length }, 'execution queued');

@@ -113,6 +113,7 @@ export function mcpRoutes(deps: PipelineDeps) {
     const parsed = callToolParams(params);
     if ('problem' in parsed) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, parsed.problem);
     const ctx: ExecContext = { caller: x.request.caller, sessionId: x.sessionId, log: x.request.log };
+    if (x.request.span) ctx.span = x.request.span;
     const call: NormalizedCall = {
       index: 0,
       id: callIdOf(id, x.mcpSessionId),

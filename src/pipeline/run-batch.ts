@@ -1,4 +1,5 @@
 import { redactForLog } from '../observability/logger.js';
+import type { TraceSpan } from '../observability/tracing.js';
 import type { NormalizedCall } from '../protocol/calls/index.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError, isGatewayError } from '../protocol/errors.js';
@@ -7,6 +8,7 @@ import { StateUnavailableError, type SettleRequest, type StoredResult } from '..
 import type { Tool, ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.js';
 import { applyBatchBudget, applyCallBudget, payloadJson, truncationRecord } from './budget.js';
+import { callSpanName, endCallSpan } from './call-span.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
 import { lockToStore } from './gates/lock.js';
 import { partition } from './partition.js';
@@ -23,6 +25,11 @@ interface Finished {
   error?: GatewayError;
   /** The payload as serialized by the per-call budget, when it kept it whole (see applyCallBudget). */
   json?: string;
+  /** With tracing on, an executed call's span, open from before its tool ran, and when the tool was done (epoch ms). */
+  span?: TraceSpan;
+  ended?: number;
+  /** An executed call's admission (whether it was the breaker's probe). */
+  outcome?: AdmitOutcome & { kind: 'run' };
 }
 
 function errorResult(call: PlannedCall, error: GatewayError, timeMs = 0): CallResult {
@@ -80,6 +87,8 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
   const started = performance.now();
   const timeoutMs = callTimeout(call, ctx);
   const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
+  const span = ctx.span?.child(callSpanName(call));
+  const traced: { span: TraceSpan; ended?: number } | undefined = span ? { span } : undefined;
   try {
     const output = await runWithTimeout(timeoutMs, (abort) =>
       call.entry!.tool.run(call.args!, {
@@ -92,13 +101,19 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
         callId: call.id,
         deadline: Date.now() + timeoutMs,
         spill,
+        // A getter too: the headers are rendered only for a tool that passes them on.
+        get trace() {
+          return span?.headers;
+        },
       }),
     );
+    if (traced) traced.ended = Date.now();
     const result = outputResult(call, output, Math.round(performance.now() - started));
-    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output, error: output.error };
+    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output, error: output.error, ...traced };
   } catch (err) {
+    if (traced) traced.ended = Date.now();
     const error = asGatewayError(err, call, ctx);
-    return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
+    return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error, ...traced };
   }
 }
 
@@ -163,7 +178,14 @@ async function runBatch(batch: readonly PlannedCall[], ctx: ExecContext, deps: P
   });
 }
 
-function record(finished: readonly Finished[], payloads: readonly VisiblePayload[], ctx: ExecContext, deps: PipelineDeps, bytes: readonly string[]): void {
+/** A call's span, ended with its gate outcomes: the executed call's own, or one for a call a gate stopped or replayed, from when the request's calls arrived. */
+function traceCall(finished: Finished, payload: VisiblePayload, ctx: ExecContext, span: TraceSpan, arrived: number): void {
+  const { call, result, outcome } = finished;
+  const own = finished.span ?? span.child(callSpanName(call), undefined, arrived);
+  endCallSpan(own, call, { result, payload, ran: outcome !== undefined, probe: outcome?.probe === true }, ctx, finished.ended ?? arrived);
+}
+
+function record(finished: readonly Finished[], payloads: readonly VisiblePayload[], ctx: ExecContext, deps: PipelineDeps, bytes: readonly string[], arrived: number): void {
   finished.forEach(({ call, result }, i) => {
     const code = result.error?.code ?? '';
     deps.metrics.toolCalls.inc({ tool: call.entry ? call.name : '(unknown)', status: result.status, code });
@@ -182,9 +204,11 @@ function record(finished: readonly Finished[], payloads: readonly VisiblePayload
         error_code: code || undefined,
         replayed: result.replayed,
         duration_ms: result.stats.time_ms,
+        model: ctx.model,
       },
       'tool call',
     );
+    if (ctx.span) traceCall(finished[i]!, payloads[i]!, ctx, ctx.span, arrived);
   });
 }
 
@@ -200,6 +224,7 @@ export async function executeCalls(
   deps: PipelineDeps,
 ): Promise<{ results: CallResult[]; payloads: VisiblePayload[]; serialized: string[] }> {
   deps.metrics.batchSize.observe(calls.length);
+  const arrived = ctx.span ? Date.now() : 0;
   const planned = await planCalls(calls, ctx, deps);
   const finished: Finished[] = [];
   for (const batch of partition(planned)) finished.push(...(await runBatch(batch, ctx, deps)));
@@ -216,6 +241,6 @@ export async function executeCalls(
     results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
   }
   const visible = payloads.map(visiblePayload);
-  record(finished, visible, ctx, deps, serialized.map((s) => sha256Hex(s)));
+  record(finished, visible, ctx, deps, serialized.map((s) => sha256Hex(s)), arrived);
   return { results, payloads: visible, serialized };
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/schema.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { TraceSpan } from '../observability/tracing.js';
 import type { GatewayError } from '../protocol/errors.js';
 import type { RegisteredTool, ToolRegistry } from '../registry/registry.js';
 import type { SpillStore } from '../spill/spill-store.js';
@@ -29,6 +30,10 @@ export interface ExecContext {
   log: FastifyBaseLogger;
   /** The request's `timeout_ms`: lowers, never raises, each call's timeout. */
   timeoutMs?: number;
+  /** The request's span, parent of one span per call; absent with tracing off. */
+  span?: TraceSpan;
+  /** The model that proposed the calls, for the per-call log line (see protocol/calls/model.ts); absent when unknown. */
+  model?: string;
 }
 
 export interface PipelineDeps {

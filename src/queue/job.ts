@@ -4,6 +4,7 @@ import { toolAllowance } from '../policy/index.js';
 import type { CallFormat, NormalizedCall } from '../protocol/calls/index.js';
 import type { CallError } from '../protocol/errors.js';
 import type { CallResult } from '../protocol/result.js';
+import type { TraceHeaders } from '../observability/tracing.js';
 import type { Caller, ExecContext } from '../pipeline/types.js';
 
 /** BullMQ queue names, under the deployment's key prefix (state/redis/keys.ts). */
@@ -36,6 +37,10 @@ export interface ExecutionJob {
   timeout_ms: number | null;
   callback_url: string | null;
   submitted_at: number;
+  /** The model that proposed the calls, for the per-call log lines; absent when unknown (and in jobs queued before it was carried). */
+  model?: string;
+  /** With tracing on, the submitting request's span (W3C Trace Context), which the worker's span continues. */
+  trace?: TraceHeaders;
 }
 
 /** What a completed job stores: the results; `messages` are rendered from them on each read. */
@@ -57,10 +62,10 @@ export interface ExecutionBody {
 export function jobOf(
   calls: NormalizedCall[],
   caller: Caller,
-  request: { sessionId: string; format: CallFormat; timeoutMs?: number; callbackUrl?: string },
+  request: { sessionId: string; format: CallFormat; timeoutMs?: number; callbackUrl?: string; model?: string | undefined; trace?: TraceHeaders | undefined },
   now: number,
 ): ExecutionJob {
-  return {
+  const job: ExecutionJob = {
     calls,
     tenant: caller.tenant,
     key_id: caller.keyId,
@@ -73,6 +78,9 @@ export function jobOf(
     callback_url: request.callbackUrl ?? null,
     submitted_at: now,
   };
+  if (request.model !== undefined) job.model = request.model;
+  if (request.trace !== undefined) job.trace = { ...request.trace };
+  return job;
 }
 
 /** The request a job stands for, as the pipeline sees one: same tenant, key rights, session and timeout. */
@@ -87,5 +95,6 @@ export function contextOf(job: ExecutionJob, log: FastifyBaseLogger): ExecContex
   if (job.rate_limit_per_minute !== null) caller.rateLimit = { perMinute: job.rate_limit_per_minute };
   const ctx: ExecContext = { caller, sessionId: job.session_id, log };
   if (job.timeout_ms !== null) ctx.timeoutMs = job.timeout_ms;
+  if (job.model !== undefined) ctx.model = job.model;
   return ctx;
 }

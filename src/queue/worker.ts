@@ -3,6 +3,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
+import type { Tracing } from '../observability/tracing.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import type { HttpDispatchers } from '../tools/http/index.js';
@@ -30,6 +31,8 @@ export interface WorkerDeps {
   /** The HTTP tools' pools: callbacks go through the same SSRF guard. */
   dispatchers: HttpDispatchers;
   logger: FastifyBaseLogger;
+  /** With tracing on: a span per job, continuing the submitting request's trace. */
+  tracing?: Tracing;
 }
 
 export interface WorkerOptions {
@@ -78,7 +81,10 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
 
   const run = async (job: Job<ExecutionJob, ExecutionOutcome>): Promise<ExecutionOutcome> => {
     const id = job.id!;
-    const log = deps.logger.child({ execution_id: id });
+    const span = deps.tracing?.start('execution', 'consumer', job.data.trace, { 'toolgate.execution_id': id, 'toolgate.attempt': job.attemptsStarted });
+    const log = deps.logger.child(span ? { execution_id: id, trace_id: span.traceId, span_id: span.spanId } : { execution_id: id });
+    const ctx = contextOf(job.data, log);
+    if (span) ctx.span = span;
     const started = performance.now();
     log.info(
       { tenant: job.data.tenant, session_id: job.data.session_id, attempt: job.attemptsStarted, recovered: job.stalledCounter > 0 },
@@ -86,15 +92,17 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
     );
     let outcome: ExecutionOutcome;
     try {
-      const { results } = await executeCalls(job.data.calls, contextOf(job.data, log), deps.pipeline);
+      const { results } = await executeCalls(job.data.calls, ctx, deps.pipeline);
       outcome = { results };
     } catch (err) {
+      span?.end('failed');
       const seconds = (performance.now() - started) / 1000;
       metrics.jobDuration.observe({ outcome: 'failed' }, seconds);
       log.error({ err, duration_ms: Math.round(seconds * 1000) }, 'execution failed');
       await queueCallback(job, failedBody(id));
       throw err;
     }
+    span?.end();
     await queueCallback(job, finishedBody(id, job.data, outcome));
     const seconds = (performance.now() - started) / 1000;
     metrics.jobDuration.observe({ outcome: 'completed' }, seconds);

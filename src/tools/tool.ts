@@ -1,3 +1,4 @@
+import type { TraceHeaders } from '../observability/tracing.js';
 import type { GatewayError } from '../protocol/errors.js';
 import type { SpillOutcome } from '../spill/spill-store.js';
 import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
@@ -31,6 +32,8 @@ export interface ToolContext {
    * A store failure resolves as a SpillFailure (the output counted and hashed all the same); only the content's own failure rejects.
    */
   spill(content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillOutcome>;
+  /** With tracing on: the call span's `traceparent` (and `tracestate`), for the tool to pass on to its upstream. */
+  trace?: TraceHeaders;
 }
 
 /** A tool's own answer. The gateway adds status, timing and budgets. */

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { configFrom } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import type { Tracing } from '../../src/observability/tracing.js';
 import type { ExecutionQueue } from '../../src/queue/index.js';
 import { createRegistry, registryDefaults } from '../../src/registry/registry.js';
 import { createFsSpillStore } from '../../src/spill/fs.js';
@@ -50,6 +51,8 @@ export interface TestAppOptions {
   dispatchers?: HttpDispatchers;
   /** The async queue (test/helpers/async.ts); the test closes it. */
   executions?: ExecutionQueue;
+  /** Tracing on (src/observability/tracing.ts); the test shuts it down. */
+  tracing?: Tracing;
 }
 
 const BUILTIN_NAMES = new Set(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS']);
@@ -78,7 +81,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const metrics = createMetrics({ processMetrics: false });
   const { mcp, problems } = await startMcpServers(config, registry, { env: options.env ?? {}, dispatchers, metrics, logger });
   if (problems.length > 0) throw new Error(problems.join('\n'));
-  const app = await buildApp({ state, spill, registry, clock, logger, metrics, ...(options.executions && { executions: options.executions }) }, config);
+  const app = await buildApp(
+    { state, spill, registry, clock, logger, metrics, ...(options.executions && { executions: options.executions }), ...(options.tracing && { tracing: options.tracing }) },
+    config,
+  );
   await app.ready();
   return {
     app,

@@ -5,6 +5,7 @@ import { configFrom } from '../../src/config/load.js';
 import { queueConnectionOptions, ExecutionQueue, startWorkers, type ExecutionWorkers, type QueueConnectionOptions } from '../../src/queue/index.js';
 import { createRedisStateStore } from '../../src/state/redis/index.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
+import type { Tracing } from '../../src/observability/tracing.js';
 import type { Tool } from '../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from './app.js';
 
@@ -26,6 +27,8 @@ export interface AsyncGatewayOptions {
   config?: Record<string, unknown>;
   tools?: Tool[];
   dispatchers?: HttpDispatchers;
+  /** Tracing for the app and its workers; the test shuts it down. */
+  tracing?: Tracing;
 }
 
 /**
@@ -43,7 +46,7 @@ export async function asyncGateway(options: AsyncGatewayOptions = {}): Promise<A
   const parsed = configFrom(config);
   const connection = queueConnectionOptions(parsed)!;
   const executions = new ExecutionQueue(connection, parsed.async);
-  const t = await buildTestApp({ config, state, tools: options.tools, dispatchers, executions });
+  const t = await buildTestApp({ config, state, tools: options.tools, dispatchers, executions, ...(options.tracing && { tracing: options.tracing }) });
   const running: ExecutionWorkers[] = [];
   const read = async (id: string, headers: Record<string, string> = {}) => {
     const response = await t.app.inject({ method: 'GET', url: `/executions/${id}`, headers });
@@ -56,7 +59,7 @@ export async function asyncGateway(options: AsyncGatewayOptions = {}): Promise<A
     prefix,
     startWorkers(workerOptions = {}) {
       const workers = startWorkers(
-        { pipeline: t.app.pipeline, config: t.config.async, connection, dispatchers, logger: t.app.log },
+        { pipeline: t.app.pipeline, config: t.config.async, connection, dispatchers, logger: t.app.log, ...(options.tracing && { tracing: options.tracing }) },
         { count: workerOptions.count ?? 1, concurrency: workerOptions.concurrency ?? t.config.async.concurrency },
       );
       running.push(workers);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import { isRecord, own, type JsonObject } from '../json.js';
 import { locateCalls } from './locate.js';
+import { modelOfBody } from './model.js';
 import { badRequest, quote } from './report.js';
 import { classify, formatOf, normalize } from './shapes.js';
 import { checkStopReasons, rejectIncompleteItems } from './stop-reasons.js';
@@ -17,6 +18,8 @@ export interface ParsedEnvelope {
   mode?: 'sync' | 'async';
   callbackUrl?: string;
   timeoutMs?: number;
+  /** The model a whole provider response names (see modelOfBody). */
+  model?: string;
 }
 
 export interface ParseEnvelopeOptions {
@@ -81,6 +84,8 @@ export function parseEnvelope(body: unknown, options: ParseEnvelopeOptions): Par
     return call;
   });
   const inferred = calls[0] ? formatOf(calls[0].shape) : list.hint;
+  const model = modelOfBody(body);
+  if (model !== undefined) fields.model = model;
   return { calls, format: format ?? inferred ?? 'openai', ...fields };
 }
 

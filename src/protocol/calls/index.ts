@@ -1,2 +1,3 @@
 export { parseEnvelope, type ParsedEnvelope, type ParseEnvelopeOptions } from './envelope.js';
 export type { CallFormat, CallShape, NormalizedCall } from './types.js';
+export { isModelName, MODEL_NAME_MAX } from './model.js';

@@ -168,11 +168,14 @@ export function createHttpTool(config: ToolConfig, deps: HttpToolDeps): Tool {
       try {
         const expanded = url.expand(args);
         const rest = Object.fromEntries(Object.entries(args).filter(([name]) => !url.placeholders.has(name)));
+        const own = sendsBody ? { 'content-type': 'application/json', ...headers.headers } : headers.headers;
+        const trace = ctx.trace;
         const target: Target = {
           origin: url.origin,
           path: sendsBody ? expanded : appendQuery(expanded, rest),
           method: spec.method,
-          headers: sendsBody ? { 'content-type': 'application/json', ...headers.headers } : headers.headers,
+          // The call's span is the upstream's parent (contract 8); it replaces any traceparent the config sets.
+          headers: trace ? { ...own, ...trace } : own,
           body: sendsBody ? JSON.stringify(rest) : undefined,
         };
         return await answer(await sendWithRetries(target, ctx), ctx);

@@ -43,7 +43,9 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
       const client = link.client();
       if (!client) throw upstreamDown(server.name);
       try {
-        const result = await client.callTool({ name: upstream.name, arguments: args }, undefined, {
+        // SEP-414: the call span's trace context travels in `_meta`, on stdio as over HTTP (where transport.ts copies it to the headers too).
+        const params = ctx.trace ? { name: upstream.name, arguments: args, _meta: { ...ctx.trace } } : { name: upstream.name, arguments: args };
+        const result = await client.callTool(params, undefined, {
           signal: ctx.signal,
           timeout: Math.max(1, ctx.deadline - Date.now()) + SDK_TIMEOUT_SLACK_MS,
         });

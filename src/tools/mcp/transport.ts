@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { fetch as undiciFetch } from 'undici';
+import { Headers, fetch as undiciFetch } from 'undici';
 import type { McpServerConfig } from '../../config/schema.js';
 import { resolveEnvValues, resolveHeaders, type HttpDispatchers } from '../http/index.js';
 
@@ -40,6 +40,32 @@ function childEnvironment(listed: Record<string, string>): Record<string, string
   return { ...cleared, PATH: path, ...listed } as Record<string, string>;
 }
 
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * A tool call's trace context as HTTP headers too (W3C Trace Context), for
+ * Streamable HTTP servers that read headers rather than `_meta`. The SDK's
+ * transport takes no per-request headers, so they are read back from the
+ * request's own `params._meta` (mcp-tool.ts put them there): structurally, so
+ * that a `traceparent` inside a call's arguments is never taken for it.
+ */
+function withTraceHeaders(init: RequestInit | undefined): { headers?: Headers } {
+  const body = init?.body;
+  if (typeof body !== 'string' || !body.includes('"traceparent"')) return {};
+  let meta: Record<string, unknown> | undefined;
+  try {
+    meta = (JSON.parse(body) as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  } catch {
+    return {};
+  }
+  const { traceparent, tracestate } = meta ?? {};
+  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return {};
+  const headers = new Headers(init!.headers as ConstructorParameters<typeof Headers>[0]);
+  headers.set('traceparent', traceparent);
+  if (typeof tracestate === 'string') headers.set('tracestate', tracestate);
+  return { headers };
+}
+
 /**
  * How to reach a server, checked at start-up: throws a plain Error naming
  * every `${VAR}` of `env` or `headers` that is unset. Each call of the
@@ -58,6 +84,6 @@ export function transportFor(server: McpServerConfig, deps: TransportDeps): () =
   const { headers } = resolveHeaders(server.headers ?? {}, deps.env);
   const dispatcher = server.allow_private_network ? deps.dispatchers.open : deps.dispatchers.guarded;
   // undici's own fetch, so every connection goes through the pool (and its address checks) of this server.
-  const guardedFetch = ((input, init) => undiciFetch(input, { ...(init as object), dispatcher })) as FetchLike;
+  const guardedFetch = ((input, init) => undiciFetch(input, { ...(init as object), ...withTraceHeaders(init), dispatcher })) as FetchLike;
   return () => ({ transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: guardedFetch }) });
 }

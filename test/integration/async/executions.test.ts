@@ -86,6 +86,16 @@ describe('async executions', () => {
     expect(done.results[0].error.code).toBe('UNKNOWN_TOOL');
   });
 
+  it('issue 18: the job carries the model that proposed the calls to the worker\'s per-call log lines', async () => {
+    g = await asyncGateway({ config: { keys: KEYS } });
+    const message = { type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }] };
+    const { body } = await g.submit(message, ACME);
+    expect((await g.executions.queue.getJob(body.execution_id))!.data.model).toBe('claude-sonnet-4-5-20250929');
+    g.startWorkers();
+    await g.until(body.execution_id, ['completed'], ACME);
+    expect(g.logs.find((l) => l.msg === 'tool call' && l.call_id === 'toolu_1')).toMatchObject({ model: 'claude-sonnet-4-5-20250929' });
+  });
+
   it('another tenant\'s execution, an unknown id and a malformed id are all 404', async () => {
     g = await asyncGateway({ config: { keys: KEYS } });
     const { body } = await g.submit({ tool_calls: [call('c1', 'LS', {})] }, ACME);

@@ -1,0 +1,128 @@
+/**
+ * OpenTelemetry traces (contract 8), off unless an OTLP endpoint is set.
+ * This module holds what the rest of the code sees of them — the span
+ * interfaces and the reading of the standard OTEL_* variables — and imports
+ * no OpenTelemetry package: the SDK (./otel.ts) is loaded by startTracing
+ * only when tracing is on, so a gateway without it neither loads it nor
+ * pays for it on the request path (every use is `span?.…`).
+ */
+
+/** The W3C trace context headers that make a span the parent of an upstream request. */
+export interface TraceHeaders {
+  traceparent: string;
+  tracestate?: string;
+}
+
+/** Gate outcomes and identifiers only: never arguments, outputs or header values. */
+export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+
+export interface TraceSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  /** This span as the parent of an outgoing request (HTTP tool, MCP upstream). */
+  readonly headers: TraceHeaders;
+  /** A child span, started now or at `startTime` (epoch ms). */
+  child(name: string, attributes?: SpanAttributes, startTime?: number): TraceSpan;
+  set(attributes: SpanAttributes): void;
+  /** With `error`, the span's status is ERROR with that description (an error code, never a message); at `endTime` (epoch ms) when given. */
+  end(error?: string, endTime?: number): void;
+}
+
+/** The tracer of a process with tracing on. */
+export interface Tracing {
+  /**
+   * A root span of this process: a server span for an HTTP request, a
+   * consumer span for a queued batch. It continues the trace of `parent`
+   * when that carries a valid `traceparent` (an invalid one is ignored, as
+   * W3C Trace Context says).
+   */
+  start(name: string, kind: 'server' | 'consumer', parent: TraceHeaders | Readonly<Record<string, unknown>> | undefined, attributes?: SpanAttributes): TraceSpan;
+  /** Export what is buffered. */
+  flush(): Promise<void>;
+  /** Export what is buffered, then stop. */
+  shutdown(): Promise<void>;
+}
+
+/** What the OTEL_* variables ask for, checked. */
+export interface TracingSettings {
+  /** Where spans are POSTed (OTLP/HTTP, JSON encoding). */
+  url: string;
+  headers: Record<string, string>;
+  serviceName: string;
+}
+
+const PROTOCOLS = new Set(['http/json', 'http/protobuf']);
+
+/** `key=value,key=value`, values percent-encoded (OTel spec, "Specifying headers via environment variables"). */
+function parseHeaders(name: string, value: string | undefined, problems: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (value === undefined || value.trim() === '') return headers;
+  for (const pair of value.split(',')) {
+    const at = pair.indexOf('=');
+    const key = pair.slice(0, at).trim();
+    if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) {
+      problems.push(`${name}: expected key=value pairs separated by commas; "${pair.trim().slice(0, 40)}" is not one`);
+      continue;
+    }
+    try {
+      headers[key.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      problems.push(`${name}: the value of ${key} is not valid percent-encoding`);
+    }
+  }
+  return headers;
+}
+
+function httpUrl(name: string, value: string, problems: string[]): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push(`${name}: "${value.slice(0, 200)}" is not a URL (expected e.g. http://collector:4318)`);
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    problems.push(`${name}: ${url.protocol} is not supported; traces are sent over OTLP/HTTP (http:// or https://)`);
+    return undefined;
+  }
+  return url;
+}
+
+/**
+ * The tracing the environment asks for: `settings` undefined when off
+ * (neither OTEL_EXPORTER_OTLP_ENDPOINT nor OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+ * set, or OTEL_SDK_DISABLED=true), else where to export; `problems` are
+ * start-up problems. As the OTel spec says: the traces endpoint is used as
+ * is, the general one gets `/v1/traces` appended, and the traces-specific
+ * variables win over the general ones.
+ */
+export function tracingSettings(env: NodeJS.ProcessEnv): { settings?: TracingSettings; problems: string[] } {
+  const problems: string[] = [];
+  const general = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || undefined;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || undefined;
+  if ((general === undefined && traces === undefined) || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return { problems };
+  let url: string | undefined;
+  if (traces !== undefined) url = httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces, problems)?.href;
+  else {
+    const base = httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', general!, problems);
+    if (base) url = `${base.href.replace(/\/+$/, '')}/v1/traces`;
+  }
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
+  if (protocol && !PROTOCOLS.has(protocol)) {
+    problems.push(`OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol.slice(0, 40)}" is not supported; toolgate exports over OTLP/HTTP (spans are sent as JSON, which collectors accept on the same port)`);
+  }
+  const headers = {
+    ...parseHeaders('OTEL_EXPORTER_OTLP_HEADERS', env.OTEL_EXPORTER_OTLP_HEADERS, problems),
+    ...parseHeaders('OTEL_EXPORTER_OTLP_TRACES_HEADERS', env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, problems),
+  };
+  const serviceName = env.OTEL_SERVICE_NAME?.trim() || 'toolgate';
+  if (problems.length > 0 || url === undefined) return { problems };
+  return { settings: { url, headers, serviceName }, problems };
+}
+
+/** The tracer the settings ask for, or undefined when tracing is off; the SDK is imported only here, and only when on. */
+export async function startTracing(settings: TracingSettings | undefined): Promise<Tracing | undefined> {
+  if (!settings) return undefined;
+  const { createOtelTracing } = await import('./otel.js');
+  return createOtelTracing(settings);
+}
