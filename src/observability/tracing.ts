@@ -74,18 +74,10 @@ function parseHeaders(name: string, value: string | undefined, problems: string[
 }
 
 function httpUrl(name: string, value: string, problems: string[]): URL | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    problems.push(`${name}: "${value.slice(0, 200)}" is not a URL (expected e.g. http://collector:4318)`);
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems.push(`${name}: ${url.protocol} is not supported; traces are sent over OTLP/HTTP (http:// or https://)`);
-    return undefined;
-  }
-  return url;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol === 'http:' || url?.protocol === 'https:') return url;
+  problems.push(`${name}: "${value.slice(0, 200)}" is not an http(s) URL; traces are sent over OTLP/HTTP (e.g. http://collector:4318)`);
+  return undefined;
 }
 
 /**

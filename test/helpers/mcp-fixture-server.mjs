@@ -47,7 +47,8 @@ const server = new Server({ name: 'toolgate-fixture', version: '1.0.0' }, { capa
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const args = request.params.arguments ?? {};
-  note({ event: 'called', tool: request.params.name, request_id: extra.requestId });
+  // _meta: the trace context a traced gateway passes on (SEP-414).
+  note({ event: 'called', tool: request.params.name, request_id: extra.requestId, meta: request.params._meta });
   switch (request.params.name) {
     case 'echo':
       return { content: [{ type: 'text', text: String(args.text) }] };
