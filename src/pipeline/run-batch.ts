@@ -25,7 +25,7 @@ interface Finished {
   error?: GatewayError;
   /** The payload as serialized by the per-call budget, when it kept it whole (see applyCallBudget). */
   json?: string;
-  /** With tracing on, an executed call's span, open from before its tool ran, and when the tool was done (epoch ms). */
+  /** With tracing on, an executed call's span, open from before its tool ran, and when the tool and the per-call budget were done (epoch ms). */
   span?: TraceSpan;
   ended?: number;
   /** An executed call's admission (whether it was the breaker's probe). */
@@ -82,13 +82,18 @@ function hintOf(tool: Tool | undefined) {
   return tool?.resumeHint ? (kept: string, rest: string) => tool.resumeHint?.(kept, rest) : undefined;
 }
 
-/** Gate 8: run the tool under its deadline; then the per-call budget. */
+/** Gate 8: run the tool under its deadline; then the per-call budget. With tracing on, both in the call's span. */
 async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<Finished & { output?: ToolOutput }> {
+  const span = ctx.span?.child(callSpanName(call));
+  const finished = await runTool(call, ctx, deps, span);
+  if (span) Object.assign(finished, { span, ended: Date.now() });
+  return finished;
+}
+
+async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, span: TraceSpan | undefined): Promise<Finished & { output?: ToolOutput }> {
   const started = performance.now();
   const timeoutMs = callTimeout(call, ctx);
   const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
-  const span = ctx.span?.child(callSpanName(call));
-  const traced: { span: TraceSpan; ended?: number } | undefined = span ? { span } : undefined;
   try {
     const output = await runWithTimeout(timeoutMs, (abort) =>
       call.entry!.tool.run(call.args!, {
@@ -107,13 +112,11 @@ async function execute(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps):
         },
       }),
     );
-    if (traced) traced.ended = Date.now();
     const result = outputResult(call, output, Math.round(performance.now() - started));
-    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output, error: output.error, ...traced };
+    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output, error: output.error };
   } catch (err) {
-    if (traced) traced.ended = Date.now();
     const error = asGatewayError(err, call, ctx);
-    return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error, ...traced };
+    return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
   }
 }
 
