@@ -6,6 +6,7 @@ import { startTracing, tracingSettings, type Tracing } from '../../../src/observ
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { fixtureEvents, fixtureServer } from '../../helpers/mcp.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.js';
+import { bigOutputTool, slowTool } from '../../helpers/tools.js';
 import { startServer, type TestServer } from '../http-tools/helpers.js';
 import { startMcpHttpUpstream, type McpHttpUpstream } from './mcp-http-upstream.js';
 
@@ -164,6 +165,33 @@ describe('a traced POST /execute', () => {
       ['twice', false, true],
     ]);
     expect(upstream.requests).toHaveLength(1);
+  });
+  it('the breaker as each call met it (closed, open, the half-open probe), a timeout, and a cut and spilled output', async () => {
+    let status = 500;
+    const failing = await startServer((_req, res) => void res.writeHead(status).end());
+    try {
+      const flaky = { ...lookupTool(failing.port), name: 'flaky', breaker: { failure_threshold: 1, recovery_ms: 1_000 } };
+      t = await buildTestApp({ tracing, tools: [bigOutputTool('Big'), slowTool('Slow', { safe: true, ms: 5_000, timeoutMs: 50 })], config: { tools: [flaky] } });
+      await execute(t.app, [{ id: 'f1', name: 'flaky', arguments: {} }]);
+      await execute(t.app, [{ id: 'f2', name: 'flaky', arguments: {} }]);
+      t.clock.advance(1_000);
+      status = 200;
+      await execute(t.app, [{ id: 'f3', name: 'flaky', arguments: {} }]);
+      await execute(t.app, [
+        { id: 'big', name: 'Big', arguments: { size: 80_000, char: 'OUTPUT-SECRET-7c1d0e' } },
+        { id: 'slow', name: 'Slow', arguments: {} },
+      ]);
+      const spans = await exported(9);
+      const call = (id: string) => spans.find((s) => s.attributes['gen_ai.tool.call.id'] === id)!.attributes;
+      expect(call('f1')).toMatchObject({ 'toolgate.breaker': 'closed', 'error.type': 'UPSTREAM_ERROR' });
+      expect(call('f2')).toMatchObject({ 'toolgate.breaker': 'open', 'error.type': 'CIRCUIT_OPEN' });
+      expect(call('f3')).toMatchObject({ 'toolgate.breaker': 'half_open', 'toolgate.status': 'success' });
+      expect(call('big')).toMatchObject({ 'toolgate.status': 'partial', 'toolgate.truncated': true, 'toolgate.spilled': true, 'toolgate.output_bytes': 80_000 * 20 });
+      expect(call('slow')).toMatchObject({ 'toolgate.timeout': true, 'error.type': 'TIMEOUT', 'toolgate.truncated': false });
+      for (const body of receiver.bodies) expect(body).not.toContain('OUTPUT-SECRET-7c1d0e');
+    } finally {
+      await failing.close();
+    }
   });
 });
 
