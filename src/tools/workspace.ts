@@ -26,7 +26,9 @@ export interface Workspace {
    * `owner`, the call's arguments object, the resolution
    * {@link Workspace.resolveCanonical} made of the same path for it is used
    * (once) instead of resolving again: the call runs on the file its policy
-   * decision and lock saw.
+   * decision and lock saw. Where that path did not wholly exist then (an
+   * earlier call of the batch may create it), it is resolved again and must
+   * come to the same real path, else CONFLICT.
    */
   resolveExisting(p: string, owner?: object): Promise<string>;
   /**
@@ -77,6 +79,12 @@ function denied(p: string, why: string): GatewayError {
 
 function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
+/** What a path resolves to: the real path of its longest existing prefix, and the components missing below it. */
+interface Located {
+  real: string;
+  missing: string[];
 }
 
 function isInside(rel: string): boolean {
@@ -147,7 +155,7 @@ export function createWorkspace(root: string): Workspace {
   }
 
   /** Real path of the longest existing prefix of `abs`, and the components missing below it. */
-  async function locate(p: string, abs: string): Promise<{ real: string; missing: string[] }> {
+  async function locate(p: string, abs: string): Promise<Located> {
     const missing: string[] = [];
     let current = abs;
     for (;;) {
@@ -169,16 +177,33 @@ export function createWorkspace(root: string): Workspace {
   }
 
   /** Resolutions made for a call's policy check, each used once by its tool (see resolveExisting). */
-  const made = new WeakMap<object, { abs: string; located: Promise<{ real: string; missing: string[] }> }>();
+  const made = new WeakMap<object, { abs: string; located: Promise<Located> }>();
 
-  function locateFor(p: string, owner: object | undefined): Promise<{ real: string; missing: string[] }> {
+  function locateFor(p: string, owner: object | undefined): Promise<Located> {
     const abs = lexical(p);
     const known = owner && made.get(owner);
     if (known && known.abs === abs) {
       made.delete(owner);
-      return known.located;
+      return known.located.then((decided) => (decided.missing.length === 0 ? decided : locateAsDecided(p, abs, decided)));
     }
     return locate(p, abs);
+  }
+
+  /**
+   * A path that did not (wholly) exist when the policy judged it: an earlier call of the batch may have created it
+   * since, so it is resolved again, and used only if it still names the path the policy judged. A link made in
+   * between that points elsewhere inside the workspace is CONFLICT rather than PERMISSION_DENIED: no rule denied
+   * anything yet, and the same call sent again is judged on what the path resolves to now.
+   */
+  async function locateAsDecided(p: string, abs: string, decided: Located): Promise<Located> {
+    const now = await locate(p, abs);
+    const judged = path.join(decided.real, ...decided.missing);
+    const found = path.join(now.real, ...now.missing);
+    if (found === judged) return now;
+    throw new GatewayError('CONFLICT', {
+      message: `Path ${JSON.stringify(p)} was judged by the policy as ${JSON.stringify(relative(judged))}, but by the time its call ran it resolved to ${JSON.stringify(relative(found))} (a symbolic link made in between); nothing was done.`,
+      suggestion: 'Send the call again in a new request (with a new call id): the policy then judges the path as it resolves now.',
+    });
   }
 
   async function resolveExisting(p: string, owner?: object): Promise<string> {

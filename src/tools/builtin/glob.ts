@@ -9,9 +9,9 @@ import { MAX_WALK_ENTRIES, walkFiles } from './walk.js';
 
 export const MAX_GLOB_RESULTS = 1000;
 
-/** The real directory a search starts in; INVALID_ARGS when `shown` names a file. */
-export async function searchBase(ws: Workspace, shown: string, tool: string): Promise<string> {
-  const real = await ws.resolveExisting(shown);
+/** The real directory a search starts in; INVALID_ARGS when `shown` names a file. `args` as for Workspace.resolveExisting. */
+export async function searchBase(ws: Workspace, shown: string, tool: string, args: object): Promise<string> {
+  const real = await ws.resolveExisting(shown, args);
   if (!(await stat(real)).isDirectory()) {
     throw new GatewayError('INVALID_ARGS', {
       message: `${JSON.stringify(shown)} is a file; ${tool} needs a directory in path.`,
@@ -72,7 +72,7 @@ export function createGlobTool(ws: Workspace): Tool {
       const pattern = requireString(args, 'pattern');
       checkPattern(pattern);
       throwIfAborted(ctx.signal);
-      const base = await searchBase(ws, optionalString(args, 'path') ?? '.', 'Glob');
+      const base = await searchBase(ws, optionalString(args, 'path') ?? '.', 'Glob', args);
       const isMatch = compileGlob(pattern);
       const walk = walkFiles(base, ctx.signal);
       const found: string[] = [];

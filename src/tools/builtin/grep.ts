@@ -50,8 +50,9 @@ async function searchFile(
   return 'searched';
 }
 
-async function filesToSearch(ws: Workspace, shown: string, signal: AbortSignal): Promise<FileWalk | { files: WalkedFile[]; truncated: false }> {
-  const real = await ws.resolveExisting(shown);
+/** `args` as for Workspace.resolveExisting: the search starts where the policy decision resolved `shown`. */
+async function filesToSearch(ws: Workspace, shown: string, args: object, signal: AbortSignal): Promise<FileWalk | { files: WalkedFile[]; truncated: false }> {
+  const real = await ws.resolveExisting(shown, args);
   const stats = await stat(real);
   if (stats.isDirectory()) return walkFiles(real, signal);
   if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is neither a file nor a directory.` });
@@ -126,7 +127,7 @@ export function createGrepTool(ws: Workspace): Tool {
       const max = optionalNumber(args, 'max_results', 1, MAX_GREP_RESULTS, true) ?? DEFAULT_GREP_RESULTS;
       const wanted = fileFilter(glob);
       throwIfAborted(ctx.signal);
-      const walk = await filesToSearch(ws, optionalString(args, 'path') ?? '.', ctx.signal);
+      const walk = await filesToSearch(ws, optionalString(args, 'path') ?? '.', args, ctx.signal);
       const matches: string[] = [];
       let skippedLarge = 0;
       for await (const file of walk.files) {

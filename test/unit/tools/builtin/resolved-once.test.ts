@@ -1,7 +1,7 @@
-import { rm, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCtx, makeSandbox, type Sandbox } from '../fixtures.js';
+import { makeCtx, makeSandbox, SENTINEL, type Sandbox } from '../fixtures.js';
 
 /**
  * A path is resolved once per call: the permission gate's resolution
@@ -39,18 +39,100 @@ describe('one resolution per call', () => {
     expect((await sb.tools.Read!.run(args, makeCtx())).text).toContain('private notes');
   });
 
-  it('Write creates the file under the directory the gate resolved', async () => {
+  it('Write of a new file never lands where a swapped link points: CONFLICT, written nowhere', async () => {
     const args = { path: 'docs/new.txt', content: 'written\n' };
     await sb.tools.Write!.canonicalArgs!(args);
     await swapLink();
-    await sb.tools.Write!.run(args, makeCtx());
-    expect(await sb.read('public/new.txt')).toBe('written\n');
+    await expect(sb.tools.Write!.run(args, makeCtx())).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(sb.read('private/new.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(sb.read('public/new.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('Glob, Grep and LS search the directory the gate resolved, not what a swapped link points to later', async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['Glob', { path: 'docs', pattern: '*.txt' }],
+      ['Grep', { path: 'docs', pattern: 'notes' }],
+      ['LS', { path: 'docs' }],
+    ];
+    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args);
+    await swapLink();
+    const texts = await Promise.all(calls.map(([name, args]) => sb.tools[name]!.run(args, makeCtx()).then((o) => o.text)));
+    expect(texts[1]).toContain('public notes');
+    expect(texts.join('\n')).not.toContain('private');
   });
 
   it('another arguments object with the same path does not use it', async () => {
     await sb.tools.Read!.canonicalArgs!({ path: 'docs/notes.txt' });
     await swapLink();
     expect((await sb.tools.Read!.run({ path: 'docs/notes.txt' }, makeCtx())).text).toContain('private notes');
+  });
+});
+
+/**
+ * A path that did not exist when the gate resolved it (an earlier call of the batch creates it) is resolved
+ * again when its call runs, and used only if it is still the path the gate judged.
+ */
+describe('a path absent at the decision', () => {
+  let sb: Sandbox;
+  beforeEach(async () => {
+    sb = await makeSandbox();
+    await sb.put({ 'private/notes.txt': 'private notes\n' });
+  });
+  afterEach(() => sb.cleanup());
+
+  const decide = async (name: string, args: Record<string, unknown>) => {
+    expect((await sb.tools[name]!.canonicalArgs!(args))[0]!.path).toBe(args.path);
+    return args;
+  };
+
+  it('created since as the path judged: every file tool uses it', async () => {
+    const read = await decide('Read', { path: 'new/notes.txt' });
+    const edit = await decide('Edit', { path: 'new/notes.txt', old_string: 'made', new_string: 'edited' });
+    const write = await decide('Write', { path: 'new/deeper/more.txt', content: 'more\n' });
+    const calls = [await decide('LS', { path: 'new' }), await decide('Glob', { path: 'new', pattern: '*' }), await decide('Grep', { path: 'new', pattern: 'made' })];
+    await sb.put({ 'new/notes.txt': 'made\n' });
+    await mkdir(`${sb.root}/new/deeper`);
+    const texts = [];
+    for (const [name, args] of [['LS', calls[0]!], ['Glob', calls[1]!], ['Grep', calls[2]!]] as const) texts.push((await sb.tools[name]!.run(args, makeCtx())).text);
+    expect(texts).toEqual([expect.stringContaining('notes.txt'), expect.stringContaining('notes.txt'), expect.stringContaining('notes.txt:1:made')]);
+    await sb.tools.Edit!.run(edit, makeCtx());
+    expect((await sb.tools.Read!.run(read, makeCtx())).text).toBe('     1\tedited');
+    await sb.tools.Write!.run(write, makeCtx());
+    expect(await sb.read('new/deeper/more.txt')).toBe('more\n');
+  });
+
+  it('still absent: NOT_FOUND, as without a decision', async () => {
+    await expect(sb.tools.Read!.run(await decide('Read', { path: 'new/notes.txt' }), makeCtx())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('made since as a link to another path inside the workspace: CONFLICT, naming both paths, for every file tool', async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['Read', { path: 'docs/notes.txt' }],
+      ['Edit', { path: 'docs/notes.txt', old_string: 'private', new_string: 'public' }],
+      ['Write', { path: 'docs/notes.txt', content: 'overwritten\n' }],
+      ['Write', { path: 'docs/new.txt', content: 'new\n' }],
+      ['LS', { path: 'docs' }],
+      ['Glob', { path: 'docs', pattern: '*' }],
+      ['Grep', { path: 'docs', pattern: 'private' }],
+    ];
+    for (const [name, args] of calls) await decide(name, args);
+    await sb.link('private', 'docs');
+    for (const [name, args] of calls) {
+      const refused = sb.tools[name]!.run(args, makeCtx());
+      await expect(refused, name).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/judged .* as "docs.*resolved to "private/) });
+    }
+    expect(await sb.read('private/notes.txt')).toBe('private notes\n');
+    await expect(sb.read('private/new.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('made since as a link to outside the workspace: PERMISSION_DENIED, nothing read or written outside', async () => {
+    const before = await sb.outsideState();
+    const read = await decide('Read', { path: 'out/secret.txt' });
+    const write = await decide('Write', { path: 'out/new.txt', content: 'escaped\n' });
+    await sb.link(sb.outside, 'out');
+    await expect(sb.tools.Read!.run(read, makeCtx())).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await expect(sb.tools.Write!.run(write, makeCtx())).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await sb.outsideState()).toBe(before);
+    expect(before).toContain(JSON.stringify(SENTINEL).slice(1, -1));
   });
 });
