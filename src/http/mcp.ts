@@ -112,7 +112,7 @@ export function mcpRoutes(deps: PipelineDeps) {
   async function callTool(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
     const parsed = callToolParams(params);
     if ('problem' in parsed) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, parsed.problem);
-    const ctx: ExecContext = { caller: x.request.caller, sessionId: x.sessionId, log: x.request.log };
+    const ctx: ExecContext = { caller: x.request.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp' };
     if (x.request.span) ctx.span = x.request.span;
     const call: NormalizedCall = {
       index: 0,

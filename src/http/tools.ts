@@ -1,23 +1,43 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { allowedFor, keptFor, searchAllowed } from '../pipeline/catalog.js';
+import { circuitsFor } from '../pipeline/circuits.js';
+import type { PipelineDeps } from '../pipeline/types.js';
+import { MAX_QUERY_CHARS, SEARCH_LIMIT, TOOL_FORMATS, type ToolFormat } from '../protocol/catalog.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
-import { circuitsFor } from '../pipeline/circuits.js';
-import type { Caller, PipelineDeps } from '../pipeline/types.js';
-import { toAnthropic, toGemini, toMcp, toOpenAI, toResponses } from '../registry/dialects/index.js';
+import { canDefer, deferMatcher, renderTools, withDeferredLoading, wrapTools } from '../registry/dialects/index.js';
 import type { RegisteredTool } from '../registry/registry.js';
+import { tokenize } from '../registry/search.js';
 import type { CircuitStatus } from '../state/state-store.js';
 
-const FORMATS = ['openai', 'responses', 'anthropic', 'gemini', 'mcp'] as const;
-const Format = Type.Union(FORMATS.map((f) => Type.Literal(f)));
-type FormatName = (typeof FORMATS)[number];
+const Format = Type.Union(TOOL_FORMATS.map((f) => Type.Literal(f)));
 
 const ToolsQuery = Type.Object({
   format: Type.Optional(Format),
   strict: Type.Optional(Type.Boolean({ description: 'openai and responses: emit strict-mode schemas.' })),
   include_unavailable: Type.Optional(Type.Boolean({ description: 'List every tool the key may use, with an x-toolgate object.' })),
+  q: Type.Optional(
+    Type.String({ maxLength: MAX_QUERY_CHARS, description: 'Words describing the tools wanted: only the `limit` most relevant are returned, best first.' }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT.max, description: `With q: how many tools (default ${SEARCH_LIMIT.listing}).` })),
+  defer: Type.Optional(
+    Type.String({
+      maxLength: MAX_QUERY_CHARS,
+      description: 'anthropic and responses: comma-separated tool names or globs to mark defer_loading (`*` all, `!name` keeps one loaded); the provider\'s tool search tool is added first.',
+    }),
+  ),
 });
+
+interface ToolsQueryValue {
+  format?: ToolFormat;
+  strict?: boolean;
+  include_unavailable?: boolean;
+  q?: string;
+  limit?: number;
+  defer?: string;
+}
 
 function gatewayInfo(entry: RegisteredTool, circuit: CircuitStatus) {
   const upstream = entry.tool.upstream;
@@ -34,64 +54,38 @@ function gatewayInfo(entry: RegisteredTool, circuit: CircuitStatus) {
   };
 }
 
-/** The `tools` value of each format, one element per tool (gemini's single wrapper is added after). */
-function render(format: FormatName, entries: readonly RegisteredTool[], strict: boolean): Record<string, unknown>[] {
-  const tools = entries.map((e) => e.tool);
-  switch (format) {
-    case 'openai':
-      return toOpenAI(tools, { strict }) as unknown as Record<string, unknown>[];
-    case 'responses':
-      return toResponses(tools, { strict }) as unknown as Record<string, unknown>[];
-    case 'anthropic':
-      return toAnthropic(tools) as unknown as Record<string, unknown>[];
-    case 'mcp':
-      return toMcp(tools) as unknown as Record<string, unknown>[];
-    case 'gemini':
-      return (toGemini(tools)[0]?.functionDeclarations ?? []) as unknown as Record<string, unknown>[];
-  }
-}
-
-function wrap(format: FormatName, tools: Record<string, unknown>[]): unknown[] {
-  return format === 'gemini' ? [{ functionDeclarations: tools }] : tools;
-}
-
 function etagOf(list: unknown[]): string {
   return `"${sha256Hex(JSON.stringify(list)).slice(0, 32)}"`;
 }
 
-/** Per registry version (its tool array): what was worked out for it, at most this many entries of each kind. */
-const KEPT = 256;
+/**
+ * Rendered listings per registry version. Searches have their own, smaller
+ * bound: arbitrary queries then never evict the plain listings that polling
+ * clients revalidate, and a search entry holds at most `limit` tools.
+ */
 const listings = new WeakMap<readonly RegisteredTool[], Map<string, { list: unknown[]; etag: string }>>();
-const allowedByKey = new WeakMap<readonly RegisteredTool[], Map<string, readonly RegisteredTool[]>>();
-
-function keptFor<V>(cache: WeakMap<readonly RegisteredTool[], Map<string, V>>, registry: readonly RegisteredTool[], key: string, make: () => V): V {
-  let kept = cache.get(registry);
-  if (!kept) cache.set(registry, (kept = new Map()));
-  let value = kept.get(key);
-  if (value === undefined) {
-    value = make();
-    if (kept.size >= KEPT) kept.delete(kept.keys().next().value!);
-    kept.set(key, value);
-  }
-  return value;
-}
-
-/** The tools an API key may use: fixed for a key and a registry version. */
-function allowedFor(registry: readonly RegisteredTool[], caller: Caller): readonly RegisteredTool[] {
-  return keptFor(allowedByKey, registry, caller.keyId, () => registry.filter((e) => caller.allows(e.name)));
-}
+const searches = new WeakMap<readonly RegisteredTool[], Map<string, { list: unknown[]; etag: string }>>();
+const KEPT = { listings: 256, searches: 128 };
 
 /**
  * A listing without live breaker details depends only on the registry, the
- * key, the format and which of the key's tools have an open breaker, so it is
+ * key, the query and which of the listed tools have an open breaker, so it is
  * rendered and hashed once: a polling client's `If-None-Match` then costs no
  * rendering, however large the catalog.
  */
-function cachedListing(registry: readonly RegisteredTool[], key: string, make: () => unknown[]): { list: unknown[]; etag: string } {
-  return keptFor(listings, registry, key, () => {
+function cachedListing(search: boolean, registry: readonly RegisteredTool[], key: string, make: () => unknown[]): { list: unknown[]; etag: string } {
+  return keptFor(search ? searches : listings, registry, key, search ? KEPT.searches : KEPT.listings, () => {
     const list = make();
     return { list, etag: etagOf(list) };
   });
+}
+
+/** The rendered tools of a response: with their `x-toolgate` object when given their circuits, and `defer_loading` where `?defer=` asks for it. */
+function rendered(query: ToolsQueryValue, format: ToolFormat, entries: readonly RegisteredTool[], strict: boolean, circuits?: CircuitStatus[]): Record<string, unknown>[] {
+  let tools = renderTools(format, entries.map((e) => e.tool), strict);
+  if (circuits) tools = tools.map((t, i) => ({ ...t, 'x-toolgate': gatewayInfo(entries[i]!, circuits[i]!) }));
+  if (query.defer === undefined || !canDefer(format)) return tools;
+  return withDeferredLoading(format, tools, deferMatcher(query.defer));
 }
 
 export function toolsRoutes(deps: PipelineDeps) {
@@ -107,21 +101,37 @@ export function toolsRoutes(deps: PipelineDeps) {
         },
       },
       async (request, reply) => {
-        const query = request.query as { format?: FormatName; strict?: boolean; include_unavailable?: boolean };
+        const query = request.query as ToolsQueryValue;
         const format = query.format ?? 'openai';
-        const allowed = allowedFor(deps.registry.list(), request.caller);
-        const circuits = await circuitsFor(allowed, request.caller, deps, request.log);
+        if (query.defer !== undefined && !canDefer(format)) {
+          throw new GatewayError('BAD_REQUEST', {
+            message: `defer is for format=anthropic and format=responses, whose APIs load deferred tools through their own tool search; ${format} has no deferred loading: use ?q= or the tool_search built-in instead.`,
+          });
+        }
+        if (query.limit !== undefined && query.q === undefined) throw new GatewayError('BAD_REQUEST', { message: 'limit goes with q: it bounds a search.' });
+        const registry = deps.registry.list();
+        const search = query.q !== undefined;
+        let entries: readonly RegisteredTool[];
+        let circuits: CircuitStatus[];
+        if (search) {
+          ({ matches: entries, circuits } = await searchAllowed(query.q!, request.caller, deps, request.log));
+        } else {
+          entries = allowedFor(registry, request.caller);
+          circuits = await circuitsFor(entries, request.caller, deps, request.log);
+        }
+        const limit = search ? (query.limit ?? SEARCH_LIMIT.listing) : Number.POSITIVE_INFINITY;
         const strict = (format === 'openai' || format === 'responses') && query.strict === true;
         let list: unknown[];
         let etag: string;
         if (query.include_unavailable) {
-          list = wrap(format, render(format, allowed, strict).map((t, i) => ({ ...t, 'x-toolgate': gatewayInfo(allowed[i]!, circuits[i]!) })));
+          list = wrapTools(format, rendered(query, format, entries.slice(0, limit), strict, circuits));
           etag = etagOf(list);
         } else {
-          // Rendered only when this key, format and set of open breakers was not seen yet.
-          const hidden = allowed.flatMap((e, i) => (circuits[i]!.state === 'open' ? [e.name] : []));
-          ({ list, etag } = cachedListing(deps.registry.list(), `${request.caller.keyId}\n${format}\n${strict}\n${hidden.join('\n')}`, () =>
-            wrap(format, render(format, allowed.filter((_, i) => circuits[i]!.state !== 'open'), strict)),
+          // Rendered only when this key, format, query and set of open breakers was not seen yet.
+          const hidden = entries.flatMap((e, i) => (circuits[i]!.state === 'open' ? [e.name] : []));
+          const key = JSON.stringify([request.caller.keyId, format, strict, query.defer ?? null, search ? [limit, tokenize(query.q!).join(' ')] : null, hidden]);
+          ({ list, etag } = cachedListing(search, registry, key, () =>
+            wrapTools(format, rendered(query, format, entries.filter((_, i) => circuits[i]!.state !== 'open').slice(0, limit), strict)),
           ));
         }
         reply.header('etag', etag).header('cache-control', 'no-cache');

@@ -9,6 +9,7 @@ import type { Tool, ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.js';
 import { applyBatchBudget, applyCallBudget, payloadJson, truncationRecord } from './budget.js';
 import { callSpanName, endCallSpan } from './call-span.js';
+import { catalogView } from './catalog.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
 import { lockToStore } from './gates/lock.js';
 import { partition } from './partition.js';
@@ -109,6 +110,10 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
         // A getter too: the headers are rendered only for a tool that passes them on.
         get trace() {
           return span?.headers;
+        },
+        // A getter too: only tool_search reads it.
+        get catalog() {
+          return catalogView(ctx, deps);
         },
       }),
     );

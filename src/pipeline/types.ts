@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { TraceSpan } from '../observability/tracing.js';
 import type { GatewayError } from '../protocol/errors.js';
+import type { ToolFormat } from '../protocol/catalog.js';
 import type { RegisteredTool, ToolRegistry } from '../registry/registry.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import type { Clock } from '../shared/clock.js';
@@ -34,6 +35,8 @@ export interface ExecContext {
   span?: TraceSpan;
   /** The model that proposed the calls, for the per-call log line (see protocol/calls/model.ts); absent when unknown. */
   model?: string;
+  /** The dialect of the request's calls (`mcp` over /mcp); tool_search renders what it finds in it. Absent: openai. */
+  format?: ToolFormat;
 }
 
 export interface PipelineDeps {

@@ -93,7 +93,7 @@ export function contextOf(job: ExecutionJob, log: FastifyBaseLogger): ExecContex
   };
   if (job.tools) caller.tools = job.tools;
   if (job.rate_limit_per_minute !== null) caller.rateLimit = { perMinute: job.rate_limit_per_minute };
-  const ctx: ExecContext = { caller, sessionId: job.session_id, log };
+  const ctx: ExecContext = { caller, sessionId: job.session_id, log, format: job.format };
   if (job.timeout_ms !== null) ctx.timeoutMs = job.timeout_ms;
   if (job.model !== undefined) ctx.model = job.model;
   return ctx;

@@ -3,6 +3,7 @@ import { setUpBash } from './bash/index.js';
 import { createBuiltinTools } from './builtin/index.js';
 import { createHttpTool, type HttpDispatchers } from './http/index.js';
 import { noopTool } from './noop.js';
+import { toolSearchTool } from './tool-search.js';
 import type { SandboxInfo, Tool } from './tool.js';
 
 /**
@@ -35,7 +36,7 @@ export interface ToolSet {
 
 /**
  * The tools a gateway serves: the built-ins on the workspace (minus those the
- * config disables; Noop only when enabled) and the config file's HTTP tools,
+ * config disables; Noop and tool_search only when enabled) and the config file's HTTP tools,
  * with every problem (unknown built-in names, missing environment variables)
  * of every tool, not just the first.
  */
@@ -44,13 +45,13 @@ export function inspectTools(config: Config, deps: { workspace: string; env: Nod
   const bashEnabled = config.builtins.Bash.enabled === true;
   const bash = setUpBash(config.builtins.Bash, deps.workspace, bashEnabled);
   problems.push(...bash.problems);
-  const builtins = [...createBuiltinTools(deps.workspace), noopTool, bash.tool];
+  const builtins = [...createBuiltinTools(deps.workspace), noopTool, bash.tool, toolSearchTool];
   const names = new Set(builtins.map((t) => t.name));
   for (const name of Object.keys(config.builtins)) {
     if (!names.has(name)) problems.push(`builtins.${name}: no built-in tool has this name; use one of ${[...names].join(', ')}`);
   }
-  // Noop and Bash are served only when the config enables them: a fresh gateway never serves a shell.
-  const offByDefault = new Set([noopTool, bash.tool]);
+  // Noop, Bash and tool_search are served only when the config enables them: a fresh gateway never serves a shell.
+  const offByDefault = new Set([noopTool, bash.tool, toolSearchTool]);
   const served = (tool: Tool) => config.builtins[tool.name]?.enabled ?? !offByDefault.has(tool);
   const tools = builtins.filter(served).map((t) => withOverride(t, config.builtins[t.name]));
   for (const spec of config.tools) {

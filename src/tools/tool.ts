@@ -1,5 +1,6 @@
 import type { TraceHeaders } from '../observability/tracing.js';
 import type { GatewayError } from '../protocol/errors.js';
+import type { ToolFormat } from '../protocol/catalog.js';
 import type { SpillOutcome } from '../spill/spill-store.js';
 import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
 
@@ -34,6 +35,20 @@ export interface ToolContext {
   spill(content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillOutcome>;
   /** With tracing on: the call span's `traceparent` (and `tracestate`), for the tool to pass on to its upstream. */
   trace?: TraceHeaders;
+  /** The catalog as the caller sees it, for a tool that finds tools (tool_search); the pipeline always gives it. */
+  catalog?: CatalogView;
+}
+
+/**
+ * The tools GET /tools would list for the calling key: its own tools only,
+ * none whose breaker is open. A tool gets the view through its context, so
+ * it can never see past the key of the request that runs it.
+ */
+export interface CatalogView {
+  /** The dialect of the request's calls (POST /execute's `format`, or the one its calls' shape implies; `mcp` over /mcp). */
+  format: ToolFormat;
+  /** The `limit` best matches for `query` but `exclude`, best first, rendered as `GET /tools?format=&q=` renders them, and their names. */
+  search(query: string, options: { limit: number; format: ToolFormat; exclude?: string }): Promise<{ tools: unknown[]; names: string[] }>;
 }
 
 /** A tool's own answer. The gateway adds status, timing and budgets. */

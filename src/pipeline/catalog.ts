@@ -1,0 +1,56 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { renderTools, wrapTools } from '../registry/dialects/index.js';
+import type { RegisteredTool } from '../registry/registry.js';
+import { searchTools } from '../registry/search.js';
+import type { CircuitStatus } from '../state/state-store.js';
+import type { CatalogView } from '../tools/tool.js';
+import { circuitsFor } from './circuits.js';
+import type { Caller, ExecContext, PipelineDeps } from './types.js';
+
+/** Per registry version (its tool array): what was worked out for it, at most `kept` entries of each kind, the oldest going first. */
+export function keptFor<V>(cache: WeakMap<readonly RegisteredTool[], Map<string, V>>, registry: readonly RegisteredTool[], key: string, kept: number, make: () => V): V {
+  let entries = cache.get(registry);
+  if (!entries) cache.set(registry, (entries = new Map()));
+  let value = entries.get(key);
+  if (value === undefined) {
+    value = make();
+    if (entries.size >= kept) entries.delete(entries.keys().next().value!);
+    entries.set(key, value);
+  }
+  return value;
+}
+
+const allowedByKey = new WeakMap<readonly RegisteredTool[], Map<string, readonly RegisteredTool[]>>();
+
+/** The tools an API key may use: fixed for a key and a registry version. */
+export function allowedFor(registry: readonly RegisteredTool[], caller: Caller): readonly RegisteredTool[] {
+  return keptFor(allowedByKey, registry, caller.keyId, 256, () => registry.filter((e) => caller.allows(e.name)));
+}
+
+/**
+ * Every tool the caller's key may use that matches `query`, best first, each
+ * with its breaker as the caller sees it. Only the matches' breakers are
+ * read, so a search costs the state store as many keys as it found, not the
+ * size of the catalog.
+ */
+export async function searchAllowed(
+  query: string,
+  caller: Caller,
+  deps: PipelineDeps,
+  log?: FastifyBaseLogger,
+): Promise<{ matches: RegisteredTool[]; circuits: CircuitStatus[] }> {
+  const matches = searchTools(deps.registry.list(), query, Number.POSITIVE_INFINITY, (e) => caller.allows(e.name));
+  return { matches, circuits: await circuitsFor(matches, caller, deps, log) };
+}
+
+/** The catalog view a tool gets in its context (see CatalogView): GET /tools?q= for the request's key. */
+export function catalogView(ctx: ExecContext, deps: PipelineDeps): CatalogView {
+  return {
+    format: ctx.format ?? 'openai',
+    async search(query, { limit, format, exclude }) {
+      const { matches, circuits } = await searchAllowed(query, ctx.caller, deps, ctx.log);
+      const found = matches.filter((e, i) => circuits[i]!.state !== 'open' && e.name !== exclude).slice(0, limit);
+      return { tools: wrapTools(format, renderTools(format, found.map((e) => e.tool), false)), names: found.map((e) => e.name) };
+    },
+  };
+}
