@@ -11,29 +11,46 @@ const STOP_WORDS = new Set(
 );
 
 /**
+ * Short forms API names use for words their descriptions spell out
+ * (`repos_list`, "Lists repositories"): read as the full word, so a query in
+ * either form finds both.
+ */
+const ABBREVIATIONS = new Map(
+  Object.entries({
+    repo: 'repository', repos: 'repositories', org: 'organization', orgs: 'organizations', dir: 'directory', dirs: 'directories',
+    config: 'configuration', env: 'environment', auth: 'authentication', db: 'database', msg: 'message', info: 'information',
+    pr: 'pull request', prs: 'pull requests', id: 'identifier', ids: 'identifiers', img: 'image', doc: 'document', docs: 'documents',
+  }),
+);
+
+/**
  * Words of a name or text, as the index keeps them: camelCase, snake_case and
  * kebab-case split (`getWeather` → get, weather; `HTTPServer` → http, server),
- * lowercased, punctuation dropped, stop words left out, each word reduced to
- * its Porter stem (`repositories` and `repository` → `repositori`).
+ * lowercased, punctuation dropped, stop words left out, short forms spelled
+ * out ({@link ABBREVIATIONS}), each word reduced to its Porter stem
+ * (`repositories` and `repository` → `repositori`, `created` → `creat`).
  */
 export function tokenize(text: string): string[] {
   const spaced = text.replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
   const tokens: string[] = [];
   for (const word of spaced.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (word === '' || STOP_WORDS.has(word)) continue;
-    tokens.push(stemmer(word));
+    const full = ABBREVIATIONS.get(word);
+    if (full === undefined) tokens.push(stemmer(word));
+    else for (const part of full.split(' ')) tokens.push(stemmer(part));
   }
   return tokens;
 }
 
 /**
- * How much one occurrence counts, by where it is: a word of the name says
- * most about a tool, its description next, its parameters least (BM25F with
- * the fields' frequencies weighted into one bag of words).
+ * How much a word counts by where it is: a word of the name says most about
+ * a tool, its description next, its parameters least.
  */
 export const FIELD_WEIGHTS = { name: 3, description: 2, parameters: 1 } as const;
+type Field = keyof typeof FIELD_WEIGHTS;
+const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
 
-/** BM25's usual constants: term-frequency saturation and length normalization. */
+/** BM25's usual constants: term-frequency saturation, and length normalization (within each field). */
 const K1 = 1.2;
 const B = 0.75;
 
@@ -76,29 +93,38 @@ export interface SearchIndex<T> {
   scores(query: string): Array<{ doc: T; score: number }>;
 }
 
-/** Build a BM25 index over `docs` (see {@link tokenize} and {@link FIELD_WEIGHTS}). */
+/**
+ * Build a BM25F index over `docs` (see {@link tokenize}): each field's term
+ * frequency is normalized by that field's length against its average, the
+ * fields are summed with {@link FIELD_WEIGHTS}, and the sum saturates as in
+ * BM25. Normalizing per field is what lets a short name that says exactly
+ * what was asked (`issues_create` for "create issue") outrank a long one
+ * that merely mentions both words.
+ */
 export function buildIndex<T extends SearchDocument>(docs: readonly T[]): SearchIndex<T> {
-  const postings = new Map<string, Array<{ doc: number; tf: number }>>();
-  const lengths = new Float64Array(docs.length);
+  const postings = new Map<string, Array<{ doc: number; tf: Record<Field, number> }>>();
+  const lengths = FIELDS.map(() => new Float64Array(docs.length));
   docs.forEach((doc, i) => {
-    const tf = new Map<string, number>();
-    const add = (text: string, weight: number) => {
-      for (const token of tokenize(text)) {
-        tf.set(token, (tf.get(token) ?? 0) + weight);
-        lengths[i]! += weight;
+    const texts: Record<Field, string[]> = { name: [doc.name], description: [doc.description], parameters: parameterText(doc.parameters) };
+    const tf = new Map<string, Record<Field, number>>();
+    FIELDS.forEach((field, f) => {
+      for (const text of texts[field]) {
+        for (const token of tokenize(text)) {
+          let counts = tf.get(token);
+          if (!counts) tf.set(token, (counts = { name: 0, description: 0, parameters: 0 }));
+          counts[field] += 1;
+          lengths[f]![i]! += 1;
+        }
       }
-    };
-    add(doc.name, FIELD_WEIGHTS.name);
-    add(doc.description, FIELD_WEIGHTS.description);
-    for (const text of parameterText(doc.parameters)) add(text, FIELD_WEIGHTS.parameters);
-    for (const [token, count] of tf) {
+    });
+    for (const [token, counts] of tf) {
       let list = postings.get(token);
       if (!list) postings.set(token, (list = []));
-      list.push({ doc: i, tf: count });
+      list.push({ doc: i, tf: counts });
     }
   });
   const n = docs.length;
-  const avgLength = n === 0 ? 0 : lengths.reduce((a, b) => a + b, 0) / n;
+  const averages = lengths.map((l) => (n === 0 ? 0 : l.reduce((a, b) => a + b, 0) / n));
 
   function scored(query: string): Map<number, number> {
     const scores = new Map<number, number>();
@@ -108,8 +134,11 @@ export function buildIndex<T extends SearchDocument>(docs: readonly T[]): Search
       // Lucene's IDF: never negative, so a word in most tools still adds a little.
       const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
       for (const { doc, tf } of list) {
-        const norm = K1 * (1 - B + (B * lengths[doc]!) / avgLength);
-        scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (K1 + 1)) / (tf + norm));
+        let weighted = 0;
+        FIELDS.forEach((field, f) => {
+          if (tf[field] > 0) weighted += (FIELD_WEIGHTS[field] * tf[field]) / (1 - B + (B * lengths[f]![doc]!) / averages[f]!);
+        });
+        scores.set(doc, (scores.get(doc) ?? 0) + (idf * weighted * (K1 + 1)) / (weighted + K1));
       }
     }
     return scores;
