@@ -9,12 +9,13 @@ function asTool(spec: { name: string; description: string; parameters: Record<st
   return { ...spec, concurrencySafe: true, run: async () => ({ text: `${spec.name} ran` }) };
 }
 
-/**
- * The realistic large catalog (test/fixtures/catalog: 491 GitHub REST
- * operations and the tools of server-everything, see its extract.ts) plus
- * the workspace built-ins on `workspace`: 510 tools.
- */
-export function largeCatalog(workspace: string): Tool[] {
+/** The tools of test/fixtures/catalog: 491 GitHub REST operations and the 13 tools of server-everything (see its extract.ts). */
+export function fixtureTools(): Tool[] {
   const { tools } = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { tools: Array<Parameters<typeof asTool>[0]> };
-  return [...tools.map(asTool), ...createBuiltinTools(workspace)];
+  return tools.map(asTool);
+}
+
+/** The realistic large catalog: {@link fixtureTools} and the workspace built-ins on `workspace`, 510 tools. */
+export function largeCatalog(workspace: string): Tool[] {
+  return [...fixtureTools(), ...createBuiltinTools(workspace)];
 }
