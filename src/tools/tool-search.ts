@@ -34,7 +34,9 @@ export const toolSearchTool: Tool = {
     if (!ctx.catalog) throw new GatewayError('EXECUTION_FAILED', { message: 'tool_search runs only inside the gateway pipeline.' });
     // The model has this tool already: it is never among the finds.
     const { tools, names } = await ctx.catalog.search(query, { limit, format, exclude: TOOL_SEARCH_NAME });
-    const text = names.length === 0 ? `No tool matches ${JSON.stringify(query)}.` : `${names.length} tools match ${JSON.stringify(query)}, best first: ${names.join(', ')}.`;
+    const quoted = JSON.stringify(query);
+    const text =
+      names.length === 0 ? `No tool matches ${quoted}.` : names.length === 1 ? `1 tool matches ${quoted}: ${names[0]}.` : `${names.length} tools match ${quoted}, best first: ${names.join(', ')}.`;
     return { text, data: { format, tools } };
   },
 };
