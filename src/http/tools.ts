@@ -111,15 +111,15 @@ export function toolsRoutes(deps: PipelineDeps) {
         if (query.limit !== undefined && query.q === undefined) throw new GatewayError('BAD_REQUEST', { message: 'limit goes with q: it bounds a search.' });
         const registry = deps.registry.list();
         const search = query.q !== undefined;
+        const limit = search ? (query.limit ?? SEARCH_LIMIT.listing) : Number.POSITIVE_INFINITY;
         let entries: readonly RegisteredTool[];
         let circuits: CircuitStatus[];
         if (search) {
-          ({ matches: entries, circuits } = await searchAllowed(query.q!, request.caller, deps, request.log));
+          ({ matches: entries, circuits } = await searchAllowed(query.q!, limit, request.caller, deps, request.log));
         } else {
           entries = allowedFor(registry, request.caller);
           circuits = await circuitsFor(entries, request.caller, deps, request.log);
         }
-        const limit = search ? (query.limit ?? SEARCH_LIMIT.listing) : Number.POSITIVE_INFINITY;
         const strict = (format === 'openai' || format === 'responses') && query.strict === true;
         let list: unknown[];
         let etag: string;

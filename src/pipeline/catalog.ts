@@ -28,19 +28,28 @@ export function allowedFor(registry: readonly RegisteredTool[], caller: Caller):
 }
 
 /**
- * Every tool the caller's key may use that matches `query`, best first, each
- * with its breaker as the caller sees it. Only the matches' breakers are
- * read, so a search costs the state store as many keys as it found, not the
- * size of the catalog.
+ * The best matches for `query` among the tools the caller's key may use,
+ * best first, each with its breaker as the caller sees it: at least `limit`
+ * of them whose breaker is not open, unless fewer match. Only the breakers of
+ * the tools ranked are read: one read of `limit` keys, and one more for each
+ * round that found open breakers among them, never the whole catalog.
  */
 export async function searchAllowed(
   query: string,
+  limit: number,
   caller: Caller,
   deps: PipelineDeps,
   log?: FastifyBaseLogger,
 ): Promise<{ matches: RegisteredTool[]; circuits: CircuitStatus[] }> {
-  const matches = searchTools(deps.registry.list(), query, Number.POSITIVE_INFINITY, (e) => caller.allows(e.name));
-  return { matches, circuits: await circuitsFor(matches, caller, deps, log) };
+  const registry = deps.registry.list();
+  const allows = (e: RegisteredTool) => caller.allows(e.name);
+  for (let want = limit; ; ) {
+    const matches = searchTools(registry, query, want, allows);
+    const circuits = await circuitsFor(matches, caller, deps, log);
+    const open = circuits.filter((c) => c.state === 'open').length;
+    if (matches.length < want || matches.length - open >= limit) return { matches, circuits };
+    want += limit - (matches.length - open);
+  }
 }
 
 /** The catalog view a tool gets in its context (see CatalogView): GET /tools?q= for the request's key. */
@@ -48,7 +57,8 @@ export function catalogView(ctx: ExecContext, deps: PipelineDeps): CatalogView {
   return {
     format: ctx.format ?? 'openai',
     async search(query, { limit, format, exclude }) {
-      const { matches, circuits } = await searchAllowed(query, ctx.caller, deps, ctx.log);
+      // One more than asked for, in case `exclude` is among them.
+      const { matches, circuits } = await searchAllowed(query, limit + 1, ctx.caller, deps, ctx.log);
       const found = matches.filter((e, i) => circuits[i]!.state !== 'open' && e.name !== exclude).slice(0, limit);
       return { tools: wrapTools(format, renderTools(format, found.map((e) => e.tool), false)), names: found.map((e) => e.name) };
     },

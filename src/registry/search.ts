@@ -93,6 +93,12 @@ export interface SearchIndex<T> {
   scores(query: string): Array<{ doc: T; score: number }>;
 }
 
+/** Word → the documents holding it, and what it adds to each one's score (fixed once the index is built). */
+interface Posting {
+  docs: Int32Array;
+  contributions: Float64Array;
+}
+
 /**
  * Build a BM25F index over `docs` (see {@link tokenize}): each field's term
  * frequency is normalized by that field's length against its average, the
@@ -100,10 +106,15 @@ export interface SearchIndex<T> {
  * BM25. Normalizing per field is what lets a short name that says exactly
  * what was asked (`issues_create` for "create issue") outrank a long one
  * that merely mentions both words.
+ *
+ * Everything but the query is known when the index is built, so each word's
+ * contribution to each document's score is worked out then: a search only
+ * adds up the contributions of its words and picks the best `limit`.
  */
 export function buildIndex<T extends SearchDocument>(docs: readonly T[]): SearchIndex<T> {
-  const postings = new Map<string, Array<{ doc: number; tf: Record<Field, number> }>>();
-  const lengths = FIELDS.map(() => new Float64Array(docs.length));
+  const n = docs.length;
+  const raw = new Map<string, Array<{ doc: number; tf: Record<Field, number> }>>();
+  const lengths = FIELDS.map(() => new Float64Array(n));
   docs.forEach((doc, i) => {
     const texts: Record<Field, string[]> = { name: [doc.name], description: [doc.description], parameters: parameterText(doc.parameters) };
     const tf = new Map<string, Record<Field, number>>();
@@ -118,48 +129,75 @@ export function buildIndex<T extends SearchDocument>(docs: readonly T[]): Search
       }
     });
     for (const [token, counts] of tf) {
-      let list = postings.get(token);
-      if (!list) postings.set(token, (list = []));
+      let list = raw.get(token);
+      if (!list) raw.set(token, (list = []));
       list.push({ doc: i, tf: counts });
     }
   });
-  const n = docs.length;
   const averages = lengths.map((l) => (n === 0 ? 0 : l.reduce((a, b) => a + b, 0) / n));
+  const postings = new Map<string, Posting>();
+  for (const [token, list] of raw) {
+    // Lucene's IDF: never negative, so a word in most tools still adds a little.
+    const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
+    const posting: Posting = { docs: new Int32Array(list.length), contributions: new Float64Array(list.length) };
+    list.forEach(({ doc, tf }, j) => {
+      let weighted = 0;
+      FIELDS.forEach((field, f) => {
+        if (tf[field] > 0) weighted += (FIELD_WEIGHTS[field] * tf[field]) / (1 - B + (B * lengths[f]![doc]!) / averages[f]!);
+      });
+      posting.docs[j] = doc;
+      posting.contributions[j] = (idf * weighted * (K1 + 1)) / (weighted + K1);
+    });
+    postings.set(token, posting);
+  }
+  // Equal scores come in name order.
+  const byName = docs.map((_, i) => i).sort((a, b) => (docs[a]!.name < docs[b]!.name ? -1 : docs[a]!.name > docs[b]!.name ? 1 : 0));
+  const nameRank = new Int32Array(n);
+  byName.forEach((doc, rank) => (nameRank[doc] = rank));
+  // Reused by every search: a search runs to its end without yielding, so no two share it.
+  const acc = new Float64Array(n);
 
-  function scored(query: string): Map<number, number> {
-    const scores = new Map<number, number>();
+  /** The matching documents, unordered; their scores are in `acc` until {@link clear}. */
+  function matches(query: string): number[] {
+    const found: number[] = [];
     for (const token of new Set(tokenize(query))) {
-      const list = postings.get(token);
-      if (!list) continue;
-      // Lucene's IDF: never negative, so a word in most tools still adds a little.
-      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
-      for (const { doc, tf } of list) {
-        let weighted = 0;
-        FIELDS.forEach((field, f) => {
-          if (tf[field] > 0) weighted += (FIELD_WEIGHTS[field] * tf[field]) / (1 - B + (B * lengths[f]![doc]!) / averages[f]!);
-        });
-        scores.set(doc, (scores.get(doc) ?? 0) + (idf * weighted * (K1 + 1)) / (weighted + K1));
+      const posting = postings.get(token);
+      if (!posting) continue;
+      for (let j = 0; j < posting.docs.length; j++) {
+        const doc = posting.docs[j]!;
+        if (acc[doc] === 0) found.push(doc);
+        acc[doc]! += posting.contributions[j]!;
       }
     }
-    return scores;
+    return found;
   }
-
-  function ranked(query: string): Array<{ doc: T; score: number }> {
-    return [...scored(query)]
-      .map(([i, score]) => ({ doc: docs[i]!, score }))
-      .sort((a, b) => b.score - a.score || (a.doc.name < b.doc.name ? -1 : a.doc.name > b.doc.name ? 1 : 0));
-  }
+  const clear = (found: readonly number[]) => {
+    for (const doc of found) acc[doc] = 0;
+  };
+  const better = (a: number, b: number) => acc[a]! > acc[b]! || (acc[a] === acc[b] && nameRank[a]! < nameRank[b]!);
 
   return {
     search(query, limit, include = () => true) {
-      const out: T[] = [];
-      for (const { doc } of ranked(query)) {
-        if (out.length >= limit) break;
-        if (include(doc)) out.push(doc);
+      const found = matches(query);
+      // The best `limit` in a sorted array: each match either falls off its end or is put in place.
+      const top: number[] = [];
+      for (const doc of found) {
+        if (top.length >= limit && !better(doc, top[top.length - 1]!)) continue;
+        if (!include(docs[doc]!)) continue;
+        let at = top.length;
+        while (at > 0 && better(doc, top[at - 1]!)) at--;
+        top.splice(at, 0, doc);
+        if (top.length > limit) top.pop();
       }
-      return out;
+      clear(found);
+      return top.map((doc) => docs[doc]!);
     },
-    scores: ranked,
+    scores(query) {
+      const found = matches(query).sort((a, b) => acc[b]! - acc[a]! || nameRank[a]! - nameRank[b]!);
+      const ranked = found.map((doc) => ({ doc: docs[doc]!, score: acc[doc]! }));
+      clear(found);
+      return ranked;
+    },
   };
 }
 

@@ -105,13 +105,18 @@ describe('GET /tools?q=', () => {
   });
 
   it('a tool whose breaker is open is left out of results (listed with include_unavailable), and back once reset', async () => {
-    const query = '/tools?q=flaky+weather';
+    const query = '/tools?q=flaky+weather+request';
     expect(names((await get(query)).json())[0]).toBe('flaky_weather');
     const before = String((await get(query)).headers.etag);
     for (let i = 0; i < 3; i++) await execute(t.app, [{ id: `f${i}`, name: 'flaky_weather', arguments: { mode: 'fail' } }], as(KEY.all));
     const open = await get(query);
     expect(names(open.json())).not.toContain('flaky_weather');
     expect(String(open.headers.etag)).not.toBe(before);
+    expect(open.json().tools).toHaveLength(10);
+    // The next best tool takes the open one's place: the limit still counts available tools.
+    const one = names((await get(`${query}&limit=1`)).json());
+    expect(one).toHaveLength(1);
+    expect(one).not.toContain('flaky_weather');
     const all = (await get(`${query}&include_unavailable=true`)).json().tools;
     expect(all[0]).toMatchObject({ function: { name: 'flaky_weather' }, 'x-toolgate': { available: false, circuit: { state: 'open' } } });
     await t.app.inject({ method: 'POST', url: '/circuits/flaky_weather/reset', headers: as(KEY.all) });
