@@ -10,6 +10,7 @@ import type * as Redis from '../src/state/redis/index.js';
 import type * as HttpTools from '../src/tools/http/index.js';
 import type * as Tools from '../src/tools/index.js';
 import { childOptions, serveTarget } from './child.js';
+import { catalogTools } from './search-queries.js';
 
 export interface GatewayOptions {
   workspace: string;
@@ -22,21 +23,15 @@ export interface GatewayOptions {
 }
 
 /**
- * HTTP tool number `i` of a large catalog, with a schema of the size a real
- * one has. Its URL is a loopback port nothing listens on: the bench lists
- * these tools, it never calls them.
+ * The first `count` tools of the realistic catalog (test/fixtures/catalog:
+ * GitHub REST operations and server-everything's tools) as HTTP tools, their
+ * schemas as published. Their URL is a loopback port nothing listens on: the
+ * bench lists and searches these tools, it never calls them.
  */
-function httpTool(i: number) {
-  return {
-    name: `catalog_${i}`,
-    description: `Looks up record ${i} of the catalog by its key and returns it as JSON.`,
-    parameters: {
-      type: 'object',
-      required: ['key'],
-      properties: { key: { type: 'string', maxLength: 64, description: 'The record key.' }, fields: { type: 'array', items: { type: 'string' } } },
-    },
-    http: { method: 'GET', url: `http://127.0.0.1:9/catalog/${i}/{key}`, allow_private_network: true },
-  };
+function httpTools(count: number) {
+  return catalogTools()
+    .slice(0, count)
+    .map((tool) => ({ ...tool, http: { method: 'GET' as const, url: `http://127.0.0.1:9/${tool.name}`, allow_private_network: true } }));
 }
 
 /**
@@ -58,7 +53,7 @@ const { createHttpDispatchers } = await build<typeof HttpTools>('tools/http/inde
 const { loadTools } = await build<typeof Tools>('tools/index.js');
 
 /**
- * toolgate as `toolgate serve` wires it (src/server.ts), plus the Noop tool:
+ * toolgate as `toolgate serve` wires it (src/server.ts), plus the Noop and tool_search tools:
  * the real clock, a file spill store, pino JSON lines on stdout (the runner
  * points stdout at /dev/null), no API keys (the loopback local caller).
  */
@@ -68,8 +63,8 @@ await serveTarget(async () => {
   const config = configFrom({
     workspace: options.workspace,
     log_level: options.logLevel,
-    builtins: { Noop: { enabled: true } },
-    tools: Array.from({ length: options.httpTools ?? 0 }, (_, i) => httpTool(i)),
+    builtins: { Noop: { enabled: true }, tool_search: { enabled: true } },
+    tools: httpTools(options.httpTools ?? 0),
     spill: { url: pathToFileURL(options.spillDir).href },
     state: options.redisUrl ? { redis_url: options.redisUrl } : {},
   });

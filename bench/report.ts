@@ -1,5 +1,6 @@
 import type { TargetStats } from './child.js';
 import type { Sample } from './load.js';
+import type { SearchReport } from './search-load.js';
 import { TARGET_LABELS, type TargetName } from './targets.js';
 
 /** The median of each figure over the rounds, with the rounds kept for the JSON. */
@@ -57,6 +58,7 @@ export interface BenchReport {
   settings: { durationS: number; warmupS: number; rounds: number; connections: number[]; logLevel: string; targets: TargetName[] };
   scenarios: ScenarioReport[];
   manyTools?: ManyToolsReport;
+  search?: SearchReport;
   /** Why the system calls were not counted, when they were not. */
   syscallsSkipped?: string;
   /** Tool calls each target ran and how many failed, over the whole run (failures make its figures meaningless), and its RSS after it. */
@@ -238,6 +240,25 @@ function manyToolsTable(report: ManyToolsReport): string[] {
   return lines;
 }
 
+/** Per query: each request of the search scenario is one query, so its latency is the latency of one search. */
+function searchTable(report: SearchReport): string[] {
+  const lines = [`### ${report.title}`, '', '| conn. | request | target | req/s | p50 ms | p99 ms | × small registry req/s |', '|---:|---|---|---:|---:|---:|---:|'];
+  const requests = [
+    ['search', 'GET /tools?q= (one query)'],
+    ['toolSearch', 'POST /execute, one tool_search'],
+  ] as const;
+  for (const cell of report.cells) {
+    for (const [kind, label] of requests) {
+      const small = cell[kind].memory;
+      for (const [name, s] of Object.entries(cell[kind]) as [TargetName, Summary][]) {
+        const flags = s.non2xx + s.errors > 0 ? ` ⚠ ${s.non2xx} unexpected statuses, ${s.errors} errors` : '';
+        lines.push(`| ${cell.connections} | ${label} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${times(small && s.requestsPerS / small.requestsPerS)} |`);
+      }
+    }
+  }
+  return lines;
+}
+
 export function markdown(report: BenchReport): string {
   const { machine, settings } = report;
   const lines = [
@@ -248,6 +269,7 @@ export function markdown(report: BenchReport): string {
   ];
   for (const scenario of report.scenarios) lines.push(...table(scenario), '');
   if (report.manyTools) lines.push(...manyToolsTable(report.manyTools), '');
+  if (report.search) lines.push(...searchTable(report.search), '');
   if (report.syscallsSkipped) lines.push(`System calls not counted: ${report.syscallsSkipped}.`, '');
   lines.push('### Goals', '', '| goal | measured | verdict |', '|---|---|---|');
   for (const v of report.verdicts) lines.push(`| ${v.goal} | ${v.measured} | ${v.met === undefined ? '–' : v.met ? 'met' : 'not met'} |`);

@@ -10,11 +10,14 @@ import { summarizeProfile } from './profile.js';
 import { startRedis, type BenchRedis } from './redis.js';
 import { markdown, summarize, verdicts, type BenchReport, type ManyToolsReport, type ScenarioReport, type Summary, type SyscallSample } from './report.js';
 import { createWorkspace, executeBody, mcpBody, SCENARIOS, type Scenario } from './scenarios.js';
+import { SEARCH_SCENARIO, searchLoad } from './search-load.js';
 import { StraceAttachError, straceMissing, syscallsDuring, THREAD_POOL_RESOURCES } from './syscalls.js';
 import { startTarget, TARGET_LABELS, type Target, type TargetName } from './targets.js';
 
-const MANY_TOOLS = { id: 'many-tools', title: 'Many tools: GET /tools and one Noop call with 500 HTTP tools in the registry', httpTools: 500 };
-const SCENARIO_IDS = [...SCENARIOS.map((s) => s.id), MANY_TOOLS.id];
+const MANY_TOOLS = { id: 'many-tools', title: 'Many tools: GET /tools and one Noop call with 500 HTTP tools (the realistic catalog) in the registry', httpTools: 500 };
+const SCENARIO_IDS = [...SCENARIOS.map((s) => s.id), MANY_TOOLS.id, SEARCH_SCENARIO.id];
+/** The scenarios that compare the small registry with the large catalog (the `many-tools` target). */
+const LARGE_CATALOG_IDS = [MANY_TOOLS.id, SEARCH_SCENARIO.id];
 /** The scenarios whose system calls and thread-pool hops are counted, on these targets. */
 const SYSCALL_SCENARIOS = ['noop', 'read4k'];
 const SYSCALL_TARGETS: readonly TargetName[] = ['floor', 'memory'];
@@ -293,7 +296,8 @@ async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<
   }
   const small = targets.find((t) => t.name === 'memory');
   const many = all.find((t) => t.name === 'many-tools');
-  const manyToolsReport = small && many ? await manyTools(small, many) : undefined;
+  const manyToolsReport = small && many && chosen.includes(MANY_TOOLS.id) ? await manyTools(small, many) : undefined;
+  const searchReport = small && many && chosen.includes(SEARCH_SCENARIO.id) ? await searchLoad(small, many, measure) : undefined;
   const targetStats: BenchReport['targetStats'] = {};
   for (const target of all) targetStats[target.name] = await target.stats();
   return {
@@ -302,6 +306,7 @@ async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<
     settings: { durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel, targets: all.map((t) => t.name) },
     scenarios: reports,
     ...(manyToolsReport ? { manyTools: manyToolsReport } : {}),
+    ...(searchReport ? { search: searchReport } : {}),
     ...(syscallsSkipped ? { syscallsSkipped } : {}),
     targetStats,
     verdicts: verdicts(reports, manyToolsReport),
@@ -343,9 +348,9 @@ async function main(): Promise<void> {
         names = names.filter((n) => n !== 'redis');
       }
     }
-    if (!flags.profile && chosen.includes(MANY_TOOLS.id)) {
+    if (!flags.profile && chosen.some((id) => LARGE_CATALOG_IDS.includes(id))) {
       if (names.includes('memory')) names = [...names, 'many-tools'];
-      else log('the many-tools scenario compares with the memory-store gateway, which --targets leaves out: it is skipped');
+      else log('the many-tools and search scenarios compare with the memory-store gateway, which --targets leaves out: they are skipped');
     }
     targets = await startTargets(names, workspace, spillDir, redis);
     if (flags.profile) {

@@ -5,11 +5,10 @@
  * prefix), searched with the pinned query table. Runs the build (dist/), as
  * the gateway does.
  */
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type * as Search from '../src/registry/search.js';
 import type * as Builtins from '../src/tools/builtin/index.js';
-import { LARGE_CATALOG_QUERIES } from '../test/fixtures/catalog/queries.js';
+import { BENCH_QUERIES, catalogTools } from './search-queries.js';
 
 const build = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { buildIndex } = await build<typeof Search>('registry/search.js');
@@ -22,13 +21,9 @@ interface Doc {
 }
 
 /** The fixture's tools and the built-ins: what the pinned table runs over. */
-export function realisticCatalog(): Doc[] {
-  const { tools } = JSON.parse(readFileSync(new URL('../test/fixtures/catalog/catalog.json', import.meta.url), 'utf8')) as { tools: Doc[] };
-  return [...tools, ...createBuiltinTools(tmpdir()).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))];
+function realisticCatalog(): Doc[] {
+  return [...catalogTools(), ...createBuiltinTools(tmpdir()).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))];
 }
-
-/** The search queries of the bench: the pinned table's, each also with a trailing word, so a cycle has more distinct ones than any cache keeps. */
-export const BENCH_QUERIES: readonly string[] = ['', ' please', ' now', ' api', ' quickly', ' for me', ' today'].flatMap((tail) => LARGE_CATALOG_QUERIES.map(([q]) => `${q}${tail}`));
 
 function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
@@ -51,14 +46,12 @@ function measure(docs: readonly Doc[]): { tools: number; buildMs: number; p50Us:
   return { tools: docs.length, buildMs, p50Us: percentile(times, 0.5), p99Us: percentile(times, 0.99), meanUs: times.reduce((a, b) => a + b, 0) / times.length };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const base = realisticCatalog();
-  const large = Array.from({ length: 10 }, (_, k) => base.map((d) => ({ ...d, name: `svc${k}_${d.name}`.slice(0, 64) }))).flat();
-  console.log(`${BENCH_QUERIES.length} distinct queries, 20 rounds each, limit 10\n`);
-  console.log('| tools | index build ms | search p50 µs | search p99 µs | mean µs |');
-  console.log('|---:|---:|---:|---:|---:|');
-  for (const docs of [base, large]) {
-    const r = measure(docs);
-    console.log(`| ${r.tools} | ${r.buildMs.toFixed(1)} | ${r.p50Us.toFixed(0)} | ${r.p99Us.toFixed(0)} | ${r.meanUs.toFixed(0)} |`);
-  }
+const base = realisticCatalog();
+const large = Array.from({ length: 10 }, (_, k) => base.map((d) => ({ ...d, name: `svc${k}_${d.name}`.slice(0, 64) }))).flat();
+console.log(`${BENCH_QUERIES.length} distinct queries, 20 rounds each, limit 10\n`);
+console.log('| tools | index build ms | search p50 µs | search p99 µs | mean µs |');
+console.log('|---:|---:|---:|---:|---:|');
+for (const docs of [base, large]) {
+  const r = measure(docs);
+  console.log(`| ${r.tools} | ${r.buildMs.toFixed(1)} | ${r.p50Us.toFixed(0)} | ${r.p99Us.toFixed(0)} | ${r.meanUs.toFixed(0)} |`);
 }

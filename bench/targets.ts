@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage, TargetStats } from './child.js';
 
-/** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools scenario only. */
+/** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
 export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools';
 
 /** A target server in a child process of its own, so the load generator does not share its event loop. */
@@ -28,7 +28,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   memory: 'toolgate, memory store',
   redis: 'toolgate, Redis store',
   mcp: 'MCP SDK server',
-  'many-tools': 'toolgate, memory store, 500 HTTP tools',
+  'many-tools': 'toolgate, memory store, 500 HTTP tools (realistic catalog)',
 };
 
 const STOP_TIMEOUT_MS = 10_000;
