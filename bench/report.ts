@@ -217,21 +217,16 @@ function syscallTable({ sampled, targets }: NonNullable<ScenarioReport['syscalls
   return lines;
 }
 
-function manyToolsTable(report: ManyToolsReport): string[] {
-  const lines = [
-    `### ${report.title}`,
-    '',
-    '| conn. | request | target | req/s | p50 ms | p99 ms | × small registry req/s |',
-    '|---:|---|---|---:|---:|---:|---:|',
-  ];
-  const requests = [
-    ['noop', 'POST /execute, one Noop'],
-    ['revalidate', 'GET /tools, If-None-Match (304)'],
-  ] as const;
-  for (const cell of report.cells) {
+type ByTarget = Partial<Record<TargetName, Summary>>;
+
+/** The small registry against the large catalog, request kind by request kind (many-tools and search). */
+function catalogTable<K extends string>(title: string, cells: readonly ({ connections: number } & Record<K, ByTarget>)[], requests: readonly (readonly [K, string])[]): string[] {
+  const lines = [`### ${title}`, '', '| conn. | request | target | req/s | p50 ms | p99 ms | × small registry req/s |', '|---:|---|---|---:|---:|---:|---:|'];
+  for (const cell of cells) {
     for (const [kind, label] of requests) {
-      const small = cell[kind].memory;
-      for (const [name, s] of Object.entries(cell[kind]) as [TargetName, Summary][]) {
+      const byTarget: ByTarget = cell[kind];
+      const small = byTarget.memory;
+      for (const [name, s] of Object.entries(byTarget) as [TargetName, Summary][]) {
         const flags = s.non2xx + s.errors > 0 ? ` ⚠ ${s.non2xx} unexpected statuses, ${s.errors} errors` : '';
         lines.push(`| ${cell.connections} | ${label} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${times(small && s.requestsPerS / small.requestsPerS)} |`);
       }
@@ -240,24 +235,18 @@ function manyToolsTable(report: ManyToolsReport): string[] {
   return lines;
 }
 
-/** Per query: each request of the search scenario is one query, so its latency is the latency of one search. */
-function searchTable(report: SearchReport): string[] {
-  const lines = [`### ${report.title}`, '', '| conn. | request | target | req/s | p50 ms | p99 ms | × small registry req/s |', '|---:|---|---|---:|---:|---:|---:|'];
-  const requests = [
+const manyToolsTable = (report: ManyToolsReport) =>
+  catalogTable(report.title, report.cells, [
+    ['noop', 'POST /execute, one Noop'],
+    ['revalidate', 'GET /tools, If-None-Match (304)'],
+  ]);
+
+/** Each request of the search scenario is one query, so its latency is that of one search. */
+const searchTable = (report: SearchReport) =>
+  catalogTable(report.title, report.cells, [
     ['search', 'GET /tools?q= (one query)'],
     ['toolSearch', 'POST /execute, one tool_search'],
-  ] as const;
-  for (const cell of report.cells) {
-    for (const [kind, label] of requests) {
-      const small = cell[kind].memory;
-      for (const [name, s] of Object.entries(cell[kind]) as [TargetName, Summary][]) {
-        const flags = s.non2xx + s.errors > 0 ? ` ⚠ ${s.non2xx} unexpected statuses, ${s.errors} errors` : '';
-        lines.push(`| ${cell.connections} | ${label} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${times(small && s.requestsPerS / small.requestsPerS)} |`);
-      }
-    }
-  }
-  return lines;
-}
+  ]);
 
 export function markdown(report: BenchReport): string {
   const { machine, settings } = report;
