@@ -14,7 +14,7 @@ export const TOOL_SEARCH_NAME = 'tool_search';
 export const toolSearchTool: Tool = {
   name: TOOL_SEARCH_NAME,
   description:
-    'Find tools by what they do. Returns the best matching tools with their full schemas, best first; add the ones you need to your tools and call them. ' +
+    'Find tools by what they do: returns the best matching tools with their full schemas, best first, to call in the next steps. ' +
     'Describe the task in a few words, e.g. "create github issue" or "current weather".',
   parameters: {
     type: 'object',
