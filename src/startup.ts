@@ -17,6 +17,7 @@ import type { StateStore } from './state/state-store.js';
 import type { HttpDispatchers } from './tools/http/index.js';
 import { inspectTools, type ToolSet } from './tools/index.js';
 import { createMcpServers, type McpSupervisor } from './tools/mcp/index.js';
+import { loadOpenApiSources } from './tools/openapi/index.js';
 import type { Tool } from './tools/tool.js';
 
 /** What a configuration that can be served gives the server. */
@@ -79,9 +80,9 @@ export async function startMcpServers(config: Config, registry: ToolRegistry, de
 
 /**
  * The tools policy rules may name: every built-in, served or disabled, every tool the file declares,
- * valid or not, and the tools of the MCP servers that answered at start-up.
+ * valid or not, the tools of the OpenAPI documents, and those of the MCP servers that answered at start-up.
  */
-function ruleTargets(builtins: readonly Tool[], written: readonly unknown[], upstream: readonly Tool[] = []): ToolShape[] {
+function ruleTargets(builtins: readonly Tool[], written: readonly unknown[], upstream: readonly Tool[]): ToolShape[] {
   const declared = written.flatMap((tool) =>
     typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string'
       ? [{ name: (tool as { name: string }).name, parameters: (tool as { parameters?: unknown }).parameters }]
@@ -107,8 +108,10 @@ const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?
 
 /**
  * Every start-up check in one pass, so that one run lists every problem:
- * the configuration's own, then the tools, the policy rules against them,
- * and the workspace and spill store, each on whatever parts of the
+ * the configuration's own, then the tools (the OpenAPI documents' fetched
+ * and read here: one that cannot be is a problem, an operation that cannot
+ * be a tool is logged and left out), the policy rules against them, and the
+ * workspace and spill store, each on whatever parts of the
  * configuration are valid; then, for a configuration without problems, the
  * upstream MCP servers (startMcpServers). Throws ConfigError listing them all.
  *
@@ -139,13 +142,18 @@ export async function prepare(
   let registry: ToolRegistry | undefined;
   let set: ToolSet | undefined;
   const prefixes = config.mcp_servers.map((server) => server.prefix);
+  let imported: Tool[] = [];
   try {
     // Checking the rest needs only the built-ins' names and schemas: without a workspace (a problem already
     // listed) they are built on a stand-in root, and start-up stops before any of them could run.
     set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), env, dispatchers });
+    const openapi = await loadOpenApiSources(config.openapi_sources, { dispatchers, env, baseDir: report.baseDir, taken: new Set(set.tools.map((t) => t.name)) });
+    for (const line of openapi.skipped) logger.warn({ problem: line }, 'OpenAPI operation left out; the rest of its document is served');
+    imported = openapi.tools;
     // Rules that may name an MCP server's tool wait until the servers have answered (below).
-    problems.push(...set.problems, ...unreachableRules(rulesOn(report.written.rules, prefixes, false), ruleTargets(set.builtins, report.written.tools)));
-    registry = createRegistry(set.tools, registryDefaults(config));
+    const targets = ruleTargets(set.builtins, report.written.tools, imported);
+    problems.push(...set.problems, ...openapi.problems, ...unreachableRules(rulesOn(report.written.rules, prefixes, false), targets));
+    registry = createRegistry([...set.tools, ...imported], registryDefaults(config));
   } catch (err) {
     problems.push(...(err as Error).message.split('\n'));
   }
@@ -178,7 +186,7 @@ export async function prepare(
   const unknown = prefixes.filter((_, i) => !answered.includes(config.mcp_servers[i]!.name));
   const upstreamTools = registry.list().filter((e) => e.tool.upstream).map((e) => e.tool);
   const upstreamRules = rulesOn(rulesOn(report.written.rules, known, true), unknown, false);
-  mcpProblems.push(...unreachableRules(upstreamRules, ruleTargets(set.builtins, report.written.tools, upstreamTools)));
+  mcpProblems.push(...unreachableRules(upstreamRules, ruleTargets(set.builtins, report.written.tools, [...imported, ...upstreamTools])));
   if (mcpProblems.length > 0) {
     await mcp.close();
     throw new ConfigError(mcpProblems);

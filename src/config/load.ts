@@ -156,6 +156,8 @@ export interface ConfigReport {
   config: Config;
   /** The policy rules and tools as written, valid or not, for checks that name a rule by its index or need every declared tool. */
   written: { rules: readonly unknown[]; tools: readonly unknown[] };
+  /** The config file's folder (else the working directory): relative paths in it are read from here. */
+  baseDir: string;
 }
 
 /** Validate `raw` with the entries of its `keys_file` (resolved against `baseDir`) joined to `keys`; `problems` are those found so far. */
@@ -175,7 +177,7 @@ function inspect(raw: Record<string, unknown>, problems: string[], baseDir: stri
   const config = errors.length === 0 ? (raw as Config) : soundPart(raw, errors, validate);
   config.keys.push(...fileKeys);
   problems.push(...semanticProblems(config, (section) => !broken.has(section)));
-  return { problems, config, written };
+  return { problems, config, written, baseDir };
 }
 
 /** The configuration `report` describes, frozen; throws ConfigError when it has problems. */

@@ -73,6 +73,25 @@ const McpServerSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const OpenApiSourceSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique; names the source in start-up problems.' }),
+    spec: Type.String({ minLength: 1, description: 'The OpenAPI 3.0 or 3.1 document, JSON or YAML: an http(s) URL, or a file path relative to the config file.' }),
+    base_url: Type.Optional(Type.String({ pattern: '^https?://', description: "Where the operations are called; wins over the document's servers[0].url." })),
+    prefix: Type.String({ default: '', pattern: '^[A-Za-z0-9_-]{0,63}$', description: 'Prepended to every tool name.' }),
+    include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationId globs; absent: every operation.' })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Sent with every call; ${VAR} from the environment.' })),
+    allow_private_network: Type.Optional(Type.Boolean({ description: 'For the document URL and the calls alike.' })),
+    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    max_response_bytes: Type.Optional(PositiveInt()),
+    follow_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    spec_timeout_ms: PositiveInt({ default: 10_000, description: 'Fetching and dereferencing the document at start-up.' }),
+    max_spec_bytes: PositiveInt({ default: 16_777_216, description: 'The largest document read.' }),
+    ...ToolSettings,
+  },
+  { additionalProperties: false },
+);
+
 const BuiltinOverrideSchema = Type.Object({ enabled: Type.Optional(Type.Boolean()), ...ToolSettings }, { additionalProperties: false });
 
 /** The Bash built-in: a built-in's settings plus where and within what bounds its commands run (docs/bash.md). */
@@ -116,6 +135,8 @@ const PolicyRuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const TOOLSET_NAME = '^[A-Za-z0-9_-]{1,64}$';
+
 /** One API key entry, in `keys` or in the file `keys_file` names. */
 export const KeySchema = Type.Object(
   {
@@ -124,6 +145,9 @@ export const KeySchema = Type.Object(
     tenant: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
     scopes: Type.Array(Type.Union([Type.Literal('execute'), Type.Literal('admin')]), { minItems: 1, uniqueItems: true }),
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    toolsets: Type.Optional(
+      Type.Array(Type.String({ pattern: TOOLSET_NAME }), { minItems: 1, uniqueItems: true, description: 'The key sees only the tools of these sets (and of `tools`, when both are given).' }),
+    ),
     rate_limit: Type.Optional(RateLimitSchema),
   },
   { additionalProperties: false },
@@ -212,6 +236,11 @@ export const ConfigSchema = Type.Object(
     ),
     tools: Type.Array(ToolConfigSchema, { default: [] }),
     mcp_servers: Type.Array(McpServerSchema, { default: [] }),
+    openapi_sources: Type.Array(OpenApiSourceSchema, { default: [] }),
+    toolsets: Type.Record(Type.String({ pattern: TOOLSET_NAME }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }), {
+      default: {},
+      description: 'Named groups of tools (names or globs), for GET /tools?toolset=, POST /execute?toolset=, /mcp/{toolset} and keys[].toolsets.',
+    }),
     policy: Type.Object({ rules: Type.Array(PolicyRuleSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
     keys: Type.Array(KeySchema, { default: [] }),
     keys_file: Type.Optional(
@@ -236,3 +265,4 @@ export type BuiltinOverride = Static<typeof BuiltinOverrideSchema>;
 export type BashConfig = Static<typeof BashSchema>;
 export type McpServerConfig = Static<typeof McpServerSchema>;
 export type McpToolOverride = Static<typeof McpToolOverrideSchema>;
+export type OpenApiSourceConfig = Static<typeof OpenApiSourceSchema>;

@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { HttpDispatchers } from '../http/dispatcher.js';
+import { findForbidden } from '../http/ssrf.js';
+
+/** Where a document came from and its parsed content (JSON or YAML). */
+export interface SpecText {
+  /** The URL or absolute file path, for messages and for resolving relative server URLs. */
+  location: string;
+  isUrl: boolean;
+  document: unknown;
+}
+
+export interface FetchSpecOptions {
+  dispatchers: HttpDispatchers;
+  allowPrivateNetwork: boolean;
+  timeoutMs: number;
+  maxBytes: number;
+  /** Relative file paths are read from here (the config file's folder). */
+  baseDir: string;
+}
+
+/** Read at most `maxBytes` of a body; throws past it, without reading the rest. */
+async function capped(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) throw new Error(`the document is larger than max_spec_bytes (${maxBytes} bytes)`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * GET a document through the HTTP tools' pools, so the SSRF guard decides
+ * where it may come from: a spec on a private or loopback address needs
+ * `allow_private_network`, as the calls of its operations do. No redirect
+ * is followed (the Location could point anywhere): the final URL belongs in
+ * the config.
+ */
+async function download(url: URL, options: FetchSpecOptions): Promise<Buffer> {
+  const dispatcher = options.allowPrivateNetwork ? options.dispatchers.open : options.dispatchers.guarded;
+  let response;
+  try {
+    response = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
+      signal: AbortSignal.timeout(options.timeoutMs),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  } catch (err) {
+    const refused = findForbidden(err);
+    if (refused) throw new Error(`refused by the SSRF guard: ${refused.message}; set allow_private_network: true for a document on a private network`);
+    if ((err as Error).name === 'TimeoutError' || (err as { code?: string }).code?.endsWith('TIMEOUT')) {
+      throw new Error(`no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
+    }
+    throw new Error(`could not be fetched: ${(err as Error).message}`);
+  }
+  try {
+    if (response.statusCode !== 200) throw new Error(`the server answered ${response.statusCode}; expected 200 with the document (redirects are not followed)`);
+    return await capped(response.body, options.maxBytes);
+  } catch (err) {
+    if ((err as Error).name === 'TimeoutError') throw new Error(`no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
+    throw err;
+  } finally {
+    if (!response.body.readableEnded) response.body.destroy();
+  }
+}
+
+/** The document as data: JSON when it parses as JSON, else YAML (aliases bounded, as for the config file). */
+function parseDocument(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    try {
+      return parseYaml(text, { maxAliasCount: 100 }) as unknown;
+    } catch (err) {
+      throw new Error(`is neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+}
+
+/** Read `spec` (an http(s) URL or a file path) and parse it; a plain Error says what went wrong. */
+export async function fetchSpec(spec: string, options: FetchSpecOptions): Promise<SpecText> {
+  const isUrl = /^https?:\/\//i.test(spec);
+  let bytes: Buffer;
+  let location: string;
+  if (isUrl) {
+    const url = new URL(spec);
+    location = url.href;
+    bytes = await download(url, options);
+  } else {
+    location = resolve(options.baseDir, spec);
+    try {
+      bytes = await readFile(location);
+    } catch (err) {
+      throw new Error(`could not be read: ${(err as Error).message}`);
+    }
+    if (bytes.length > options.maxBytes) throw new Error(`the document is larger than max_spec_bytes (${options.maxBytes} bytes)`);
+  }
+  return { location, isUrl, document: parseDocument(bytes.toString('utf8')) };
+}

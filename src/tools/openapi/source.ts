@@ -1,0 +1,107 @@
+import type { OpenApiSourceConfig } from '../../config/schema.js';
+import { toolNameMatcher } from '../../policy/index.js';
+import type { JsonObject } from '../../protocol/json.js';
+import type { HttpDispatchers } from '../http/dispatcher.js';
+import { resolveHeaders } from '../http/secrets.js';
+import { compileUrlTemplate } from '../http/template.js';
+import type { Tool } from '../tool.js';
+import { planArguments } from './arguments.js';
+import { readDocument } from './document.js';
+import { fetchSpec } from './fetch-spec.js';
+import { createOperationTool, toolNameOf } from './openapi-tool.js';
+
+export interface OpenApiDeps {
+  dispatchers: HttpDispatchers;
+  env: NodeJS.ProcessEnv;
+  /** Relative `spec` paths are read from here: the config file's folder. */
+  baseDir: string;
+  /** Names other tools hold: an operation whose tool name is one of them is a problem. */
+  taken?: ReadonlySet<string>;
+}
+
+/** What one source gives: its tools, the operations left out (served without them), and what stops start-up. */
+export interface SourceOutcome {
+  tools: Tool[];
+  /** "operationId (METHOD /path): why" for each selected operation that is not served. */
+  skipped: string[];
+  /** The document as a whole could not be read: start-up stops, nothing of it is served. */
+  problems: string[];
+}
+
+function label(operationId: string | undefined, method: string, path: string): string {
+  return `${operationId ?? '(no operationId)'} (${method.toUpperCase()} ${path})`;
+}
+
+/**
+ * Read one `openapi_sources` entry and make a tool of each selected
+ * operation. A document that cannot be fetched, parsed or dereferenced, a
+ * base URL that is missing or not a valid origin, a `${VAR}` not set, an
+ * `include` that selects nothing: each is a problem, and the source gives
+ * no tool at all. An operation that cannot be a tool (no operationId, a
+ * body that is not JSON, a cookie parameter, a recursive schema) is listed
+ * in `skipped` and the rest are served.
+ */
+export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenApiDeps): Promise<SourceOutcome> {
+  const fail = (why: string): SourceOutcome => ({ tools: [], skipped: [], problems: [`openapi_sources.${source.name}: ${why}`] });
+  let headers;
+  try {
+    headers = resolveHeaders(source.headers ?? {}, deps.env);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  let document;
+  try {
+    const spec = await fetchSpec(source.spec, {
+      dispatchers: deps.dispatchers,
+      allowPrivateNetwork: source.allow_private_network ?? false,
+      timeoutMs: source.spec_timeout_ms,
+      maxBytes: source.max_spec_bytes,
+      baseDir: deps.baseDir,
+    });
+    document = await readDocument(spec, source.spec_timeout_ms);
+  } catch (err) {
+    return fail(`spec ${source.spec} ${(err as Error).message}`);
+  }
+  const baseUrl = source.base_url ?? document.serverUrl;
+  if (baseUrl === undefined) return fail('the document names no absolute server URL (servers[0].url); set base_url');
+  try {
+    if (/[?#{}]/.test(baseUrl)) throw new Error('must not hold a query, a fragment or an unfilled {variable}');
+    compileUrlTemplate(baseUrl);
+  } catch (err) {
+    return fail(`base URL ${baseUrl}: ${(err as Error).message.replace(/^url:? ?/, '')}`);
+  }
+  const globs = (source.include ?? []).map(toolNameMatcher);
+  const selected = document.operations.filter((op) => globs.length === 0 || (op.operationId !== undefined && globs.some((g) => g(op.operationId!))));
+  if (globs.length > 0 && selected.length === 0) return fail(`include ${JSON.stringify(source.include)} selects no operation of the document`);
+
+  const dispatcher = source.allow_private_network ? deps.dispatchers.open : deps.dispatchers.guarded;
+  const seen = new WeakMap<object, JsonObject>();
+  const tools: Tool[] = [];
+  const skipped: string[] = [];
+  const names = new Map<string, string>();
+  const problems: string[] = [];
+  for (const operation of selected) {
+    const where = label(operation.operationId, operation.method, operation.path);
+    if (operation.operationId === undefined) {
+      skipped.push(`${where}: no operationId to name the tool after`);
+      continue;
+    }
+    const name = toolNameOf(source.prefix, operation.operationId);
+    if (deps.taken?.has(name)) {
+      problems.push(`openapi_sources.${source.name}: ${where} becomes the tool "${name}", a name another tool has; set a prefix or leave it out with include`);
+      continue;
+    }
+    const other = names.get(name);
+    if (other !== undefined) {
+      problems.push(`openapi_sources.${source.name}: ${where} and ${other} both become the tool "${name}"; leave one out with include`);
+      continue;
+    }
+    names.set(name, where);
+    try {
+      tools.push(createOperationTool(name, operation, planArguments(operation, seen), { source, baseUrl, headers, dispatcher }));
+    } catch (err) {
+      skipped.push(`${where}: ${(err as Error).message}`);
+    }
+  }
+  return problems.length > 0 ? { tools: [], skipped, problems } : { tools, skipped, problems };
+}
