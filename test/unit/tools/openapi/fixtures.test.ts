@@ -77,7 +77,7 @@ describe('the large fixture (GitHub Enterprise Server 3.0, 674 operations)', () 
     expect(long).toMatch(/^gh_enterprise-admin_get-download-status-for-pre-receive_[0-9a-f]{8}$/);
     expect(names).toContain(long);
     const create = tools.find((t) => t.name === 'gh_pulls_create')!;
-    expect(create.parameters).toMatchObject({ properties: { owner: { type: 'string' }, repo: { type: 'string' }, title: { type: 'string' }, head: { type: 'string' } }, required: ['owner', 'repo', 'head', 'base'] });
+    expect(create.parameters).toMatchObject({ properties: { owner: { type: 'string' }, repo: { type: 'string' }, title: { type: 'string' }, head: { type: 'string' } }, required: ['owner', 'repo', 'base', 'head'] });
     expect(create.concurrencySafe).toBe(false);
   });
 
