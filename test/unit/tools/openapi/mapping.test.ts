@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toJsonSchema } from '../../../../src/tools/openapi/schema.js';
+import { doc, load, tempDocs } from './helpers.js';
+
+let docs: Awaited<ReturnType<typeof tempDocs>>;
+beforeAll(async () => {
+  docs = await tempDocs();
+});
+afterAll(() => docs.cleanup());
+
+async function toolOf(paths: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const { tools, skipped, problems } = await load([{ name: 's', spec: await docs.file('doc.json', doc(paths, extra)) }]);
+  expect([...skipped, ...problems]).toEqual([]);
+  return tools[0]!;
+}
+
+describe('argument names: the first location to claim a name keeps it (path, query, header, body); later ones get their location as a prefix', () => {
+  it('id in the path, the query, a header and the body', async () => {
+    const tool = await toolOf({
+      '/items/{id}': {
+        put: {
+          operationId: 'putItem',
+          parameters: [
+            { name: 'id', in: 'header', schema: { type: 'string' } },
+            { name: 'id', in: 'query', schema: { type: 'integer' } },
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } }, required: ['id', 'name'] } } } },
+          responses: {},
+        },
+      },
+    });
+    expect(tool.parameters).toEqual({
+      type: 'object',
+      properties: { id: { type: 'string' }, query_id: { type: 'integer' }, header_id: { type: 'string' }, body_id: { type: 'string' }, name: { type: 'string' } },
+      required: ['id', 'body_id', 'name'],
+      additionalProperties: false,
+    });
+  });
+
+  it('a body that is not a plain object is one argument, body (request_body when a parameter holds that name)', async () => {
+    const tool = await toolOf({
+      '/bulk': {
+        post: {
+          operationId: 'bulk',
+          parameters: [{ name: 'body', in: 'query', schema: { type: 'string' } }],
+          requestBody: { content: { 'application/vnd.api+json': { schema: { type: 'array', items: { type: 'string' } } } } },
+          responses: {},
+        },
+      },
+    });
+    expect(tool.parameters.properties).toEqual({ body: { type: 'string' }, request_body: { type: 'array', items: { type: 'string' }, description: 'The request body (JSON).' } });
+    expect(tool.parameters.required).toBeUndefined();
+  });
+
+  it('Accept, Content-Type and Authorization header parameters are ignored, as OpenAPI says', async () => {
+    const tool = await toolOf({
+      '/x': { get: { operationId: 'x', parameters: ['Accept', 'content-type', 'Authorization', 'X-Trace'].map((name) => ({ name, in: 'header', schema: { type: 'string' } })), responses: {} } },
+    });
+    expect(Object.keys(tool.parameters.properties as object)).toEqual(['X-Trace']);
+  });
+
+  it('path-item parameters apply to every operation; the operation redefines one by name and location', async () => {
+    const tool = await toolOf({
+      '/items/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'shared' }, { name: 'v', in: 'query', schema: { type: 'string' } }],
+        get: { operationId: 'get', parameters: [{ name: 'v', in: 'query', schema: { type: 'integer' } }], responses: {} },
+      },
+    });
+    expect(tool.parameters.properties).toEqual({ id: { type: 'string', description: 'shared' }, v: { type: 'integer' } });
+  });
+
+  it('the description is the summary, then the description; without either, METHOD /path', async () => {
+    const described = await toolOf({ '/a': { get: { operationId: 'a', summary: 'List the a.', description: 'Pages of 30.', responses: {} } } });
+    expect(described.description).toBe('List the a.\n\nPages of 30.');
+    const bare = await toolOf({ '/a/{id}': { delete: { operationId: 'b', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: {} } } });
+    expect(bare.description).toBe('DELETE /a/{id}');
+    expect(bare.concurrencySafe).toBe(false);
+  });
+
+  it('an external $ref is not followed: that operation is listed, nothing else is read', async () => {
+    const path = await docs.file('ext.json', doc({ '/a': { post: { operationId: 'a', requestBody: { content: { 'application/json': { schema: { $ref: './other.json#/Pet' } } } }, responses: {} } }, '/b': { get: { operationId: 'b', responses: {} } } }));
+    const { tools, skipped, problems } = await load([{ name: 'e', spec: path }]);
+    expect(problems).toEqual([]);
+    expect(tools.map((t) => t.name)).toEqual(['b']);
+    expect(skipped).toEqual([expect.stringMatching(/a \(POST \/a\): its schema holds a \$ref the import cannot inline \(\.\/other\.json#\/Pet/)]);
+  });
+});
+
+describe('OpenAPI schemas become JSON Schema for a request', () => {
+  it('3.0 nullable, boolean exclusive bounds, read-only properties and annotations', () => {
+    const input = {
+      type: 'object',
+      required: ['id', 'size'],
+      'x-internal': true,
+      example: { size: 1 },
+      properties: {
+        id: { type: 'integer', readOnly: true },
+        size: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false },
+        note: { type: 'string', nullable: true, xml: { name: 'n' } },
+        kind: { type: 'string', enum: ['a', 'b'], nullable: true },
+        example: { type: 'string', description: 'a property named like a keyword is kept' },
+      },
+    };
+    const before = JSON.stringify(input);
+    expect(toJsonSchema(input)).toEqual({
+      type: 'object',
+      required: ['size'],
+      properties: {
+        size: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
+        note: { type: ['string', 'null'] },
+        kind: { type: ['string', 'null'], enum: ['a', 'b', null] },
+        example: { type: 'string', description: 'a property named like a keyword is kept' },
+      },
+    });
+    expect(JSON.stringify(input)).toBe(before);
+  });
+
+  it('a schema shared by two places is converted once and stays shared', () => {
+    const shared = { type: 'string', nullable: true };
+    const out = toJsonSchema({ type: 'object', properties: { a: shared, b: shared } });
+    expect((out.properties as Record<string, unknown>).a).toBe((out.properties as Record<string, unknown>).b);
+  });
+});
