@@ -24,9 +24,10 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 const LOCATIONS = ['path', 'query', 'header'] as const;
 
-/** A schema the body's properties can be spread from: a plain object with named properties. */
+/** A schema the body's properties can be spread from: a plain object with named properties (3.0's nullable one too). */
 function isPlainObject(schema: JsonObject): boolean {
-  const typed = schema.type === undefined || schema.type === 'object';
+  const type = schema.type;
+  const typed = type === undefined || type === 'object' || (Array.isArray(type) && type.includes('object') && type.every((t) => t === 'object' || t === 'null'));
   return typed && isRecord(schema.properties) && !['allOf', 'anyOf', 'oneOf', 'not', 'if'].some((k) => k in schema);
 }
 
