@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { Dispatcher } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import type { HttpDispatchers } from '../http/dispatcher.js';
 import { findForbidden } from '../http/ssrf.js';
@@ -42,6 +43,17 @@ async function capped(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Bu
  */
 async function download(url: URL, options: FetchSpecOptions): Promise<Buffer> {
   const dispatcher = options.allowPrivateNetwork ? options.dispatchers.open : options.dispatchers.guarded;
+  // One deadline for the whole download; cleared once it is over, so that it cannot abort a request already settled.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), options.timeoutMs);
+  try {
+    return await downloadWithin(url, dispatcher, deadline.signal, options);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function downloadWithin(url: URL, dispatcher: Dispatcher, signal: AbortSignal, options: FetchSpecOptions): Promise<Buffer> {
   let response;
   try {
     response = await dispatcher.request({
@@ -49,14 +61,14 @@ async function download(url: URL, options: FetchSpecOptions): Promise<Buffer> {
       path: `${url.pathname}${url.search}`,
       method: 'GET',
       headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
   } catch (err) {
     const refused = findForbidden(err);
     if (refused) throw new Error(`refused by the SSRF guard: ${refused.message}; set allow_private_network: true for a document on a private network`);
-    if ((err as Error).name === 'TimeoutError' || (err as { code?: string }).code?.endsWith('TIMEOUT')) {
+    if (signal.aborted || (err as { code?: string }).code?.endsWith('TIMEOUT')) {
       throw new Error(`no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
     }
     throw new Error(`could not be fetched: ${(err as Error).message}`);
@@ -65,10 +77,11 @@ async function download(url: URL, options: FetchSpecOptions): Promise<Buffer> {
     if (response.statusCode !== 200) throw new Error(`the server answered ${response.statusCode}; expected 200 with the document (redirects are not followed)`);
     return await capped(response.body, options.maxBytes);
   } catch (err) {
-    if ((err as Error).name === 'TimeoutError') throw new Error(`no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
+    if (signal.aborted || (err as { code?: string }).code?.endsWith('TIMEOUT')) throw new Error(`no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
     throw err;
   } finally {
-    if (!response.body.readableEnded) response.body.destroy();
+    // A body left unread (an error status, a document over the cap) is dropped; undici reports that as an error nobody awaits.
+    if (!response.body.readableEnded) response.body.on('error', () => undefined).destroy();
   }
 }
 
