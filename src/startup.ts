@@ -6,7 +6,7 @@ import type { Config } from './config/schema.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './observability/metrics.js';
 import { tracingSettings, type TracingSettings } from './observability/tracing.js';
-import { unreachableRules, type ToolShape } from './policy/index.js';
+import { toolsetProblems, unreachableRules, type ToolShape } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { createSpillStore, refusesStartup } from './spill/index.js';
 import type { SpillStore } from './spill/spill-store.js';
@@ -153,6 +153,9 @@ export async function prepare(
     // Rules that may name an MCP server's tool wait until the servers have answered (below).
     const targets = ruleTargets(set.builtins, report.written.tools, imported);
     problems.push(...set.problems, ...openapi.problems, ...unreachableRules(rulesOn(report.written.rules, prefixes, false), targets));
+    // Toolset entries that may name an MCP server's tool wait for the servers too.
+    const served = [...set.tools, ...imported].map((t) => t.name);
+    problems.push(...toolsetProblems(config.toolsets, served, (entry) => prefixes.some((prefix) => entry.startsWith(prefix))));
     registry = createRegistry([...set.tools, ...imported], registryDefaults(config));
   } catch (err) {
     problems.push(...(err as Error).message.split('\n'));
@@ -187,6 +190,9 @@ export async function prepare(
   const upstreamTools = registry.list().filter((e) => e.tool.upstream).map((e) => e.tool);
   const upstreamRules = rulesOn(rulesOn(report.written.rules, known, true), unknown, false);
   mcpProblems.push(...unreachableRules(upstreamRules, ruleTargets(set.builtins, report.written.tools, [...imported, ...upstreamTools])));
+  const startsWithAny = (entry: string, of: readonly string[]) => of.some((prefix) => entry.startsWith(prefix));
+  const names = registry.list().map((e) => e.name);
+  mcpProblems.push(...toolsetProblems(config.toolsets, names, (entry) => !startsWithAny(entry, prefixes) || startsWithAny(entry, unknown)));
   if (mcpProblems.length > 0) {
     await mcp.close();
     throw new ConfigError(mcpProblems);

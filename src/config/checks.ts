@@ -26,6 +26,14 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
     if (other !== undefined) problems.push(`keys: "${key.id}" has the same sha256 as "${other}"`);
     keyHashes.set(key.sha256, key.id);
   }
+  const toolsets = sound('toolsets') ? Object.keys(config.toolsets) : undefined;
+  for (const key of sound('keys') && toolsets ? config.keys : []) {
+    for (const name of key.toolsets ?? []) {
+      if (!toolsets!.includes(name)) {
+        problems.push(`keys.${key.id}.toolsets: "${name}" is not a toolset; define it under toolsets, or use one of ${toolsets!.join(', ') || '(none defined)'}`);
+      }
+    }
+  }
   const authSound = sound('keys') && sound('host') && sound('allow_unauthenticated');
   if (authSound && config.keys.length === 0 && !isLoopback(config.host) && !config.allow_unauthenticated) {
     problems.push(

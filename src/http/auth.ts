@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isLoopback } from '../config/checks.js';
 import type { Config, KeyConfig } from '../config/schema.js';
-import { toolAllowance } from '../policy/index.js';
+import { allowedByAll, toolsetPatterns, type ToolsetsConfig } from '../policy/index.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import type { Caller } from '../pipeline/types.js';
@@ -34,14 +34,20 @@ interface CompiledKey {
   caller: Caller;
 }
 
-function compileKey(key: KeyConfig): CompiledKey {
+function compileKey(key: KeyConfig, toolsets: ToolsetsConfig): CompiledKey {
+  const only = key.toolsets ? [toolsetPatterns(toolsets, key.toolsets)] : [];
   const caller: Caller = {
     keyId: key.id,
     tenant: key.tenant,
     scopes: new Set(key.scopes),
-    allows: toolAllowance(key.tools),
+    // A key with both tools and toolsets may use the tools both allow.
+    allows: allowedByAll([key.tools, ...only]),
   };
   if (key.tools) caller.tools = key.tools;
+  if (key.toolsets) {
+    caller.toolsets = key.toolsets;
+    caller.only = only;
+  }
   if (key.rate_limit) caller.rateLimit = { perMinute: key.rate_limit.per_minute };
   return { hash: Buffer.from(key.sha256, 'hex'), caller };
 }
@@ -94,11 +100,11 @@ function hostIsLoopback(host: string | undefined): boolean {
  */
 export function installAuth(
   app: FastifyInstance,
-  config: Pick<Config, 'keys' | 'auth' | 'allow_unauthenticated'>,
+  config: Pick<Config, 'keys' | 'auth' | 'allow_unauthenticated' | 'toolsets'>,
   state: StateStore,
   clock: Clock,
 ): void {
-  const keys = config.keys.map(compileKey);
+  const keys = config.keys.map((key) => compileKey(key, config.toolsets));
   // Loopback alone does not keep a keyless gateway private: a web page whose name
   // rebinds to 127.0.0.1 reaches it from the user's browser, under its own Host.
   const loopbackOnly = keys.length === 0 && !config.allow_unauthenticated;

@@ -8,6 +8,7 @@ import { executeOnce } from '../pipeline/idempotency.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { submitExecution, type AsyncSubmission } from './executions.js';
+import { inToolset, ToolsetParam } from './toolsets.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const SESSION_ID_MAX = 256;
@@ -48,6 +49,7 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
           summary: 'Run a batch of tool calls',
           description:
             'Accepts a bare array of tool calls, {"tool_calls": [...]}, an OpenAI or Anthropic assistant message, or an OpenAI Responses output array. Results come back in request order, bound to the call ids. With "mode":"async" the batch is queued instead: 202, then GET /executions/{id}.',
+          querystring: Type.Object({ toolset: Type.Optional(ToolsetParam) }),
           headers: Type.Object({
             'idempotency-key': Type.Optional(Type.String({ description: 'Replays the whole response of an earlier request with this key.' })),
             'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the API key id.' })),
@@ -56,7 +58,7 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
             ),
           }),
           body: Type.Unknown({ description: 'A tool-call envelope (see the description).' }),
-          response: { 200: schemaRef('ExecuteResponse'), 202: schemaRef('ExecutionAccepted'), ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429, 503) },
+          response: { 200: schemaRef('ExecuteResponse'), 202: schemaRef('ExecutionAccepted'), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503) },
         },
       },
       async (request, reply) => {
@@ -64,14 +66,16 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
         if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
           throw new GatewayError('BAD_REQUEST', { message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.' });
         }
+        // A call outside the set is UNKNOWN_TOOL, with the set's tools (those the key may use) in details.available.
+        const caller = inToolset(request.caller, (request.query as { toolset?: string }).toolset, deps.config.toolsets);
         const envelope = parseEnvelope(request.body, { maxCalls: deps.config.limits.calls_per_batch });
         const sessionId = sessionIdOf(request, envelope.sessionId);
         const model = modelOf(request, envelope.model);
-        if (envelope.mode === 'async') return submitExecution(request, reply, envelope, { sessionId, model }, submission);
+        if (envelope.mode === 'async') return submitExecution(request, reply, envelope, { sessionId, model }, submission, caller);
         if (envelope.callbackUrl !== undefined) {
           throw new GatewayError('BAD_REQUEST', { message: 'callback_url is for "mode":"async"; a synchronous request gets its results in the response.' });
         }
-        const ctx: ExecContext = { caller: request.caller, sessionId, log: request.log, format: envelope.format };
+        const ctx: ExecContext = { caller, sessionId, log: request.log, format: envelope.format };
         if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
         if (model !== undefined) ctx.model = model;
         if (request.span) ctx.span = request.span;

@@ -1,3 +1,4 @@
+import type { Caller } from '../pipeline/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config/schema.js';
@@ -25,6 +26,7 @@ export async function submitExecution(
   envelope: ParsedEnvelope,
   who: { sessionId: string; model: string | undefined },
   submission: AsyncSubmission,
+  caller: Caller = request.caller,
 ) {
   const { executions, config } = submission;
   if (!executions) {
@@ -46,7 +48,7 @@ export async function submitExecution(
   }
   const { sessionId, model } = who;
   // The worker's span continues the submitting request's trace.
-  const job = jobOf(envelope.calls, request.caller, { ...envelope, sessionId, model, trace: request.span?.headers }, submission.clock.now());
+  const job = jobOf(envelope.calls, caller, { ...envelope, sessionId, model, trace: request.span?.headers }, submission.clock.now());
   const id = newExecutionId();
   await executions.submit(id, job);
   request.log.info({ execution_id: id, tenant: job.tenant, session_id: sessionId, calls: job.calls.length }, 'execution queued');

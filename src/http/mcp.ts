@@ -11,11 +11,12 @@ import {
 import { rpcErrorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
 import { executeCalls } from '../pipeline/run-batch.js';
-import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
+import type { Caller, ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { toMcp } from '../registry/dialects/index.js';
 import { VERSION } from '../version.js';
 import { LOCAL_CALLER } from './auth.js';
 import { gatewayErrorOf, sendError } from './errors.js';
+import { inToolset } from './toolsets.js';
 
 const SESSION_ID_MAX = 256;
 // transports, "Session Management": visible ASCII only.
@@ -33,6 +34,8 @@ class Unparsable {}
 /** What answering one message needs from its HTTP request. */
 interface Exchange {
   request: FastifyRequest;
+  /** The request's caller, held to the toolset of `/mcp/{toolset}`. */
+  caller: Caller;
   reply: FastifyReply;
   sessionId: string;
   mcpSessionId?: string;
@@ -104,15 +107,15 @@ export function mcpRoutes(deps: PipelineDeps) {
   async function listTools(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
     // pagination, "Error Handling": we never hand out a cursor, so any cursor is an invalid one.
     if (params.cursor !== undefined) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'Invalid cursor: tools/list answers with every tool in one page.');
-    const allowed = deps.registry.list().filter((e) => x.request.caller.allows(e.name));
-    const open = (await circuitsFor(allowed, x.request.caller, deps, x.request.log)).map((c) => c.state === 'open');
+    const allowed = deps.registry.list().filter((e) => x.caller.allows(e.name));
+    const open = (await circuitsFor(allowed, x.caller, deps, x.request.log)).map((c) => c.state === 'open');
     return rpcResult(id, { tools: toMcp(allowed.filter((_, i) => !open[i]).map((e) => e.tool)) });
   }
 
   async function callTool(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
     const parsed = callToolParams(params);
     if ('problem' in parsed) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, parsed.problem);
-    const ctx: ExecContext = { caller: x.request.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp' };
+    const ctx: ExecContext = { caller: x.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp' };
     if (x.request.span) ctx.span = x.request.span;
     const call: NormalizedCall = {
       index: 0,
@@ -168,7 +171,8 @@ export function mcpRoutes(deps: PipelineDeps) {
     const body = request.body;
     if (body instanceof Unparsable) return reply.code(400).send(rpcError(null, RPC_ERRORS.PARSE_ERROR, 'Parse error: the body is not JSON.'));
     const version = protocolVersionOf(request, body);
-    const x: Exchange = { request, reply, ...sessionOf(request), inBatch: Array.isArray(body) };
+    const caller = inToolset(request.caller, (request.params as { toolset?: string }).toolset, deps.config.toolsets);
+    const x: Exchange = { request, reply, caller, ...sessionOf(request), inBatch: Array.isArray(body) };
     if (!Array.isArray(body)) {
       const response = await answer(body, x);
       if (!response) return reply.code(202).send();
@@ -200,42 +204,46 @@ export function mcpRoutes(deps: PipelineDeps) {
     // Every error answer of /mcp, the app-wide hooks' (auth, load, body limits) included, is a JSON-RPC error body.
     app.setErrorHandler((err: FastifyError, request, reply) => sendError(reply, gatewayErrorOf(err, request), transportError));
 
-    app.post(
-      '/mcp',
-      {
-        config: { scope: 'execute' },
-        schema: {
-          summary: 'The tools and the pipeline over MCP (Streamable HTTP)',
-          description:
-            'JSON-RPC 2.0, one message per POST (a batch array too when the MCP-Protocol-Version is 2025-03-26 or absent), answered with application/json: ' +
-            'initialize, ping, tools/list, tools/call. Notifications and responses get 202. Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.',
-          headers: Type.Object({
-            'mcp-protocol-version': Type.Optional(Type.String({ description: `One of ${MCP_PROTOCOL_VERSIONS.join(', ')}; 2025-03-26 when absent.` })),
-            'mcp-session-id': Type.Optional(Type.String({ description: 'Names this client\'s calls for replay; the session unless x-session-id is set.' })),
-            'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the Mcp-Session-Id, then the API key id.' })),
-          }),
-          body: Type.Unknown({ description: 'A JSON-RPC request, notification or response.' }),
-          response: {
-            200: Type.Unknown({ description: 'The JSON-RPC response (an array for a batch).' }),
-            202: Type.Null({ description: 'Notifications and responses accepted.' }),
-            ...rpcErrorResponses(400, 401, 403, 413, 415, 429, 500, 503),
+    // /mcp/{toolset}: the same endpoint, its tools/list and tools/call held to one named set; an unknown set is 404.
+    for (const url of ['/mcp', '/mcp/:toolset']) {
+      app.post(
+        url,
+        {
+          config: { scope: 'execute' },
+          schema: {
+            summary: url === '/mcp' ? 'The tools and the pipeline over MCP (Streamable HTTP)' : 'The tools of one toolset over MCP (Streamable HTTP)',
+            description:
+              'JSON-RPC 2.0, one message per POST (a batch array too when the MCP-Protocol-Version is 2025-03-26 or absent), answered with application/json: ' +
+              'initialize, ping, tools/list, tools/call. Notifications and responses get 202. Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.',
+            headers: Type.Object({
+              'mcp-protocol-version': Type.Optional(Type.String({ description: `One of ${MCP_PROTOCOL_VERSIONS.join(', ')}; 2025-03-26 when absent.` })),
+              'mcp-session-id': Type.Optional(Type.String({ description: 'Names this client\'s calls for replay; the session unless x-session-id is set.' })),
+              'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the Mcp-Session-Id, then the API key id.' })),
+            }),
+            ...(url !== '/mcp' && { params: Type.Object({ toolset: Type.String({ maxLength: 64, description: 'A name under `toolsets` in the config.' }) }) }),
+            body: Type.Unknown({ description: 'A JSON-RPC request, notification or response.' }),
+            response: {
+              200: Type.Unknown({ description: 'The JSON-RPC response (an array for a batch).' }),
+              202: Type.Null({ description: 'Notifications and responses accepted.' }),
+              ...rpcErrorResponses(400, 401, 403, 404, 413, 415, 429, 500, 503),
+            },
           },
         },
-      },
-      post,
-    );
+        post,
+      );
 
-    // transports: no server-initiated stream (GET) and no session state to end (DELETE); the other methods as the SDK's server.
-    app.route({
-      method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE'],
-      url: '/mcp',
-      config: { scope: 'execute' },
-      schema: {
-        summary: 'No server-initiated MCP stream (GET), no MCP session to end (DELETE), nothing else: always 405 with Allow: POST',
-        response: rpcErrorResponses(401, 403, 405, 429, 503),
-      },
-      handler: async (request, reply) =>
-        reply.code(405).header('allow', 'POST').send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes POST, not ${request.method}.`)),
-    });
+      // transports: no server-initiated stream (GET) and no session state to end (DELETE); the other methods as the SDK's server.
+      app.route({
+        method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE'],
+        url,
+        config: { scope: 'execute' },
+        schema: {
+          summary: 'No server-initiated MCP stream (GET), no MCP session to end (DELETE), nothing else: always 405 with Allow: POST',
+          response: rpcErrorResponses(401, 403, 405, 429, 503),
+        },
+        handler: async (request, reply) =>
+          reply.code(405).header('allow', 'POST').send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes POST, not ${request.method}.`)),
+      });
+    }
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { allowedFor, keptFor, searchAllowed } from '../pipeline/catalog.js';
+import { allowedFor, keptFor, listingKeyOf, searchAllowed } from '../pipeline/catalog.js';
 import { circuitsFor } from '../pipeline/circuits.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import { MAX_QUERY_CHARS, SEARCH_LIMIT, TOOL_FORMATS, type ToolFormat } from '../protocol/catalog.js';
@@ -11,6 +11,7 @@ import { canDefer, deferMatcher, renderTools, withDeferredLoading, wrapTools } f
 import type { RegisteredTool } from '../registry/registry.js';
 import { tokenize } from '../registry/search.js';
 import type { CircuitStatus } from '../state/state-store.js';
+import { inToolset, ToolsetParam } from './toolsets.js';
 
 const Format = Type.Union(TOOL_FORMATS.map((f) => Type.Literal(f)));
 
@@ -28,6 +29,7 @@ const ToolsQuery = Type.Object({
       description: 'anthropic and responses: comma-separated tool names or globs to mark defer_loading (`*` all, `!name` keeps one loaded); the provider\'s tool search tool is added first.',
     }),
   ),
+  toolset: Type.Optional(ToolsetParam),
 });
 
 interface ToolsQueryValue {
@@ -97,12 +99,13 @@ export function toolsRoutes(deps: PipelineDeps) {
         schema: {
           summary: 'Tool schemas in the dialect of a model provider',
           querystring: ToolsQuery,
-          response: { 200: Type.Object({ tools: Type.Array(Type.Unknown()), version: Type.String() }), 304: Type.Null(), ...errorResponses(400, 401, 403) },
+          response: { 200: Type.Object({ tools: Type.Array(Type.Unknown()), version: Type.String() }), 304: Type.Null(), ...errorResponses(400, 401, 403, 404) },
         },
       },
       async (request, reply) => {
         const query = request.query as ToolsQueryValue;
         const format = query.format ?? 'openai';
+        const caller = inToolset(request.caller, query.toolset, deps.config.toolsets);
         if (query.defer !== undefined && !canDefer(format)) {
           throw new GatewayError('BAD_REQUEST', {
             message: `defer is for format=anthropic and format=responses, whose APIs load deferred tools through their own tool search; ${format} has no deferred loading: use ?q= or the tool_search built-in instead.`,
@@ -115,10 +118,10 @@ export function toolsRoutes(deps: PipelineDeps) {
         let entries: readonly RegisteredTool[];
         let circuits: CircuitStatus[];
         if (search) {
-          ({ matches: entries, circuits } = await searchAllowed(query.q!, limit, request.caller, deps, request.log));
+          ({ matches: entries, circuits } = await searchAllowed(query.q!, limit, caller, deps, request.log));
         } else {
-          entries = allowedFor(registry, request.caller);
-          circuits = await circuitsFor(entries, request.caller, deps, request.log);
+          entries = allowedFor(registry, caller);
+          circuits = await circuitsFor(entries, caller, deps, request.log);
         }
         const strict = (format === 'openai' || format === 'responses') && query.strict === true;
         let list: unknown[];
@@ -127,9 +130,9 @@ export function toolsRoutes(deps: PipelineDeps) {
           list = wrapTools(format, rendered(query, format, entries.slice(0, limit), strict, circuits));
           etag = etagOf(list);
         } else {
-          // Rendered only when this key, format, query and set of open breakers was not seen yet.
+          // Rendered only when this key (and toolset), format, query and set of open breakers was not seen yet.
           const hidden = entries.flatMap((e, i) => (circuits[i]!.state === 'open' ? [e.name] : []));
-          const key = JSON.stringify([request.caller.keyId, format, strict, query.defer ?? null, search ? [limit, tokenize(query.q!).join(' ')] : null, hidden]);
+          const key = JSON.stringify([listingKeyOf(caller), format, strict, query.defer ?? null, search ? [limit, tokenize(query.q!).join(' ')] : null, hidden]);
           ({ list, etag } = cachedListing(search, registry, key, () =>
             wrapTools(format, rendered(query, format, entries.filter((_, i) => circuits[i]!.state !== 'open').slice(0, limit), strict)),
           ));

@@ -22,9 +22,14 @@ export function keptFor<V>(cache: WeakMap<readonly RegisteredTool[], Map<string,
 
 const allowedByKey = new WeakMap<readonly RegisteredTool[], Map<string, readonly RegisteredTool[]>>();
 
-/** The tools an API key may use: fixed for a key and a registry version. */
+/** What the listing caches are keyed by: the key, and the toolset when the request named one. */
+export function listingKeyOf(caller: Caller): string {
+  return caller.toolset === undefined ? caller.keyId : `${caller.keyId}\n${caller.toolset}`;
+}
+
+/** The tools an API key (within the request's toolset) may use: fixed for them and a registry version. */
 export function allowedFor(registry: readonly RegisteredTool[], caller: Caller): readonly RegisteredTool[] {
-  return keptFor(allowedByKey, registry, caller.keyId, 256, () => registry.filter((e) => caller.allows(e.name)));
+  return keptFor(allowedByKey, registry, listingKeyOf(caller), 256, () => registry.filter((e) => caller.allows(e.name)));
 }
 
 /**

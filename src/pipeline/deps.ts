@@ -40,6 +40,6 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
     policy: createPolicy(config.policy.rules),
     health: new Outage(parts.logger, parts.metrics.stateUnavailable, STATE_OUTAGE),
     spillHealth: new Outage(parts.logger, parts.metrics.spillFailures, SPILL_OUTAGE),
-    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys },
+    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys, toolsets: config.toolsets },
   };
 }

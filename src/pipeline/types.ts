@@ -21,6 +21,12 @@ export interface Caller {
   allows(tool: string): boolean;
   /** The key's tool names or globs that `allows` matches, as configured; absent: every tool. A queued batch carries them to its worker. */
   tools?: readonly string[];
+  /** The toolsets the key is limited to (`keys[].toolsets`); absent: every toolset, and every tool `tools` allows. */
+  toolsets?: readonly string[];
+  /** Further lists (names or globs) `allows` holds the caller to, each one: the key's toolsets as one list, a request's toolset. */
+  only?: ReadonlyArray<readonly string[]>;
+  /** The toolset this request asked for (`?toolset=`, `/mcp/{toolset}`); listings are cached per set. */
+  toolset?: string;
   rateLimit?: RateLimitSettings;
 }
 
@@ -48,8 +54,8 @@ export interface PipelineDeps {
   policy: Policy;
   health: Outage;
   spillHealth: Outage;
-  /** `keys`: which tenants exist, for the per-tenant breaker gauge. */
-  config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys'>;
+  /** `keys`: which tenants exist, for the per-tenant breaker gauge; `toolsets`: the named sets requests may ask for. */
+  config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys' | 'toolsets'>;
 }
 
 /** A call on its way through the gates. Later gates fill in what earlier ones found. */

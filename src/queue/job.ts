@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { toolAllowance } from '../policy/index.js';
+import { allowedByAll } from '../policy/index.js';
 import type { CallFormat, NormalizedCall } from '../protocol/calls/index.js';
 import type { CallError } from '../protocol/errors.js';
 import type { CallResult } from '../protocol/result.js';
@@ -31,6 +31,8 @@ export interface ExecutionJob {
   scopes: Array<'execute' | 'admin'>;
   /** The key's tool names or globs; null: every tool. */
   tools: string[] | null;
+  /** Further lists the caller was held to (its key's toolsets, the request's toolset), each one; absent in jobs queued before toolsets. */
+  only?: string[][];
   rate_limit_per_minute: number | null;
   session_id: string;
   format: CallFormat;
@@ -71,6 +73,7 @@ export function jobOf(
     key_id: caller.keyId,
     scopes: [...caller.scopes],
     tools: caller.tools ? [...caller.tools] : null,
+    only: (caller.only ?? []).map((list) => [...list]),
     rate_limit_per_minute: caller.rateLimit?.perMinute ?? null,
     session_id: request.sessionId,
     format: request.format,
@@ -89,9 +92,10 @@ export function contextOf(job: ExecutionJob, log: FastifyBaseLogger): ExecContex
     keyId: job.key_id,
     tenant: job.tenant,
     scopes: new Set(job.scopes),
-    allows: toolAllowance(job.tools ?? undefined),
+    allows: allowedByAll([job.tools ?? undefined, ...(job.only ?? [])]),
   };
   if (job.tools) caller.tools = job.tools;
+  if (job.only && job.only.length > 0) caller.only = job.only;
   if (job.rate_limit_per_minute !== null) caller.rateLimit = { perMinute: job.rate_limit_per_minute };
   const ctx: ExecContext = { caller, sessionId: job.session_id, log, format: job.format };
   if (job.timeout_ms !== null) ctx.timeoutMs = job.timeout_ms;
