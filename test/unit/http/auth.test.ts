@@ -70,11 +70,18 @@ describe('authentication per route', () => {
     { method: 'PATCH', path: '/mcp', url: '/mcp', scope: 'execute' },
     { method: 'OPTIONS', path: '/mcp', url: '/mcp', scope: 'execute' },
     { method: 'TRACE', path: '/mcp', url: '/mcp', scope: 'execute' },
+    ...(['POST', 'GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE'] as const).map((method) => ({
+      method,
+      path: '/mcp/{toolset}',
+      url: '/mcp/coding',
+      scope: 'execute' as const,
+      ...(method === 'POST' && { payload: { jsonrpc: '2.0', id: 1, method: 'ping' }, headers: { accept: 'application/json, text/event-stream' } }),
+    })),
   ];
 
   /** The envelope error, or on /mcp the JSON-RPC error body that carries the same code. */
   const refusalBody = (route: Route, code: string, message: unknown = expect.any(String)) =>
-    route.path === '/mcp' ? { jsonrpc: '2.0', id: null, error: { code: -32000, message, data: { code } } } : { error: { code, message } };
+    route.path.startsWith('/mcp') ? { jsonrpc: '2.0', id: null, error: { code: -32000, message, data: { code } } } : { error: { code, message } };
 
   const refusals: Array<{ name: string; authorization?: string; status: number; code: string }> = [
     { name: 'no Authorization header', status: 401, code: 'UNAUTHORIZED' },
