@@ -35,7 +35,12 @@ describe('toolsets at start-up', () => {
   const openapi = [{ name: 'api', spec: 'api.json', prefix: 'gh_', base_url: 'https://api.example.com' }];
 
   it('entries may name built-ins, globs and the tools of OpenAPI documents', async () => {
-    const { registry, mcp } = await start({ openapi_sources: openapi, toolsets: { coding: ['Read', 'Edit', 'gh_*'], issues: ['gh_list_issues'] } });
+    const { registry, mcp } = await start({
+      openapi_sources: openapi,
+      toolsets: { coding: ['Read', 'Edit', 'gh_*'], issues: ['gh_list_issues'] },
+      // Policy rules may name them too.
+      policy: { rules: [{ tool: 'gh_list_*', decision: 'ask' }] },
+    });
     expect(registry.get('gh_list_issues')).toBeDefined();
     await mcp.close();
   });
