@@ -103,5 +103,6 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
       skipped.push(`${where}: ${(err as Error).message}`);
     }
   }
+  if (problems.length === 0 && tools.length === 0) problems.push(`openapi_sources.${source.name}: no operation of the document can be a tool (${skipped.length} left out, listed in the log)`);
   return problems.length > 0 ? { tools: [], skipped, problems } : { tools, skipped, problems };
 }

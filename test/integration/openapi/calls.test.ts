@@ -106,6 +106,26 @@ describe.each(['petstore-3.0.json', 'petstore-3.1.json'])('every operation of %s
   });
 });
 
+describe('header arguments', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await appFor([{ name: 'pets', spec: 'petstore-3.1.json', base_url: `${server.origin}/v2`, allow_private_network: true, headers: { 'X-Fixed': 'yes', api_key: 'configured' } }]);
+  });
+  afterAll(() => t.close());
+
+  it('a value with a line break is INVALID_ARGS and nothing is sent', async () => {
+    const before = server.requests.length;
+    const { body } = await execute(t.app, [{ id: `call_${randomUUID()}`, name: 'deletePet', arguments: { petId: 1, api_key: 'k\r\nx-injected: 1' } }]);
+    expect(body.results[0].error).toMatchObject({ code: 'INVALID_ARGS', details: { errors: [{ path: '/api_key' }] } });
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('the source\'s configured headers are sent too, and win over an argument of the same name', async () => {
+    const sent = await call(t, 'deletePet', { petId: 1, api_key: 'from-the-model' });
+    expect(sent.headers).toMatchObject({ api_key: 'configured', 'x-fixed': 'yes' });
+  });
+});
+
 describe('the large fixture (GitHub Enterprise Server 3.0): one call per method and parameter kind', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -127,8 +147,10 @@ describe('the large fixture (GitHub Enterprise Server 3.0): one call per method 
     expect(sent.body).toEqual(body);
   });
 
-  it('GET /tools lists all 666 tools', async () => {
-    const listed = (await t.app.inject({ method: 'GET', url: '/tools?format=anthropic' })).json().tools as Array<{ name: string }>;
-    expect(listed).toHaveLength(666);
+  it.each(['openai', 'openai&strict=true', 'responses', 'anthropic', 'gemini', 'mcp'])('GET /tools?format=%s lists all 666 tools', async (format) => {
+    const res = await t.app.inject({ method: 'GET', url: `/tools?format=${format}` });
+    expect(res.statusCode).toBe(200);
+    const tools = res.json().tools;
+    expect(format === 'gemini' ? tools[0].functionDeclarations : tools).toHaveLength(666);
   });
 });

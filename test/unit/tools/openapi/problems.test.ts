@@ -69,6 +69,14 @@ describe('a document that cannot be read stops start-up; nothing of it is served
   });
 });
 
+it('a document none of whose operations can be a tool stops start-up too', async () => {
+  const path = await docs.file('none.json', doc({ '/anonymous': { get: { responses: {} } } }));
+  const { tools, skipped, problems } = await load([{ name: 'none', spec: path }]);
+  expect(tools).toEqual([]);
+  expect(skipped).toHaveLength(1);
+  expect(problems).toEqual(['openapi_sources.none: no operation of the document can be a tool (1 left out, listed in the log)']);
+});
+
 describe('an operation that cannot be a tool is listed and left out; the rest of the document is served', () => {
   it('no operationId, a cookie parameter, a body with no JSON media type, a recursive schema, TRACE', async () => {
     const node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } };
