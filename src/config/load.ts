@@ -52,7 +52,13 @@ function section(raw: Record<string, unknown>, name: string): Record<string, unk
 function describe(error: ErrorObject, base = ''): string {
   const where = [base, ...error.instancePath.split('/').slice(1)].filter((part) => part !== '').join('.') || '(top level)';
   if (error.keyword === 'additionalProperties') {
-    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const parent = error.parentSchema as { properties?: object; patternProperties?: object } | undefined;
+    const known = Object.keys(parent?.properties ?? {});
+    const names = Object.keys(parent?.patternProperties ?? {});
+    // A map whose keys the user names (toolsets): the key is a name that breaks its pattern, not an unknown setting.
+    if (known.length === 0 && names.length > 0) {
+      return `${where}: "${String((error.params as { additionalProperty: string }).additionalProperty)}" is not a valid name; use ${names.join(' or ')}`;
+    }
     const fix = known.length > 0 ? `; remove it, or use one of ${known.join(', ')}` : '; remove it';
     return `${where}: unknown setting "${String((error.params as { additionalProperty: string }).additionalProperty)}"${fix}`;
   }

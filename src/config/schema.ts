@@ -239,6 +239,8 @@ export const ConfigSchema = Type.Object(
     openapi_sources: Type.Array(OpenApiSourceSchema, { default: [] }),
     toolsets: Type.Record(Type.String({ pattern: TOOLSET_NAME }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }), {
       default: {},
+      // A set name must be one a URL path segment carries as it is (/mcp/{toolset}).
+      additionalProperties: false,
       description: 'Named groups of tools (names or globs), for GET /tools?toolset=, POST /execute?toolset=, /mcp/{toolset} and keys[].toolsets.',
     }),
     policy: Type.Object({ rules: Type.Array(PolicyRuleSchema, { default: [] }) }, { additionalProperties: false, default: {} }),

@@ -85,6 +85,12 @@ describe('keys[].toolsets', () => {
     expect(res.json().error.details).toEqual({ available: ['coding'] });
   });
 
+  it('a set name that a URL path segment could not carry as it is, or an empty set, is a configuration problem', () => {
+    expect(() => configFrom({ toolsets: { 'my set': ['Read'], empty: [] } })).toThrow(
+      /toolsets: "my set" is not a valid name; use \^\[A-Za-z0-9_-\]\{1,64\}\$\n.*toolsets\.empty: must NOT have fewer than 1 items/,
+    );
+  });
+
   it('an unknown set in keys[].toolsets is a configuration problem', () => {
     expect(() => configFrom({ toolsets: TOOLSETS, keys: [{ id: 'k', sha256: sha256('x'), tenant: 't', scopes: ['execute'], toolsets: ['coding', 'ops'] }] })).toThrow(
       'keys.k.toolsets: "ops" is not a toolset; define it under toolsets, or use one of coding, support, github',
