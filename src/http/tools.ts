@@ -39,6 +39,7 @@ interface ToolsQueryValue {
   q?: string;
   limit?: number;
   defer?: string;
+  toolset?: string;
 }
 
 function gatewayInfo(entry: RegisteredTool, circuit: CircuitStatus) {
