@@ -69,6 +69,21 @@ describe('GET /tools?toolset=', () => {
   });
 });
 
+describe('GET /tools?q= within a toolset', () => {
+  it('ranks only the set\'s tools, and one set\'s search is never served from another\'s cache entry', async () => {
+    const everywhere = namesOf((await get('/tools?q=issue+tickets&limit=10')).json(), 'openai');
+    expect(everywhere).toEqual(expect.arrayContaining(['gh_create_issue', 'gh_list_issues', 'tickets_get', 'tickets_close']));
+    expect(namesOf((await get('/tools?q=issue+tickets&limit=10&toolset=github')).json(), 'openai').sort()).toEqual(['gh_create_issue', 'gh_list_issues']);
+    expect(namesOf((await get('/tools?q=issue+tickets&limit=10&toolset=support')).json(), 'openai')).toEqual(['tickets_get']);
+    expect(namesOf((await get('/tools?q=issue+tickets&limit=10&toolset=github')).json(), 'openai').sort()).toEqual(['gh_create_issue', 'gh_list_issues']);
+  });
+
+  it('a key held to its sets searches within them', async () => {
+    const names = namesOf((await get('/tools?q=issue+tickets&limit=10', KEYS.coder)).json(), 'openai');
+    expect(names.sort()).toEqual(['gh_create_issue', 'gh_list_issues']);
+  });
+});
+
 describe('keys[].toolsets', () => {
   it('a key sees the tools of its sets only, without asking for one', async () => {
     expect(namesOf((await get('/tools', KEYS.coder)).json(), 'openai')).toEqual(['Edit', 'Read', 'gh_create_issue', 'gh_list_issues']);
