@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { configFrom } from '../../src/config/load.js';
 import { createBuiltinTools } from '../../src/tools/builtin/index.js';
+import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
+import { loadOpenApiSources } from '../../src/tools/openapi/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 
 const FIXTURE = new URL('../fixtures/catalog/catalog.json', import.meta.url);
@@ -18,4 +22,28 @@ export function fixtureTools(): Tool[] {
 /** The realistic large catalog: {@link fixtureTools} and the workspace built-ins on `workspace`, 510 tools. */
 export function largeCatalog(workspace: string): Tool[] {
   return [...fixtureTools(), ...createBuiltinTools(workspace)];
+}
+
+/** The large OpenAPI fixture (GitHub Enterprise Server 3.0), as an `openapi_sources` entry imports it: 666 `gh_` tools. */
+export const LARGE_OPENAPI_SPEC = fileURLToPath(new URL('../fixtures/openapi/large.json', import.meta.url));
+
+/**
+ * {@link LARGE_OPENAPI_SPEC} through the real importer (config schema, then
+ * src/tools/openapi), as start-up reads it; `source` adds to or overrides
+ * the entry (a loopback base_url for calls). The dispatchers only matter to
+ * a test that calls the tools.
+ */
+export async function largeOpenApiCatalog(
+  source: Record<string, unknown> = {},
+  dispatchers: HttpDispatchers = createHttpDispatchers(),
+): Promise<Tool[]> {
+  const config = configFrom({ openapi_sources: [largeOpenApiSource(source)] });
+  const { tools, problems } = await loadOpenApiSources(config.openapi_sources, { dispatchers, env: {}, baseDir: process.cwd() });
+  if (problems.length > 0) throw new Error(`the large OpenAPI fixture did not import: ${problems.join('; ')}`);
+  return tools;
+}
+
+/** The `openapi_sources` entry of {@link largeOpenApiCatalog}. */
+export function largeOpenApiSource(source: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: 'github', spec: LARGE_OPENAPI_SPEC, prefix: 'gh_', base_url: 'https://ghe.example.com/api/v3', ...source };
 }
