@@ -12,7 +12,7 @@ import { createSpillStore, refusesStartup } from './spill/index.js';
 import type { SpillStore } from './spill/spill-store.js';
 import { systemClock } from './shared/clock.js';
 import { createMemoryStateStore } from './state/memory/index.js';
-import { createRedisStateStore } from './state/redis/index.js';
+import { createRedisStateStore, redisTopology } from './state/redis/index.js';
 import type { StateStore } from './state/state-store.js';
 import type { HttpDispatchers } from './tools/http/index.js';
 import { inspectTools, type ToolSet } from './tools/index.js';
@@ -208,15 +208,15 @@ function logBash(set: ToolSet, logger: Logger): void {
   logger.info({ tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting }, `Bash enabled: commands run ${sandbox.mode === 'bwrap' ? 'in bubblewrap' : 'WITHOUT a sandbox'}`);
 }
 
-/** The state store the configuration names: Redis with REDIS_URL, else memory (said in the log: one replica only). */
+/** The state store the configuration names: Redis (one node, Sentinel or Cluster), else memory (said in the log: one replica only). */
 export function createStateStore(config: Config, log: Logger, metrics: Metrics): StateStore {
-  const url = config.state.redis_url;
-  if (!url) {
-    log.warn('no REDIS_URL: state is in memory, so this process must be the only replica');
+  const topology = redisTopology(config.state);
+  if (!topology) {
+    log.warn('no REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES: state is in memory, so this process must be the only replica');
     return createMemoryStateStore({ maxBytes: config.state.memory_max_bytes, onEvict: (kind) => metrics.stateEvictions.inc({ kind }) });
   }
   return createRedisStateStore({
-    url,
+    topology,
     keyPrefix: config.state.key_prefix,
     connectTimeoutMs: config.state.connect_timeout_ms,
     commandTimeoutMs: config.state.command_timeout_ms,

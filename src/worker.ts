@@ -22,7 +22,7 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   // Before prepare: upstream MCP servers start there, as in the server, and log under the configured level.
   const logger = createLogger(report.config.log_level);
   if (!queueConnectionOptions(report.config)) {
-    throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (the one the servers use)']);
+    throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES: the one the servers use)']);
   }
   const { config, registry, spill, mcp, tracing: traces } = await prepare(report, env, dispatchers, metrics, logger);
   const tracing = await startTracing(traces);

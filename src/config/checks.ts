@@ -46,8 +46,43 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
   if (sound('limits') && config.limits.batch_budget_bytes < config.limits.call_budget_bytes) {
     problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
   }
-  if (sound('async') && sound('state') && config.async.inline_workers > 0 && config.state.redis_url === undefined) {
-    problems.push('async.inline_workers: async batches are queued in Redis; set REDIS_URL, or set inline_workers to 0');
+  if (sound('state')) problems.push(...redisProblems(config.state));
+  if (sound('async') && sound('state') && config.async.inline_workers > 0 && !hasRedis(config.state)) {
+    problems.push('async.inline_workers: async batches are queued in Redis; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or set inline_workers to 0');
+  }
+  return problems;
+}
+
+/** Whether the state section names a Redis, of any topology. */
+export function hasRedis(state: Config['state']): boolean {
+  return state.redis_url !== undefined || state.sentinels !== undefined || state.cluster_nodes !== undefined;
+}
+
+const TOPOLOGIES = [
+  ['redis_url', 'REDIS_URL'],
+  ['sentinels', 'REDIS_SENTINELS'],
+  ['cluster_nodes', 'REDIS_CLUSTER_NODES'],
+] as const;
+
+/** One topology at most, with the settings it needs and none it ignores. */
+function redisProblems(state: Config['state']): string[] {
+  const named = TOPOLOGIES.filter(([key]) => state[key] !== undefined);
+  if (named.length > 1) {
+    const list = named.map(([key, env]) => `${key} (${env})`).join(' and ');
+    return [`state: ${list} are all set; give exactly one of redis_url (one node), sentinels (Sentinel) or cluster_nodes (Cluster)`];
+  }
+  const problems: string[] = [];
+  const topology = named[0]?.[0];
+  if (topology === 'sentinels' && state.name === undefined) {
+    problems.push('state.name: Sentinel needs the name of the primary its sentinels monitor (REDIS_SENTINEL_NAME), as in their `sentinel monitor <name> …` line');
+  }
+  for (const key of ['name', 'sentinel_password'] as const) {
+    if (state[key] !== undefined && topology !== 'sentinels') problems.push(`state.${key}: applies only to Sentinel; set state.sentinels (REDIS_SENTINELS) or remove it`);
+  }
+  const nodeAccess = [state.username !== undefined && 'username', state.password !== undefined && 'password', state.tls && 'tls'].filter(Boolean);
+  if (nodeAccess.length > 0 && topology !== 'sentinels' && topology !== 'cluster_nodes') {
+    const where = topology === 'redis_url' ? 'a single node takes them in its URL: rediss://user:password@host:port' : 'there is no Redis configured';
+    problems.push(`state: ${nodeAccess.join(', ')} apply only to Sentinel and Cluster; ${where}`);
   }
   return problems;
 }

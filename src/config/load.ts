@@ -28,6 +28,12 @@ const ENV_OVERRIDES: Array<[env: string, set: (raw: Record<string, unknown>, val
   ['LOG_LEVEL', (raw, v) => void (raw.log_level = v)],
   ['TOOLGATE_WORKSPACE', (raw, v) => void (raw.workspace = v)],
   ['REDIS_URL', (raw, v) => void (section(raw, 'state').redis_url = v)],
+  ['REDIS_SENTINELS', (raw, v) => nodeList(v, (nodes) => (section(raw, 'state').sentinels = nodes))],
+  ['REDIS_SENTINEL_NAME', (raw, v) => void (section(raw, 'state').name = v)],
+  ['REDIS_SENTINEL_PASSWORD', (raw, v) => void (section(raw, 'state').sentinel_password = v)],
+  ['REDIS_CLUSTER_NODES', (raw, v) => nodeList(v, (nodes) => (section(raw, 'state').cluster_nodes = nodes))],
+  ['REDIS_PASSWORD', (raw, v) => void (section(raw, 'state').password = v)],
+  ['REDIS_TLS', (raw, v) => boolean(v, (b) => (section(raw, 'state').tls = b))],
   ['TOOLGATE_REDIS_PREFIX', (raw, v) => void (section(raw, 'state').key_prefix = v)],
   ['TOOLGATE_SPILL_URL', (raw, v) => void (section(raw, 'spill').url = v)],
   ['S3_ENDPOINT', (raw, v) => void (section(raw, 'spill').s3_endpoint = v)],
@@ -37,6 +43,21 @@ const ENV_OVERRIDES: Array<[env: string, set: (raw: Record<string, unknown>, val
 function integer(value: string, set: (n: number) => void): string | undefined {
   if (!/^\d+$/.test(value)) return `must be a whole number, got ${JSON.stringify(value)}`;
   set(Number(value));
+  return undefined;
+}
+
+function boolean(value: string, set: (b: boolean) => void): string | undefined {
+  if (!/^(true|false|1|0)$/.test(value)) return `must be true or false (or 1 or 0), got ${JSON.stringify(value)}`;
+  set(value === 'true' || value === '1');
+  return undefined;
+}
+
+/** `host:port,host:port,…`, an IPv6 host in brackets (`[::1]:26379`); the host itself is checked by the schema. */
+function nodeList(value: string, set: (nodes: { host: string; port: number }[]) => void): string | undefined {
+  const nodes = value.split(',').map((entry) => /^\s*(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})\s*$/.exec(entry));
+  const bad = nodes.findIndex((match) => match === null);
+  if (bad >= 0) return `must be host:port,host:port,… (IPv6 as [::1]:6379), got ${JSON.stringify(value.split(',')[bad])}`;
+  set(nodes.map((match) => ({ host: match![1] ?? match![2]!, port: Number(match![3]) })));
   return undefined;
 }
 

@@ -11,6 +11,12 @@ const BreakerSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A Redis node or sentinel: a host name or an IP address (IPv6 without brackets), and its port. */
+const RedisNodeSchema = Type.Object(
+  { host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\s/:]+$|^[0-9A-Fa-f:.]+$' }), port: Type.Integer({ minimum: 1, maximum: 65_535 }) },
+  { additionalProperties: false },
+);
+
 const RateLimitSchema = Type.Object({ per_minute: PositiveInt() }, { additionalProperties: false });
 
 const HttpSpecSchema = Type.Object(
@@ -195,6 +201,17 @@ export const ConfigSchema = Type.Object(
     state: Type.Object(
       {
         redis_url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+        sentinels: Type.Optional(
+          Type.Array(RedisNodeSchema, { minItems: 1, maxItems: 16, description: 'Sentinel: the sentinels that name the primary of `name` (REDIS_SENTINELS).' }),
+        ),
+        name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Sentinel: the name of the primary the sentinels monitor (REDIS_SENTINEL_NAME).' })),
+        sentinel_password: Type.Optional(Type.String({ minLength: 1, description: "Sentinel: the sentinels' own password (REDIS_SENTINEL_PASSWORD)." })),
+        cluster_nodes: Type.Optional(
+          Type.Array(RedisNodeSchema, { minItems: 1, maxItems: 64, description: 'Cluster: some of its nodes; the client learns the rest (REDIS_CLUSTER_NODES).' }),
+        ),
+        tls: Type.Boolean({ default: false, description: 'Sentinel and Cluster: TLS to every node (and sentinel); a single node says rediss:// (REDIS_TLS).' }),
+        username: Type.Optional(Type.String({ minLength: 1, description: 'Sentinel and Cluster: ACL user of the data nodes; a single node puts it in its URL.' })),
+        password: Type.Optional(Type.String({ minLength: 1, description: 'Sentinel and Cluster: password of the data nodes (REDIS_PASSWORD); a single node puts it in its URL.' })),
         key_prefix: Type.String({ default: 'toolgate', pattern: '^[A-Za-z0-9_.:-]{1,64}$' }),
         connect_timeout_ms: PositiveInt({ default: 2_000 }),
         command_timeout_ms: PositiveInt({ default: 500 }),

@@ -1,5 +1,5 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../state/redis/index.js';
 import type { Config } from '../config/schema.js';
 import { GatewayError } from '../protocol/errors.js';
 import { executeResponse } from '../protocol/response.js';
@@ -53,7 +53,7 @@ export function failedBody(id: string): ExecutionBody {
 /** The submitting side of the queue: the server's. Workers take jobs with worker.ts. */
 export class ExecutionQueue {
   readonly queue: Queue<ExecutionJob, ExecutionOutcome>;
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
   private readonly jobOptions: JobsOptions;
 
   constructor(

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../state/redis/index.js';
 import type { Config } from '../config/schema.js';
 import type { Tracing } from '../observability/tracing.js';
 import { executeCalls } from '../pipeline/run-batch.js';
@@ -57,7 +57,7 @@ export interface ExecutionWorkers {
  */
 export function startWorkers(deps: WorkerDeps, options: WorkerOptions): ExecutionWorkers {
   const metrics = queueMetrics(deps.pipeline.metrics.registry);
-  const connections: Redis[] = [];
+  const connections: RedisClient[] = [];
   const connect = () => {
     const client = queueConnection(deps.connection);
     connections.push(client);

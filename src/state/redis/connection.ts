@@ -1,10 +1,15 @@
-import { Redis, type ChainableCommander } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { StateUnavailableError } from '../state-store.js';
+import { openRedis, refreshTopology, type RedisClient, type RedisTopology } from './topology.js';
 
 /** ioredis states in which a connection attempt is under way (`wait`: a lazy client not yet asked to connect). */
 const CONNECTING = new Set(['wait', 'connecting', 'connect']);
 
-export type RedisConnectionOptions = ({ url: string; client?: never } | { client: Redis; url?: never }) & {
+export type RedisConnectionOptions = (
+  | { url: string; topology?: never; client?: never }
+  | { topology: RedisTopology; url?: never; client?: never }
+  | { client: RedisClient; url?: never; topology?: never }
+) & {
   /** Bound on opening a connection, and so on how long a call waits for one before StateUnavailableError. Default 500. */
   connectTimeoutMs?: number;
   /** Bound on one command of a connection the store opens (a given `client` keeps its own). Default 500. */
@@ -13,10 +18,11 @@ export type RedisConnectionOptions = ({ url: string; client?: never } | { client
 
 /**
  * The store's client and its rule for commands: none is queued while
- * disconnected, and every failure leaves here as StateUnavailableError.
+ * disconnected, none is resent, and every failure leaves here as
+ * StateUnavailableError. The same on one node, through Sentinel, or on a Cluster.
  */
 export class RedisConnection {
-  readonly client: Redis;
+  readonly client: RedisClient;
   private readonly owned: boolean;
   private readonly connectTimeoutMs: number;
   private lastError: unknown;
@@ -25,9 +31,10 @@ export class RedisConnection {
   constructor(options: RedisConnectionOptions) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 500;
     this.owned = options.client === undefined;
+    const topology: RedisTopology | undefined = options.topology ?? (options.url === undefined ? undefined : { kind: 'single', url: options.url });
     this.client =
       options.client ??
-      new Redis(options.url, {
+      openRedis(topology!, {
         connectTimeout: this.connectTimeoutMs,
         commandTimeout: options.commandTimeoutMs ?? 500,
         // A command reported as failed must never run later: no queue while disconnected,
@@ -58,6 +65,8 @@ export class RedisConnection {
       await this.connected();
       return await operation();
     } catch (error) {
+      // A Cluster master that stopped answering may have failed over: learn where its slots went.
+      refreshTopology(this.client);
       throw error instanceof StateUnavailableError ? error : new StateUnavailableError(undefined, { cause: error });
     }
   }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { byCreation } from '../approval-records.js';
 import { circuitView } from '../circuit-view.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
@@ -19,11 +19,12 @@ import { admitBatch, settleBatch, type BatchContext } from './batch.js';
 import { hashOf, toApprovalRecord } from './codec.js';
 import { RedisConnection, type RedisConnectionOptions } from './connection.js';
 import { RedisKeys } from './keys.js';
+import type { RedisClient } from './topology.js';
 import { luaSources, SCRIPTS, type ScriptName } from './scripts.js';
 import { groupOf } from './slots.js';
 
 type ScriptCommand = (numKeys: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>;
-type ScriptedRedis = Redis & Record<`toolgate_${ScriptName}`, ScriptCommand>;
+type ScriptedRedis = RedisClient & Record<`toolgate_${ScriptName}`, ScriptCommand>;
 
 /** Polling a running call's record: quick at first (most waits are short), then gentle on Redis. */
 const POLL_FIRST_MS = 5;

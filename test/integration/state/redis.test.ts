@@ -335,7 +335,7 @@ describe('RedisConnection', () => {
   it('sends the commands of one event-loop turn in one socket write, each answered on its own', async () => {
     const connection = new RedisConnection({ url });
     try {
-      const client = connection.client;
+      const client = connection.client as Redis;
       await connection.run(() => client.ping());
       let writes = 0;
       const write = client.stream.write.bind(client.stream) as (...args: unknown[]) => boolean;

@@ -346,8 +346,12 @@ describe('async configuration', () => {
 
   it('inline workers without REDIS_URL stop start-up; with it they are accepted', async () => {
     const path = await file('async: {inline_workers: 2}\n');
-    expect(problemsOf({}, path)).toEqual(['async.inline_workers: async batches are queued in Redis; set REDIS_URL, or set inline_workers to 0']);
+    expect(problemsOf({}, path)).toEqual([
+      'async.inline_workers: async batches are queued in Redis; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or set inline_workers to 0',
+    ]);
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }, path).async.inline_workers).toBe(2);
+    expect(loadConfig({ REDIS_SENTINELS: '127.0.0.1:26379', REDIS_SENTINEL_NAME: 'main' }, path).async.inline_workers).toBe(2);
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000' }, path).async.inline_workers).toBe(2);
   });
 });
 

@@ -1,0 +1,84 @@
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { Config } from '../../config/schema.js';
+
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** Credentials and TLS of the data nodes (a single node's URL carries its own). */
+interface NodeAccess {
+  tls: boolean;
+  username?: string;
+  password?: string;
+}
+
+/** Where the shared state lives: one node, a primary found through Sentinel, or a Cluster. */
+export type RedisTopology =
+  | { kind: 'single'; url: string }
+  | ({ kind: 'sentinel'; sentinels: RedisNode[]; name: string; sentinelPassword?: string } & NodeAccess)
+  | ({ kind: 'cluster'; nodes: RedisNode[] } & NodeAccess);
+
+export type RedisClient = Redis | Cluster;
+
+/** The topology the `state` section names; undefined without Redis (in-memory state). The schema and checks.ts have made sure at most one is named. */
+export function redisTopology(state: Config['state']): RedisTopology | undefined {
+  const access = { tls: state.tls, ...(state.username && { username: state.username }), ...(state.password && { password: state.password }) };
+  if (state.redis_url !== undefined) return { kind: 'single', url: state.redis_url };
+  if (state.sentinels !== undefined) {
+    const sentinelPassword = state.sentinel_password;
+    return { kind: 'sentinel', sentinels: state.sentinels, name: state.name ?? '', ...(sentinelPassword && { sentinelPassword }), ...access };
+  }
+  if (state.cluster_nodes !== undefined) return { kind: 'cluster', nodes: state.cluster_nodes, ...access };
+  return undefined;
+}
+
+/** Options of every connection to a data node; retryStrategy and the offline queue stay the caller's (a Cluster sets its own per node). */
+export type NodeOptions = Omit<RedisOptions, 'sentinels' | 'name' | 'host' | 'port' | 'path'>;
+
+/**
+ * A client of `topology` with `options` on each data node. With
+ * `autoResendUnfulfilledCommands: false` a Cluster does not resend either:
+ * not after a connection closed under a command (it may have run) nor after
+ * CLUSTERDOWN, so a caller told that a command failed can count on it never
+ * running later. It still follows MOVED and ASK, which Redis answers without
+ * running anything, so a failed-over slot is found on its new master at once.
+ */
+export function openRedis(topology: RedisTopology, options: NodeOptions & { retryStrategy: (attempt: number) => number }): RedisClient {
+  if (topology.kind === 'single') return new Redis(topology.url, options);
+  const access = {
+    ...(topology.tls && { tls: {} }),
+    ...(topology.username && { username: topology.username }),
+    ...(topology.password && { password: topology.password }),
+  };
+  if (topology.kind === 'sentinel') {
+    return new Redis({
+      ...options,
+      ...access,
+      sentinels: topology.sentinels,
+      name: topology.name,
+      role: 'master',
+      ...(topology.sentinelPassword && { sentinelPassword: topology.sentinelPassword }),
+      ...(topology.tls && { enableTLSForSentinelMode: true, sentinelTLS: {} }),
+      sentinelRetryStrategy: options.retryStrategy,
+      // A demoted primary refuses writes with READONLY (nothing of the command ran): reconnect, which asks
+      // the sentinels for the new primary, and fail this command rather than resend it (1, not 2).
+      reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 1 : false),
+    });
+  }
+  const { retryStrategy, enableOfflineQueue, ...nodeOptions } = options;
+  const cluster: ClusterOptions = {
+    enableOfflineQueue,
+    enableAutoPipelining: nodeOptions.enableAutoPipelining,
+    clusterRetryStrategy: retryStrategy,
+    ...(nodeOptions.autoResendUnfulfilledCommands === false && { retryDelayOnFailover: 0, retryDelayOnClusterDown: 0 }),
+    slotsRefreshTimeout: nodeOptions.connectTimeout,
+    redisOptions: { ...nodeOptions, ...access },
+  };
+  return new Cluster(topology.nodes, cluster);
+}
+
+/** Ask a Cluster where the slots are now (after a failure: a master may have failed over); a no-op elsewhere. */
+export function refreshTopology(client: RedisClient): void {
+  if (client instanceof Cluster) client.refreshSlotsCache();
+}
