@@ -219,8 +219,8 @@ export class ClusterTopology {
     for (const node of ask) {
       const owner = await withClient(node.port, async (r) => {
         const slot = (await r.cluster('KEYSLOT', key)) as number;
-        const ranges = (await r.cluster('SLOTS')) as [number, number, [string, number]][];
-        return ranges.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
+        const ranges = await r.cluster('SLOTS');
+        return ranges.find(([from, to]) => slot >= from && slot <= to)?.[2]?.[1];
       }).catch(() => undefined);
       if (owner !== undefined) return owner;
     }
