@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { configFrom } from '../../src/config/load.js';
 import { queueConnectionOptions, ExecutionQueue, startWorkers, type ExecutionWorkers, type QueueConnectionOptions } from '../../src/queue/index.js';
-import { createRedisStateStore } from '../../src/state/redis/index.js';
+import { createRedisStateStore, redisTopology } from '../../src/state/redis/index.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
 import type { Tracing } from '../../src/observability/tracing.js';
 import type { Tool } from '../../src/tools/tool.js';
@@ -29,6 +29,8 @@ export interface AsyncGatewayOptions {
   dispatchers?: HttpDispatchers;
   /** Tracing for the app and its workers; the test shuts it down. */
   tracing?: Tracing;
+  /** Where Redis is, as the config's `state` section says it (sentinels, cluster_nodes…); default the integration Redis. */
+  redis?: Record<string, unknown>;
 }
 
 /**
@@ -37,13 +39,12 @@ export interface AsyncGatewayOptions {
  * jobs. Workers run only when the test starts them.
  */
 export async function asyncGateway(options: AsyncGatewayOptions = {}): Promise<AsyncGateway> {
-  const url = inject('redisUrl');
   const prefix = `async-${randomUUID()}`;
-  const config = { ...options.config, state: { redis_url: url, key_prefix: prefix } };
-  const state = createRedisStateStore({ url, keyPrefix: prefix, connectTimeoutMs: 2_000, commandTimeoutMs: 2_000 });
+  const config = { ...options.config, state: { ...(options.redis ?? { redis_url: inject('redisUrl') }), key_prefix: prefix } };
+  const parsed = configFrom(config);
+  const state = createRedisStateStore({ topology: redisTopology(parsed.state)!, keyPrefix: prefix, connectTimeoutMs: 2_000, commandTimeoutMs: 2_000 });
   await state.ping();
   const dispatchers = options.dispatchers ?? createHttpDispatchers();
-  const parsed = configFrom(config);
   const connection = queueConnectionOptions(parsed)!;
   const executions = new ExecutionQueue(connection, parsed.async);
   const t = await buildTestApp({ config, state, tools: options.tools, dispatchers, executions, ...(options.tracing && { tracing: options.tracing }) });

@@ -1,0 +1,12 @@
+import { SentinelTopology } from '../../helpers/redis-topologies.js';
+import { describeTopology } from './describe-topology.js';
+
+/** Issue 17: a primary, its replica and three sentinels; the primary SIGKILLed, the sentinels promote the replica. */
+describeTopology<SentinelTopology>('Sentinel', {
+  start: () => SentinelTopology.start(),
+  redis: (topology) => ({ sentinels: topology.sentinels, name: topology.name }),
+  async killPrimary(topology) {
+    const old = await topology.killPrimary();
+    return { failedOver: topology.promoted(old).then(() => performance.now()) };
+  },
+});
