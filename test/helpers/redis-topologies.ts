@@ -49,6 +49,11 @@ class Processes {
     await once(child, 'exit');
   }
 
+  /** SIGSTOP: the process keeps its sockets open and answers nothing, as a hung host would. */
+  signal(port: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
+    this.children.get(port)?.kill(signal);
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.children.keys()].map((port) => this.kill(port)));
     rmSync(this.dir, { recursive: true, force: true });
@@ -231,6 +236,26 @@ export class ClusterTopology {
     const port = await this.ownerOf(key);
     await this.processes.kill(port);
     return port;
+  }
+
+  hang(port: number): void {
+    this.processes.signal(port, 'SIGSTOP');
+  }
+
+  kill(port: number): Promise<void> {
+    return this.processes.kill(port);
+  }
+
+  /** The port of the replica of `master`, as another node's CLUSTER NODES says. */
+  async replicaOf(master: number): Promise<number> {
+    const lines = await withClient(this.nodes.find((n) => n.port !== master)!.port, async (r) => ((await r.cluster('NODES')) as string).split('\n'));
+    const masterId = lines.find((line) => line.includes(`:${master}@`))!.split(' ')[0];
+    return Number(/:(\d+)@/.exec(lines.find((line) => line.includes(`slave ${masterId}`))!)![1]);
+  }
+
+  /** `CLUSTER FAILOVER TAKEOVER`: the replica becomes the master of its slots at once, without a vote. */
+  async takeOver(replica: number): Promise<void> {
+    await withClient(replica, (r) => r.cluster('FAILOVER', 'TAKEOVER'));
   }
 
   /** Until a live node names a master other than `old` for `key`'s slot and the cluster is ok again. */
