@@ -6,6 +6,7 @@ describeTopology<ClusterTopology>('Cluster', {
   start: () => ClusterTopology.start(),
   // Two of the six nodes: the client learns the others from them.
   redis: (topology) => ({ cluster_nodes: topology.nodes.slice(0, 2) }),
+  env: (topology) => ({ REDIS_CLUSTER_NODES: topology.nodes.map((n) => `${n.host}:${n.port}`).join(',') }),
   async killPrimary(topology, prefix) {
     const old = await topology.killOwnerOf(`{${prefix}}`);
     return { failedOver: topology.failedOver(`{${prefix}}`, old).then(() => performance.now()) };

@@ -2,11 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFrom } from '../../../src/config/load.js';
+import { pino } from 'pino';
+import { configFrom, loadConfig } from '../../../src/config/load.js';
+import { createMetrics } from '../../../src/observability/metrics.js';
+import { queueConnectionOptions } from '../../../src/queue/index.js';
+import { queueConnection } from '../../../src/queue/connection.js';
+import { createStateStore } from '../../../src/startup.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore, redisTopology, type RedisTopology } from '../../../src/state/redis/index.js';
 import { asyncGateway, type AsyncGateway } from '../../helpers/async.js';
 import { topologiesMissing } from '../../helpers/redis-topologies.js';
+import { waitFor } from '../../helpers/redis.js';
 import { describeStateStore } from '../../suites/state-store.suite.js';
 import { failoverUnderLoad } from './under-load.js';
 
@@ -14,6 +20,8 @@ export interface TopologyUnderTest<T> {
   start(): Promise<T & { stop(): Promise<void> }>;
   /** The `state` section that names it, as a config file would. */
   redis(topology: T): Record<string, unknown>;
+  /** The environment variables that name it, as a container would set them. */
+  env(topology: T): NodeJS.ProcessEnv;
   /** Kill the primary that holds `prefix`'s keys; resolves once it is dead, with a promise of when Redis itself has failed over. */
   killPrimary(topology: T, prefix: string): Promise<{ failedOver: Promise<number> }>;
 }
@@ -46,6 +54,23 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
       const clock = new ManualClock();
       const store = createRedisStateStore({ topology: target, keyPrefix: `test-${randomUUID()}`, clock });
       return { store, clock, cleanup: () => store.close() };
+    });
+
+    it('is what start-up builds from the environment variables: the state store and the queue connection', async () => {
+      const config = loadConfig(spec.env(topology), undefined);
+      const logs: string[] = [];
+      const store = createStateStore(config, pino({}, { write: (line: string) => void logs.push(line) }), createMetrics({ processMetrics: false }));
+      const queue = queueConnection(queueConnectionOptions(config)!, true);
+      try {
+        const clock = new ManualClock();
+        expect((await store.admit([{ tenant: 't', sessionId: 's', callId: 'env', tool: 'Edit', breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 1000 } }], clock.now()))[0])
+          .toMatchObject({ outcome: 'admitted' });
+        await waitFor('the queue connection', () => queue.ping().then(() => true, () => false));
+        expect(logs).toEqual([]);
+      } finally {
+        await store.close();
+        queue.disconnect();
+      }
     });
 
     it('runs async batches on BullMQ workers through it, a replayed call id included', async () => {
