@@ -1,6 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
 import { StateUnavailableError } from '../state-store.js';
-import { openRedis, refreshTopology, type RedisClient, type RedisTopology } from './topology.js';
+import { openRedis, type RedisClient, type RedisTopology } from './topology.js';
 
 /** ioredis states in which a connection attempt is under way (`wait`: a lazy client not yet asked to connect). */
 const CONNECTING = new Set(['wait', 'connecting', 'connect']);
@@ -65,8 +65,6 @@ export class RedisConnection {
       await this.connected();
       return await operation();
     } catch (error) {
-      // A Cluster master that stopped answering may have failed over: learn where its slots went.
-      refreshTopology(this.client);
       throw error instanceof StateUnavailableError ? error : new StateUnavailableError(undefined, { cause: error });
     }
   }

@@ -42,7 +42,8 @@ export type NodeOptions = Omit<RedisOptions, 'sentinels' | 'name' | 'host' | 'po
  * not after a connection closed under a command (it may have run) nor after
  * CLUSTERDOWN, so a caller told that a command failed can count on it never
  * running later. It still follows MOVED and ASK, which Redis answers without
- * running anything, so a failed-over slot is found on its new master at once.
+ * running anything: a call for a slot whose master died goes to another
+ * node, which redirects it to the new master once the cluster has one.
  */
 export function openRedis(topology: RedisTopology, options: NodeOptions & { retryStrategy: (attempt: number) => number }): RedisClient {
   if (topology.kind === 'single') return new Redis(topology.url, options);
@@ -76,9 +77,4 @@ export function openRedis(topology: RedisTopology, options: NodeOptions & { retr
     redisOptions: { ...nodeOptions, ...access },
   };
   return new Cluster(topology.nodes, cluster);
-}
-
-/** Ask a Cluster where the slots are now (after a failure: a master may have failed over); a no-op elsewhere. */
-export function refreshTopology(client: RedisClient): void {
-  if (client instanceof Cluster) client.refreshSlotsCache();
 }

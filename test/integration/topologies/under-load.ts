@@ -44,6 +44,8 @@ export interface FailoverReport {
 
 const LOOPS = 4;
 const LOAD_PAUSE_MS = 20;
+/** Long enough for records older than a second before the kill, which must all survive it. */
+const WARM_UP_MS = 2_000;
 const SESSION = { 'x-session-id': 'failover' };
 
 /**
@@ -84,7 +86,7 @@ export async function failoverUnderLoad(store: StateStore, kill: () => Promise<{
       }
     };
     const load = Array.from({ length: LOOPS }, loop);
-    await sleep(1_500);
+    await sleep(WARM_UP_MS);
     // From the moment the process is gone: a request sent before may still have reached it.
     const { failedOver } = await kill();
     killedAt = performance.now();
