@@ -31,7 +31,7 @@ export async function submitExecution(
   const { executions, config } = submission;
   if (!executions) {
     throw new GatewayError('BAD_REQUEST', {
-      message: 'mode "async" needs Redis: async batches are queued there. Start the gateway with REDIS_URL, or send the batch synchronously.',
+      message: 'mode "async" needs Redis: async batches are queued there. Start the gateway with REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or send the batch synchronously.',
     });
   }
   if (request.headers['idempotency-key'] !== undefined) {
