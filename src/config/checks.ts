@@ -54,7 +54,7 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
 }
 
 /** Whether the state section names a Redis, of any topology. */
-export function hasRedis(state: Config['state']): boolean {
+function hasRedis(state: Config['state']): boolean {
   return state.redis_url !== undefined || state.sentinels !== undefined || state.cluster_nodes !== undefined;
 }
 

@@ -31,10 +31,9 @@ export class RedisConnection {
   constructor(options: RedisConnectionOptions) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 500;
     this.owned = options.client === undefined;
-    const topology: RedisTopology | undefined = options.topology ?? (options.url === undefined ? undefined : { kind: 'single', url: options.url });
     this.client =
       options.client ??
-      openRedis(topology!, {
+      openRedis(options.topology ?? { kind: 'single', url: options.url! }, {
         connectTimeout: this.connectTimeoutMs,
         commandTimeout: options.commandTimeoutMs ?? 500,
         // A command reported as failed must never run later: no queue while disconnected,

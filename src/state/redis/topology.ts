@@ -34,7 +34,7 @@ export function redisTopology(state: Config['state']): RedisTopology | undefined
 }
 
 /** Options of every connection to a data node; retryStrategy and the offline queue stay the caller's (a Cluster sets its own per node). */
-export type NodeOptions = Omit<RedisOptions, 'sentinels' | 'name' | 'host' | 'port' | 'path'>;
+type NodeOptions = Omit<RedisOptions, 'sentinels' | 'name' | 'host' | 'port' | 'path'>;
 
 /**
  * A client of `topology` with `options` on each data node. With
