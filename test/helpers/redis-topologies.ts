@@ -73,8 +73,8 @@ const SERVER_ARGS = (port: number) => [
   ...['--repl-diskless-sync-delay', '0'],
 ];
 
-async function withClient<T>(port: number, use: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+async function withClient<T>(port: number, use: (redis: Redis) => Promise<T>, options: { commandTimeout?: number } = {}): Promise<T> {
+  const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, ...options });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
@@ -238,8 +238,11 @@ export class ClusterTopology {
     return port;
   }
 
-  hang(port: number): void {
+  /** SIGSTOP the node, and return once it has stopped: a fresh connection's PING goes unanswered. */
+  async hang(port: number): Promise<void> {
     this.processes.signal(port, 'SIGSTOP');
+    const answers = () => withClient(port, (r) => r.ping(), { commandTimeout: 200 }).then(() => true, () => false);
+    await waitFor(`the node on ${port} to stop answering`, async () => !(await answers()));
   }
 
   kill(port: number): Promise<void> {

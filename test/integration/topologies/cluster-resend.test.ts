@@ -40,7 +40,7 @@ it('fails a script whose master dies under it, rather than resending it to the r
     const master = await cluster!.ownerOf(`{${prefix}}`);
     const replica = await cluster!.replicaOf(master);
     // The admit is written to a master that answers nothing, so it is still in flight when the master dies.
-    cluster!.hang(master);
+    await cluster!.hang(master);
     const inFlight = store.admit([lease('sent-once')], clock.now());
     const settled = inFlight.then(() => 'answered', () => 'failed');
     await cluster!.takeOver(replica);
