@@ -153,6 +153,27 @@ export class SentinelTopology {
     return port;
   }
 
+  /**
+   * An operator's switch, with no failover to kill anyone's connections: the
+   * replica made primary, the sentinels told to monitor it instead, then the
+   * old primary made its replica. A client still connected to the old one
+   * gets READONLY for every write. Returns the new primary's port.
+   */
+  async switchByHand(): Promise<number> {
+    const old = await this.primaryPort();
+    const replica = this.dataPorts.find((port) => port !== old)!;
+    await withClient(replica, (r) => r.replicaof('NO', 'ONE'));
+    for (const { port } of this.sentinels) {
+      await withClient(port, async (s) => {
+        await s.call('SENTINEL', 'REMOVE', this.name);
+        await s.call('SENTINEL', 'MONITOR', this.name, '127.0.0.1', String(replica), '2');
+        await s.call('SENTINEL', 'SET', this.name, 'down-after-milliseconds', String(DOWN_AFTER_MS), 'failover-timeout', String(FAILOVER_TIMEOUT_MS));
+      });
+    }
+    await withClient(old, (r) => r.replicaof('127.0.0.1', String(replica)));
+    return replica;
+  }
+
   /** Until the sentinels name a primary other than `old` and it answers as one. */
   async promoted(old: number, timeoutMs = 30_000): Promise<number> {
     let port = old;
