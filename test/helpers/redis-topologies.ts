@@ -277,9 +277,15 @@ export class ClusterTopology {
     return Number(/:(\d+)@/.exec(lines.find((line) => line.includes(`slave ${masterId}`))!)![1]);
   }
 
-  /** `CLUSTER FAILOVER TAKEOVER`: the replica becomes the master of its slots at once, without a vote. */
+  /**
+   * `CLUSTER FAILOVER TAKEOVER`: the replica becomes the master of its slots at once, without a vote.
+   * A replica whose master has not answered for the node timeout may have taken over already, by itself.
+   */
   async takeOver(replica: number): Promise<void> {
-    await withClient(replica, (r) => r.cluster('FAILOVER', 'TAKEOVER'));
+    await withClient(replica, async (r) => {
+      const refused = await r.cluster('FAILOVER', 'TAKEOVER').then(() => undefined, (error: unknown) => error);
+      if (refused && infoField(await r.info('replication'), 'role') !== 'master') throw refused;
+    });
   }
 
   /** Until a live node names a master other than `old` for `key`'s slot and the cluster is ok again. */
