@@ -39,6 +39,7 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
     let topology: T & { stop(): Promise<void> };
     let target: RedisTopology;
     let gateway: AsyncGateway | undefined;
+    let finishedBefore = '';
     beforeAll(async () => {
       const missing = topologiesMissing();
       if (missing) throw new Error(missing);
@@ -77,7 +78,8 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
       gateway = await asyncGateway({ redis: spec.redis(topology) });
       gateway.startWorkers();
       const batch = { session_id: 's', tool_calls: [call('w1', 'Write', { path: 'a.txt', content: 'x' }), call('l1', 'LS', {})] };
-      const first = await gateway.until((await gateway.submit(batch)).body.execution_id, ['completed']);
+      finishedBefore = (await gateway.submit(batch)).body.execution_id as string;
+      const first = await gateway.until(finishedBefore, ['completed']);
       expect(first.results.map((r: { status: string }) => r.status)).toEqual(['success', 'success']);
       expect(await readFile(join(gateway.workspace, 'a.txt'), 'utf8')).toBe('x');
       const again = await gateway.until((await gateway.submit(batch)).body.execution_id, ['completed']);
@@ -98,9 +100,10 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
       }
     }, 60_000);
 
-    it('the same BullMQ workers take a batch submitted after the failover', async () => {
+    it('the same BullMQ workers take a batch submitted after the failover, and one finished before it is still served', async () => {
       const after = await gateway!.until((await gateway!.submit({ tool_calls: [call('l1', 'LS', {})] })).body.execution_id, ['completed'], {}, 20_000);
       expect(after.results[0].status).toBe('success');
+      expect((await gateway!.read(finishedBefore)).body).toMatchObject({ status: 'completed', results: [{ status: 'success' }, { status: 'success' }] });
     }, 30_000);
   });
 }
