@@ -3,6 +3,9 @@ import { ADMISSION_CONSTANTS } from '../admission-constants.js';
 
 export const SCRIPTS = ['admit', 'settle', 'unprobe', 'index', 'claim', 'complete', 'release', 'decide', 'hit'] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
+/** The client command a script is defined as on the connection. */
+export type ScriptCommandName = `toolgate_${ScriptName}`;
+export const scriptCommand = (name: ScriptName): ScriptCommandName => `toolgate_${name}`;
 
 /** `--- @include "includes/breaker"`: a path relative to the file the line is in, `.lua` implied (bullmq's spelling). */
 const INCLUDE = /^---[ \t]*@include[ \t]+"([^"]+)"[ \t]*$/;

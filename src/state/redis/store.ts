@@ -20,11 +20,11 @@ import { hashOf, toApprovalRecord } from './codec.js';
 import { RedisConnection, type RedisConnectionOptions } from './connection.js';
 import { RedisKeys } from './keys.js';
 import type { RedisClient } from './topology.js';
-import { luaSources, SCRIPTS, type ScriptName } from './scripts.js';
+import { luaSources, scriptCommand, SCRIPTS, type ScriptCommandName, type ScriptName } from './scripts.js';
 import { groupOf } from './slots.js';
 
 type ScriptCommand = (numKeys: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>;
-type ScriptedRedis = RedisClient & Record<`toolgate_${ScriptName}`, ScriptCommand>;
+type ScriptedRedis = RedisClient & Record<ScriptCommandName, ScriptCommand>;
 
 /** Polling a running call's record: quick at first (most waits are short), then gentle on Redis. */
 const POLL_FIRST_MS = 5;
@@ -64,7 +64,7 @@ export class RedisStateStore implements StateStore {
     this.connection = new RedisConnection(options);
     const client = this.connection.client;
     const sources = luaSources();
-    for (const name of SCRIPTS) client.defineCommand(`toolgate_${name}`, { lua: sources[name] });
+    for (const name of SCRIPTS) client.defineCommand(scriptCommand(name), { lua: sources[name] });
     this.client = client as ScriptedRedis;
     this.sharded = options.sharded ?? client.isCluster;
     this.batch = { keys: this.keys, sharded: this.sharded, run: (name, keys, args) => this.script(name, keys, args) };
@@ -207,7 +207,7 @@ export class RedisStateStore implements StateStore {
   }
 
   private script(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    return this.connection.run(() => this.client[`toolgate_${name}`](keys.length, ...keys, ...args));
+    return this.connection.run(() => this.client[scriptCommand(name)](keys.length, ...keys, ...args));
   }
 }
 
