@@ -31,6 +31,8 @@ export interface AsyncGatewayOptions {
   tracing?: Tracing;
   /** Where Redis is, as the config's `state` section says it (sentinels, cluster_nodes…); default the integration Redis. */
   redis?: Record<string, unknown>;
+  /** The key prefix of its state and queue; default a new one. */
+  prefix?: string;
 }
 
 /**
@@ -39,7 +41,7 @@ export interface AsyncGatewayOptions {
  * jobs. Workers run only when the test starts them.
  */
 export async function asyncGateway(options: AsyncGatewayOptions = {}): Promise<AsyncGateway> {
-  const prefix = `async-${randomUUID()}`;
+  const prefix = options.prefix ?? `async-${randomUUID()}`;
   const config = { ...options.config, state: { ...(options.redis ?? { redis_url: inject('redisUrl') }), key_prefix: prefix } };
   const parsed = configFrom(config);
   const state = createRedisStateStore({ topology: redisTopology(parsed.state)!, keyPrefix: prefix, connectTimeoutMs: 2_000, commandTimeoutMs: 2_000 });

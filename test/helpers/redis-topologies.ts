@@ -1,10 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { RedisNode } from '../../src/state/redis/index.js';
+import { clusterSlot } from './cluster-slot.js';
 import { freePort } from './redis-global-setup.js';
 import { accepts, waitFor } from './redis.js';
 
@@ -242,15 +244,43 @@ export class ClusterTopology {
 
   /** The port of the master that owns the slot of `key`, as the cluster says now (asking any live node in `nodes`). */
   async ownerOf(key: string, ask: RedisNode[] = this.nodes): Promise<number> {
+    return (await this.ownersOf([key], ask))[0]!;
+  }
+
+  /** The ports of the masters that own the slots of `keys`, in their order, from one live node's view. */
+  async ownersOf(keys: string[], ask: RedisNode[] = this.nodes): Promise<number[]> {
     for (const node of ask) {
-      const owner = await withClient(node.port, async (r) => {
-        const slot = (await r.cluster('KEYSLOT', key)) as number;
+      const owners = await withClient(node.port, async (r) => {
         const ranges = await r.cluster('SLOTS');
-        return ranges.find(([from, to]) => slot >= from && slot <= to)?.[2]?.[1];
+        const slots = await Promise.all(keys.map((key) => r.cluster('KEYSLOT', key) as Promise<number>));
+        return slots.map((slot) => ranges.find(([from, to]) => slot >= from && slot <= to)?.[2]?.[1]);
       }).catch(() => undefined);
-      if (owner !== undefined) return owner;
+      if (owners?.every((owner) => owner !== undefined)) return owners as number[];
     }
     throw new Error('no cluster node answered');
+  }
+
+  /**
+   * A new key prefix (`label-<uuid>`) for which `fits` holds of the masters
+   * owning the keys `keysOf` names under it: a test that kills or hangs a
+   * master picks which of toolgate's slots (keys.ts) are on it.
+   */
+  async prefixWhere(label: string, keysOf: (prefix: string) => string[], fits: (owners: number[]) => boolean): Promise<string> {
+    const ranges = await withClient(this.nodes[0]!.port, (r) => r.cluster('SLOTS'));
+    const owner = (key: string) => ranges.find(([from, to]) => clusterSlot(key) >= from && clusterSlot(key) <= to)![2]![1];
+    for (let i = 0; i < 1_000; i++) {
+      const prefix = `${label}-${randomUUID()}`;
+      if (fits(keysOf(prefix).map(owner))) return prefix;
+    }
+    throw new Error(`no prefix found whose keys' masters fit (${label})`);
+  }
+
+  /** How many scripts (EVALSHA and EVAL) the node has run: a script sent to it shows here once it ran. */
+  scriptsRun(port: number): Promise<number> {
+    return withClient(port, async (r) => {
+      const stats = await r.info('commandstats');
+      return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0), 0);
+    });
   }
 
   async killOwnerOf(key: string): Promise<number> {

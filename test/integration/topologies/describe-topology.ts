@@ -22,7 +22,9 @@ export interface TopologyUnderTest<T> {
   redis(topology: T): Record<string, unknown>;
   /** The environment variables that name it, as a container would set them. */
   env(topology: T): NodeJS.ProcessEnv;
-  /** Kill the primary that holds `prefix`'s keys; resolves once it is dead, with a promise of when Redis itself has failed over. */
+  /** The key prefix of the gateway's state and queue; default a new one. */
+  prefix?(topology: T): Promise<string>;
+  /** Kill the primary that holds the keys the load under `prefix` needs (under-load.ts); resolves once it is dead, with a promise of when Redis itself has failed over. */
   killPrimary(topology: T, prefix: string): Promise<{ failedOver: Promise<number> }>;
 }
 
@@ -75,7 +77,7 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
     });
 
     it('runs async batches on BullMQ workers through it, a replayed call id included', async () => {
-      gateway = await asyncGateway({ redis: spec.redis(topology) });
+      gateway = await asyncGateway({ redis: spec.redis(topology), prefix: await spec.prefix?.(topology) });
       gateway.startWorkers();
       const batch = { session_id: 's', tool_calls: [call('w1', 'Write', { path: 'a.txt', content: 'x' }), call('l1', 'LS', {})] };
       finishedBefore = (await gateway.submit(batch)).body.execution_id as string;
@@ -87,7 +89,7 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
     });
 
     it('survives its primary killed under load: STATE_UNAVAILABLE (retryable) in the switch, nothing run twice, resumed without a restart', async () => {
-      // The gateway's prefix: on a Cluster the master killed is the one that also holds its queue.
+      // The gateway's prefix: the primary killed also holds its queue (on a Cluster, spec.prefix makes it so).
       const prefix = gateway!.prefix;
       const store = createRedisStateStore({ topology: target, keyPrefix: prefix, connectTimeoutMs: STATE.connect_timeout_ms, commandTimeoutMs: STATE.command_timeout_ms });
       try {

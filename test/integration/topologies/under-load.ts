@@ -2,14 +2,29 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import { LOCAL_CALLER } from '../../../src/http/auth.js';
+import { RedisKeys } from '../../../src/state/redis/index.js';
 import type { Tool } from '../../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import type { StateStore } from '../../../src/state/state-store.js';
 
+const DEPLOY = 'Deploy';
+
+/**
+ * The keys whose slots the load's calls need (keys.ts), which a Cluster may
+ * put on different masters: the local caller's tenant (every call's replay
+ * record, the Reads' locks) and the shared breakers (every Deploy's breaker
+ * is checked there first).
+ */
+export function loadKeys(prefix: string): { tenant: string; breakers: string } {
+  const keys = new RedisKeys(prefix);
+  return { tenant: keys.tenant(LOCAL_CALLER.tenant), breakers: keys.breaker(DEPLOY) };
+}
+
 /** A side-effecting tool that counts its runs per call id: a call that ran twice shows here. */
 export function deployTool(runs: Map<string, number>): Tool {
   return {
-    name: 'Deploy',
+    name: DEPLOY,
     description: 'Test tool with a side effect, counted per call id.',
     parameters: { type: 'object', properties: {}, additionalProperties: true },
     concurrencySafe: false,
@@ -68,7 +83,7 @@ export async function failoverUnderLoad(store: StateStore, kill: () => Promise<{
     const started = performance.now();
     const send = async (id: string): Promise<Answer> => {
       const sentAt = performance.now();
-      const res = await execute(t.app, [{ id, name: 'Deploy', arguments: {} }, { id: `${id}-read`, name: 'Read', arguments: { path: 'notes.txt' } }], SESSION);
+      const res = await execute(t.app, [{ id, name: DEPLOY, arguments: {} }, { id: `${id}-read`, name: 'Read', arguments: { path: 'notes.txt' } }], SESSION);
       const [deploy, read] = (res.body as { results: Answer['deploy'][] }).results as [Answer['deploy'], Answer['read']];
       const error = (deploy as { error?: { code: string; retryable: boolean } }).error;
       return { id, sentAt, doneAt: performance.now(), http: res.status, deploy: { ...deploy, ...(error && { code: error.code, retryable: error.retryable }) }, read };
