@@ -275,14 +275,6 @@ export class ClusterTopology {
     throw new Error(`no prefix found whose keys' masters fit (${label})`);
   }
 
-  /** How many scripts (EVALSHA and EVAL) the node has run: a script sent to it shows here once it ran. */
-  scriptsRun(port: number): Promise<number> {
-    return withClient(port, async (r) => {
-      const stats = await r.info('commandstats');
-      return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0), 0);
-    });
-  }
-
   async killOwnerOf(key: string): Promise<number> {
     const port = await this.ownerOf(key);
     await this.processes.kill(port);

@@ -1,4 +1,4 @@
-import type { ChainableCommander } from 'ioredis';
+import { Cluster, type ChainableCommander } from 'ioredis';
 import { StateUnavailableError } from '../state-store.js';
 import { openRedis, type RedisClient, type RedisTopology } from './topology.js';
 
@@ -27,6 +27,7 @@ export class RedisConnection {
   private readonly connectTimeoutMs: number;
   private lastError: unknown;
   private readyWait: Promise<boolean> | undefined;
+  private nodesWait: Promise<unknown> | undefined;
 
   constructor(options: RedisConnectionOptions) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 500;
@@ -82,7 +83,7 @@ export class RedisConnection {
    */
   private async connected(): Promise<void> {
     const client = this.client;
-    if (client.status === 'ready') return;
+    if (client.status === 'ready') return this.mastersOpened();
     if (!CONNECTING.has(client.status)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
     this.readyWait ??= new Promise<boolean>((resolve) => {
       const done = (ready: boolean) => {
@@ -98,5 +99,24 @@ export class RedisConnection {
       if (client.status === 'wait') client.connect().catch(() => undefined);
     });
     if (!(await this.readyWait)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
+    await this.mastersOpened();
+  }
+
+  /**
+   * A Cluster opens a master's connection at its first command and, with no
+   * offline queue, refuses every other command for that master until it is
+   * open: of a batch's scripts for two slots of one master, the second would
+   * fail. So the masters never connected yet (at start-up, or one that took
+   * over) are connected first, concurrent callers sharing one wait, each
+   * bounded by the connect timeout.
+   */
+  private async mastersOpened(): Promise<void> {
+    if (!(this.client instanceof Cluster)) return;
+    if (this.nodesWait === undefined) {
+      const fresh = this.client.nodes('master').filter((node) => node.status === 'wait');
+      if (fresh.length === 0) return;
+      this.nodesWait = Promise.all(fresh.map((node) => node.connect().catch(() => undefined))).finally(() => (this.nodesWait = undefined));
+    }
+    await this.nodesWait;
   }
 }
