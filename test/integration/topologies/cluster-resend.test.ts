@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore, RedisKeys } from '../../../src/state/redis/index.js';
 import { StateUnavailableError, type AdmitRequest, type SettleRequest } from '../../../src/state/state-store.js';
-import { ClusterTopology, topologiesMissing } from '../../helpers/redis-topologies.js';
+import { ClusterTopology } from '../../helpers/redis-cluster.js';
+import { topologiesMissing } from '../../helpers/redis-topologies.js';
 import { waitFor } from '../../helpers/redis.js';
 
 let cluster: ClusterTopology | undefined;

@@ -1,5 +1,5 @@
 import { RedisKeys } from '../../../src/state/redis/index.js';
-import { ClusterTopology } from '../../helpers/redis-topologies.js';
+import { ClusterTopology } from '../../helpers/redis-cluster.js';
 import { describeTopology } from './describe-topology.js';
 import { loadKeys } from './under-load.js';
 
