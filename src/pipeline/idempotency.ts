@@ -34,7 +34,7 @@ export async function executeOnce(
   const tenant = ctx.caller.tenant;
   // Per API key: another key of the tenant (perhaps allowed fewer tools) must not be handed this key's response.
   const key = `${ctx.caller.keyId}\n${given}`;
-  const fingerprint = requestFingerprint(ctx.sessionId, calls);
+  const fingerprint = requestFingerprint(ctx.sessionId, ctx.caller.toolset, calls);
   const leaseMs = deps.config.limits.tool_timeout_ms * deps.config.limits.calls_per_batch + 5_000;
   let claim;
   try {
@@ -46,7 +46,7 @@ export async function executeOnce(
   }
   if (claim.outcome === 'mismatch') {
     throw new GatewayError('IDEMPOTENCY_MISMATCH', {
-      message: 'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order) or another session.',
+      message: 'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order), another session or another toolset.',
     });
   }
   const replayed = (stored: StoredResult): RequestOutcome => ({
@@ -80,15 +80,20 @@ function stateUnavailable(): GatewayError {
 }
 
 /**
- * What a retry of the same request keeps: the session, then each call's
- * tool name and arguments, in order. Call ids are left out (models
+ * What a retry of the same request keeps: the session, the toolset it asked
+ * for, then each call's tool name and arguments, in order. The toolset
+ * counts because it decides which calls may run: a response stored under one
+ * set must not answer a request held to another (or to none). Call ids are left out (models
  * regenerate them on retry), and so are the envelope's shape fields: the
  * stored answer is re-rendered for the retry (see {@link replayOnto}).
  * Arguments count as parsed JSON, so key order and a string versus an object
  * do not matter; arguments that do not parse count as their text.
  */
-function requestFingerprint(sessionId: string, calls: readonly NormalizedCall[]): string {
-  return sha256Hex(canonicalJson([sessionId, ...calls.map((call) => [call.name, ...parsedArguments(call.rawArguments)])]));
+function requestFingerprint(sessionId: string, toolset: string | undefined, calls: readonly NormalizedCall[]): string {
+  const parts: unknown[] = [sessionId, ...calls.map((call) => [call.name, ...parsedArguments(call.rawArguments)])];
+  // Last, as the only object there: a request without a set keeps the fingerprint it had before sets, so its records still match.
+  if (toolset !== undefined) parts.push({ toolset });
+  return sha256Hex(canonicalJson(parts));
 }
 
 // Tagged, so that text that is not JSON never hashes like some parsed value.
