@@ -154,6 +154,7 @@ export function toolsRoutes(deps: PipelineDeps) {
         schema: {
           summary: 'One tool: its schema, gateway settings and circuit state',
           params: Type.Object({ name: Type.String({ maxLength: 200 }) }),
+          querystring: Type.Object({ toolset: Type.Optional(ToolsetParam) }),
           response: {
             200: Type.Object({
               name: Type.String(),
@@ -167,9 +168,11 @@ export function toolsRoutes(deps: PipelineDeps) {
       },
       async (request) => {
         const { name } = request.params as { name: string };
+        // As GET /tools lists it: a tool outside the set is not found, like one the key may not use.
+        const caller = inToolset(request.caller, (request.query as { toolset?: string }).toolset, deps.config.toolsets);
         const entry = deps.registry.get(name);
-        if (!entry || !request.caller.allows(entry.name)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(name)}.` });
-        const [circuit] = await circuitsFor([entry], request.caller, deps, request.log);
+        if (!entry || !caller.allows(entry.name)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(name)}.` });
+        const [circuit] = await circuitsFor([entry], caller, deps, request.log);
         return {
           name: entry.name,
           description: entry.tool.description,

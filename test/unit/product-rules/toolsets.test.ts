@@ -6,7 +6,8 @@ import { slowTool } from '../../helpers/tools.js';
 
 /**
  * Issue 19.3, contract 2: named toolsets filter GET /tools (`?toolset=`, 404
- * for an unknown set, in every format, an ETag per set), POST /execute
+ * for an unknown set, in every format, an ETag per set), GET /tools/{name}
+ * (a tool outside the set is not found), POST /execute
  * (`?toolset=`: a call outside the set is UNKNOWN_TOOL naming the set's
  * tools) and /mcp/{toolset}; `keys[].toolsets` limits a key to its sets,
  * intersected with `keys[].tools`.
@@ -66,6 +67,35 @@ describe('GET /tools?toolset=', () => {
     // Served again from the cache: still each set's own list.
     expect(namesOf((await get('/tools?toolset=coding')).json(), 'openai')).toEqual(['Edit', 'Read', 'gh_create_issue', 'gh_list_issues']);
     expect(namesOf((await get('/tools?toolset=github')).json(), 'openai')).toEqual(['gh_create_issue', 'gh_list_issues']);
+  });
+});
+
+describe('GET /tools/{name}?toolset=', () => {
+  it('a tool of the set is found; one outside it is 404 like an unknown tool', async () => {
+    const found = await get('/tools/gh_list_issues?toolset=github');
+    expect(found.statusCode).toBe(200);
+    expect(found.json().name).toBe('gh_list_issues');
+    const outside = await get('/tools/tickets_get?toolset=github');
+    expect(outside.statusCode).toBe(404);
+    expect(outside.json().error).toMatchObject({ code: 'NOT_FOUND', message: 'No tool named "tickets_get".' });
+    expect((await get('/tools/tickets_get')).statusCode).toBe(200);
+  });
+
+  it('an unknown set, or one the key does not have, is 404 naming the key\'s sets, as GET /tools', async () => {
+    const unknown = await get('/tools/gh_list_issues?toolset=nope');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toMatchObject({ message: 'No toolset named "nope".', details: { available: ['coding', 'github', 'support'] } });
+    const notTheKeys = await get('/tools/gh_list_issues?toolset=github', KEYS.coder);
+    expect(notTheKeys.statusCode).toBe(404);
+    expect(notTheKeys.json().error.details).toEqual({ available: ['coding'] });
+  });
+
+  it('keys[].toolsets hold without asking for a set, and with keys[].tools the key gets what both allow', async () => {
+    expect((await get('/tools/tickets_get', KEYS.coder)).statusCode).toBe(404);
+    expect((await get('/tools/gh_create_issue', KEYS.coder)).statusCode).toBe(200);
+    expect((await get('/tools/gh_create_issue?toolset=coding', KEYS.narrow)).statusCode).toBe(404);
+    expect((await get('/tools/Grep?toolset=coding', KEYS.narrow)).statusCode).toBe(404);
+    expect((await get('/tools/Grep?toolset=support', KEYS.narrow)).statusCode).toBe(200);
   });
 });
 
