@@ -50,8 +50,9 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
     return fail((err as Error).message);
   }
   let document;
+  let spec;
   try {
-    const spec = await fetchSpec(source.spec, {
+    spec = await fetchSpec(source.spec, {
       dispatchers: deps.dispatchers,
       allowPrivateNetwork: source.allow_private_network ?? false,
       timeoutMs: source.spec_timeout_ms,
@@ -64,6 +65,10 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
   }
   const baseUrl = source.base_url ?? document.serverUrl;
   if (baseUrl === undefined) return fail('the document names no absolute server URL (servers[0].url); set base_url');
+  // The headers hold the deployment's secrets: a document fetched from elsewhere must not pick the host they go to.
+  if (source.base_url === undefined && spec.isUrl && Object.keys(source.headers ?? {}).length > 0 && !sameOrigin(baseUrl, spec.location)) {
+    return fail(`the document names ${originOf(baseUrl)} as its server, not ${originOf(spec.location)} where it was fetched; with headers set, give base_url so the document cannot choose where they are sent`);
+  }
   try {
     if (/[?#{}]/.test(baseUrl)) throw new Error('must not hold a query, a fragment or an unfilled {variable}');
     compileUrlTemplate(baseUrl);
@@ -106,3 +111,6 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
   if (problems.length === 0 && tools.length === 0) problems.push(`openapi_sources.${source.name}: no operation of the document can be a tool (${skipped.length} left out, listed in the log)`);
   return problems.length > 0 ? { tools: [], skipped, problems } : { tools, skipped, problems };
 }
+
+const originOf = (url: string) => (URL.canParse(url) ? new URL(url).origin : url);
+const sameOrigin = (a: string, b: string) => originOf(a) === originOf(b);

@@ -90,6 +90,18 @@ describe('a document by URL', () => {
     expect(other.requests.at(-1)!.url).toBe('/elsewhere/items/x3');
   });
 
+  it('with headers and no base_url, a document naming another origin as its server is refused: it must not choose where the secrets go', async () => {
+    const { tools, problems } = await load({ spec: `${specServer.origin}/absolute.json`, allow_private_network: true, headers: { authorization: 'Bearer t0ken' } });
+    expect(tools).toEqual([]);
+    expect(problems).toEqual([
+      `openapi_sources.remote: the document names ${other.origin} as its server, not ${specServer.origin} where it was fetched; with headers set, give base_url so the document cannot choose where they are sent`,
+    ]);
+    // Its own origin (a relative server URL), or base_url given, is served.
+    expect((await load({ spec: `${specServer.origin}/relative.json`, allow_private_network: true, headers: { authorization: 'Bearer t0ken' } })).problems).toEqual([]);
+    const chosen = await load({ spec: `${specServer.origin}/absolute.json`, allow_private_network: true, headers: { authorization: 'Bearer t0ken' }, base_url: api.origin });
+    expect(chosen.problems).toEqual([]);
+  });
+
   it('YAML is read as well as JSON', async () => {
     const { tools, problems } = await load({ spec: `${specServer.origin}/spec.yaml`, allow_private_network: true, base_url: api.origin });
     expect(problems).toEqual([]);
