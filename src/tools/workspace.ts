@@ -40,11 +40,12 @@ export interface Workspace {
   /**
    * Opens a resolved path without following a symlink in its last component,
    * then, where the OS can tell (Linux /proc), checks that the file actually
-   * opened is inside the root, so a parent swapped for a symlink after
-   * resolution is caught.
+   * opened is the very file `real` named, so a parent swapped for a symlink
+   * after resolution (after the policy judged the path) is caught: CONFLICT
+   * when it now leads elsewhere inside the root, PERMISSION_DENIED outside.
    */
   open(real: string, flags: number, mode?: number): Promise<FileHandle>;
-  /** PERMISSION_DENIED unless `real` is still its own real path inside the root (no symlink swapped in since). */
+  /** Throws unless `real` is still its own real path (no symlink swapped in since), answering as {@link Workspace.open} does. */
   recheck(real: string): Promise<void>;
   /** Workspace-relative form of a path inside the root, with `/` separators; `.` for the root. */
   relative(real: string): string;
@@ -200,7 +201,18 @@ export function createWorkspace(root: string): Workspace {
     const judged = path.join(decided.real, ...decided.missing);
     const found = path.join(now.real, ...now.missing);
     if (found === judged) return now;
-    throw new GatewayError('CONFLICT', {
+    throw moved(p, judged, found);
+  }
+
+  /**
+   * The answer when what a call reached (`found`, undefined when it leads nowhere) is not the path its policy
+   * decision resolved (`judged`): CONFLICT inside the workspace, as for a path created since (see locateAsDecided),
+   * and PERMISSION_DENIED outside it, as in a batch of its own.
+   */
+  function moved(p: string, judged: string, found: string | undefined): GatewayError {
+    if (found === undefined) return denied(p, 'became a symbolic link that cannot be followed while in use');
+    if (!contains(found)) return denied(p, 'was moved outside the workspace while in use');
+    return new GatewayError('CONFLICT', {
       message: `Path ${JSON.stringify(p)} was judged by the policy as ${JSON.stringify(relative(judged))}, but by the time its call ran it resolved to ${JSON.stringify(relative(found))} (a symbolic link made in between); nothing was done.`,
       suggestion: 'Send the call again in a new request (with a new call id): the policy then judges the path as it resolves now.',
     });
@@ -235,7 +247,7 @@ export function createWorkspace(root: string): Workspace {
       handle = await open(real, flags | constants.O_NOFOLLOW, mode);
     } catch (err) {
       const code = errnoCode(err);
-      if (code === 'ELOOP') throw denied(shown, 'became a symbolic link while in use');
+      if (code === 'ELOOP') throw moved(shown, real, await realpath(real).catch(() => undefined));
       if (code === 'ENOENT') throw new GatewayError('NOT_FOUND', { message: `${JSON.stringify(shown)} disappeared while in use.` });
       if (code === 'EISDIR') throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is a directory.` });
       throw mapResolveError(shown, err);
@@ -247,9 +259,12 @@ export function createWorkspace(root: string): Workspace {
     } catch {
       // No /proc (macOS, Windows): O_NOFOLLOW on the last component is the guard left.
     }
-    if (opened !== undefined && !contains(opened)) {
+    // The real path, not only the root, is compared: a parent directory replaced by a link since the policy judged
+    // `real` (say by an earlier call of the batch) leads to another file, maybe one a rule denies, inside the root.
+    // A file unlinked since it was opened is still the one judged.
+    if (opened !== undefined && opened !== real && opened !== `${real} (deleted)`) {
       await handle.close();
-      throw denied(shown, 'was moved outside the workspace while in use');
+      throw moved(shown, real, opened);
     }
     return handle;
   }
@@ -261,7 +276,7 @@ export function createWorkspace(root: string): Workspace {
     } catch (err) {
       throw mapResolveError(relative(real), err);
     }
-    if (now !== real || !contains(now)) throw denied(relative(real), 'changed into a symbolic link while in use');
+    if (now !== real) throw moved(relative(real), real, now);
   }
 
   function relative(real: string): string {

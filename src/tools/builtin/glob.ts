@@ -5,13 +5,13 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString, requireString } from './args.js';
 import { compileGlob } from './glob-match.js';
-import { MAX_WALK_ENTRIES, walkFiles } from './walk.js';
+import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles } from './walk.js';
 
 export const MAX_GLOB_RESULTS = 1000;
 
 /** The real directory a search starts in; INVALID_ARGS when `shown` names a file. `args` as for Workspace.resolveExisting. */
 export async function searchBase(ws: Workspace, shown: string, tool: string, args: object): Promise<string> {
-  const real = await ws.resolveExisting(shown, args);
+  const real = await resolveAsJudged(ws, shown, args);
   if (!(await stat(real)).isDirectory()) {
     throw new GatewayError('INVALID_ARGS', {
       message: `${JSON.stringify(shown)} is a file; ${tool} needs a directory in path.`,

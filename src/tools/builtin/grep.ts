@@ -9,7 +9,7 @@ import { compileGlob } from './glob-match.js';
 import { READ_FLAGS } from './read.js';
 import { compileSearchPattern, type LinePattern } from './regex.js';
 import { cutLine, looksBinary } from './text.js';
-import { MAX_WALK_ENTRIES, walkFiles, type FileWalk, type WalkedFile } from './walk.js';
+import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles, type FileWalk, type WalkedFile } from './walk.js';
 
 export const DEFAULT_GREP_RESULTS = 100;
 export const MAX_GREP_RESULTS = 1000;
@@ -52,7 +52,7 @@ async function searchFile(
 
 /** `args` as for Workspace.resolveExisting: the search starts where the policy decision resolved `shown`. */
 async function filesToSearch(ws: Workspace, shown: string, args: object, signal: AbortSignal): Promise<FileWalk | { files: WalkedFile[]; truncated: false }> {
-  const real = await ws.resolveExisting(shown, args);
+  const real = await resolveAsJudged(ws, shown, args);
   const stats = await stat(real);
   if (stats.isDirectory()) return walkFiles(real, signal);
   if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is neither a file nor a directory.` });

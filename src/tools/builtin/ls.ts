@@ -4,7 +4,7 @@ import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString } from './args.js';
-import { byName } from './walk.js';
+import { byName, resolveAsJudged } from './walk.js';
 
 export const MAX_LS_ENTRIES = 1000;
 
@@ -35,7 +35,7 @@ export function createLsTool(ws: Workspace): Tool {
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const shown = optionalString(args, 'path') ?? '.';
       throwIfAborted(ctx.signal);
-      const real = await ws.resolveExisting(shown, args);
+      const real = await resolveAsJudged(ws, shown, args);
       if (!(await stat(real)).isDirectory()) {
         throw new GatewayError('INVALID_ARGS', {
           message: `${JSON.stringify(shown)} is a file, not a directory.`,

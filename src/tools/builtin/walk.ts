@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 
 /** Directories a walk never descends into: tool noise that would swamp results and the entry cap. */
@@ -34,6 +35,18 @@ async function entries(dir: string): Promise<Dirent[]> {
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM') return [];
     throw err;
   }
+}
+
+/**
+ * The real path the policy decision resolved for `shown` (see Workspace.resolveExisting), checked to be its own real
+ * path still. A walk or listing reads a directory by its path, and a parent of it replaced by a link since the
+ * decision (say by an earlier call of the batch) would lead it into another directory, maybe one a rule denies.
+ * The files a walk yields are opened with Workspace.open, which checks each of them again.
+ */
+export async function resolveAsJudged(ws: Workspace, shown: string, args: object): Promise<string> {
+  const real = await ws.resolveExisting(shown, args);
+  await ws.recheck(real);
+  return real;
 }
 
 /**

@@ -12,14 +12,18 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
  * the policy judged.
  */
 
-/** A tool that is not read-only and makes a symbolic link in the workspace, as a shell command of the batch could. */
+/**
+ * A tool that is not read-only and makes a symbolic link in the workspace, as a shell command of the batch could
+ * (`rm -rf path && ln -s target path`): whatever was at `path`, a whole directory too, is replaced.
+ */
 function linkTool(workspace: string): Tool {
   return {
     name: 'Link',
-    description: 'Test tool: creates the symbolic link `path` pointing to `target`.',
+    description: 'Test tool: replaces whatever is at `path` with a symbolic link pointing to `target`.',
     parameters: { type: 'object', properties: { path: { type: 'string' }, target: { type: 'string' } }, required: ['path', 'target'] },
     concurrencySafe: false,
     async run(args) {
+      await rm(join(workspace, String(args.path)), { recursive: true, force: true });
       await symlink(String(args.target), join(workspace, String(args.path)));
       return { text: 'linked' };
     },
@@ -150,6 +154,46 @@ describe('what runs is what the policy judged: a link made after the decision', 
     // Sent again, the call is judged on what the path resolves to now: the policy denies it.
     const again = await execute(t.app, [call('r', 'Read', { path: 'docs/key.txt' })]);
     expect(outcome(again.body.results[0])).toBe('PERMISSION_DENIED');
+  });
+
+  it('an existing parent directory replaced by a link to a denied directory after the decision: CONFLICT for every file tool, nothing of it read or written', async () => {
+    t = await appWithSecrets();
+    await mkdir(join(t.workspace, 'docs'));
+    await writeFile(join(t.workspace, 'docs/key.txt'), 'public key notes\n');
+    const { body } = await execute(t.app, [
+      call('l', 'Link', { path: 'docs', target: 'secrets' }),
+      call('r', 'Read', { path: 'docs/key.txt' }),
+      call('e', 'Edit', { path: 'docs/key.txt', old_string: 'the', new_string: 'a' }),
+      call('w', 'Write', { path: 'docs/key.txt', content: 'overwritten\n' }),
+      call('ls', 'LS', { path: 'docs' }),
+      call('g', 'Grep', { path: 'docs', pattern: 'secret' }),
+      call('g1', 'Grep', { path: 'docs/key.txt', pattern: 'secret' }),
+      call('gl', 'Glob', { path: 'docs', pattern: '*' }),
+    ]);
+    expect(body.results.map(outcome)).toEqual(['success', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT']);
+    expect(JSON.stringify(body.results)).not.toContain('the secret');
+    expect(await readFile(join(t.workspace, 'secrets/key.txt'), 'utf8')).toBe('the secret\n');
+    const refused = body.results[1].error;
+    expect(refused.message).toContain('"docs/key.txt"');
+    expect(refused.message).toContain('secrets/key.txt');
+    expect(refused.suggestion).toMatch(/again/);
+    const again = await execute(t.app, [call('r', 'Read', { path: 'docs/key.txt' }), call('ls', 'LS', { path: 'docs' })]);
+    expect(again.body.results.map(outcome)).toEqual(['PERMISSION_DENIED', 'PERMISSION_DENIED']);
+  });
+
+  it('an existing parent directory replaced by a link to outside the workspace after the decision: PERMISSION_DENIED', async () => {
+    t = await appWithSecrets();
+    outside = await mkdtemp(join(tmpdir(), 'toolgate-outside-'));
+    await writeFile(join(outside, 'notes.txt'), 'outside content\n');
+    const { body } = await execute(t.app, [
+      call('l', 'Link', { path: 'public', target: outside }),
+      call('r', 'Read', { path: 'public/notes.txt' }),
+      call('ls', 'LS', { path: 'public' }),
+      call('w', 'Write', { path: 'public/notes.txt', content: 'escaped\n' }),
+    ]);
+    expect(body.results.map(outcome)).toEqual(['success', 'PERMISSION_DENIED', 'PERMISSION_DENIED', 'PERMISSION_DENIED']);
+    expect(JSON.stringify(body.results)).not.toContain('outside content');
+    expect(await readFile(join(outside, 'notes.txt'), 'utf8')).toBe('outside content\n');
   });
 
   it('a link to an allowed file elsewhere is refused all the same: the policy judged another path', async () => {

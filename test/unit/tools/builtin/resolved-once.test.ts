@@ -69,6 +69,74 @@ describe('one resolution per call', () => {
 });
 
 /**
+ * A path that existed at the decision is not resolved again, but a parent of it replaced by a link since (an
+ * earlier call of the batch) leads its open elsewhere: the file opened, or the directory walked, must be the one
+ * the gate resolved.
+ */
+describe('a parent directory replaced by a link after the decision', () => {
+  let sb: Sandbox;
+  beforeEach(async () => {
+    sb = await makeSandbox();
+    await sb.put({ 'docs/notes.txt': 'docs notes\n', 'private/notes.txt': 'private notes\n', 'private/only.txt': 'only private\n' });
+  });
+  afterEach(() => sb.cleanup());
+
+  const replaceDocs = async (target: string) => {
+    await rm(path.join(sb.root, 'docs'), { recursive: true });
+    await sb.link(target, 'docs');
+  };
+
+  const CALLS: Array<[string, Record<string, unknown>]> = [
+    ['Read', { path: 'docs/notes.txt' }],
+    ['Edit', { path: 'docs/notes.txt', old_string: 'notes', new_string: 'edited' }],
+    ['Write', { path: 'docs/notes.txt', content: 'overwritten\n' }],
+    ['LS', { path: 'docs' }],
+    ['Glob', { path: 'docs', pattern: '*' }],
+    ['Grep', { path: 'docs', pattern: 'notes' }],
+    ['Grep', { path: 'docs/notes.txt', pattern: 'notes' }],
+  ];
+
+  it('to another directory inside the workspace: CONFLICT naming both paths, for every file tool; nothing read or written', async () => {
+    const calls = CALLS.map(([name, args]): [string, Record<string, unknown>] => [name, { ...args }]);
+    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args);
+    await replaceDocs('private');
+    for (const [name, args] of calls) {
+      await expect(sb.tools[name]!.run(args, makeCtx()), name).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringMatching(/judged .* as "docs.*resolved to "private/),
+      });
+    }
+    expect(await sb.read('private/notes.txt')).toBe('private notes\n');
+  });
+
+  it('to outside the workspace: PERMISSION_DENIED for every file tool; nothing read or written outside', async () => {
+    const before = await sb.outsideState();
+    const calls = CALLS.map(([name, args]): [string, Record<string, unknown>] => [name, { ...args, path: String(args.path).replace('notes.txt', 'secret.txt') }]);
+    await sb.put({ 'docs/secret.txt': 'docs secret name\n' });
+    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args);
+    await replaceDocs(sb.outside);
+    for (const [name, args] of calls) await expect(sb.tools[name]!.run(args, makeCtx()), name).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await sb.outsideState()).toBe(before);
+  });
+
+  it('the last component replaced by a link inside the workspace: CONFLICT, not a file of the link', async () => {
+    const args = { path: 'docs/notes.txt' };
+    await sb.tools.Read!.canonicalArgs!(args);
+    await rm(path.join(sb.root, 'docs/notes.txt'));
+    await sb.link('../private/notes.txt', 'docs/notes.txt');
+    await expect(sb.tools.Read!.run(args, makeCtx())).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('"private/notes.txt"') });
+  });
+
+  it('replaced and put back before the call runs: the call runs as judged', async () => {
+    const args = { path: 'docs/notes.txt' };
+    await sb.tools.Read!.canonicalArgs!(args);
+    await rm(path.join(sb.root, 'docs'), { recursive: true });
+    await sb.put({ 'docs/notes.txt': 'docs notes again\n' });
+    expect((await sb.tools.Read!.run(args, makeCtx())).text).toBe('     1\tdocs notes again');
+  });
+});
+
+/**
  * A path that did not exist when the gate resolved it (an earlier call of the batch creates it) is resolved
  * again when its call runs, and used only if it is still the path the gate judged.
  */
