@@ -137,6 +137,9 @@ export interface Tool {
    * form: the Read lock cache (gate 5) is keyed by it, and so is an approval
    * for a tool that classifies its arguments (Bash: 'r''m' and rm are one
    * request). Called once per call, before the permission gate; must not throw.
+   * The pipeline runs the call with this very arguments object (gates add to it
+   * in place), so a tool may keep what it resolved for it and run on that: the
+   * built-in file tools run on the file the policy judged.
    */
   canonicalArgs?(args: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
   /**

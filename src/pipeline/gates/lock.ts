@@ -38,11 +38,17 @@ export function lockPathToFetch(call: PlannedCall): string | undefined {
   return pathArg(call);
 }
 
-/** Gate 5, second half: the arguments the tool runs with carry the lock the session saw; a size the caller gave is kept. */
+/**
+ * Gate 5, second half: the arguments the tool runs with carry the lock the session saw; a size the caller gave is kept.
+ * Set on the arguments object itself, not a copy: the tool runs on the path resolution its policy decision made,
+ * which is kept for that very object (Tool.canonicalArgs), and a copy would be resolved afresh, to wherever a link
+ * made since by an earlier call of the batch leads.
+ */
 export function injectLock(call: PlannedCall, meta: LockMeta | null): void {
   if (!meta) return;
-  const size = call.args!.expected_size_bytes ?? meta.file_size_bytes;
-  call.args = { ...call.args, expected_mtime_ms: meta.file_mtime_ms, expected_size_bytes: size };
+  const args = call.args!;
+  args.expected_size_bytes ??= meta.file_size_bytes;
+  args.expected_mtime_ms = meta.file_mtime_ms;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -179,6 +179,27 @@ describe('what runs is what the policy judged: a link made after the decision', 
     expect(refused.suggestion).toMatch(/again/);
     const again = await execute(t.app, [call('r', 'Read', { path: 'docs/key.txt' }), call('ls', 'LS', { path: 'docs' })]);
     expect(again.body.results.map(outcome)).toEqual(['PERMISSION_DENIED', 'PERMISSION_DENIED']);
+  });
+
+  it('a Write or Edit that gets the session lock injected runs on the file judged too: a parent replaced by a link is CONFLICT', async () => {
+    t = await appWithSecrets();
+    await mkdir(join(t.workspace, 'docs'));
+    // The same size and mtime as the secret: the injected lock alone cannot tell the two files apart.
+    await writeFile(join(t.workspace, 'docs/key.txt'), 'the public\n');
+    const when = new Date('2026-01-01T00:00:00Z');
+    for (const file of ['docs/key.txt', 'secrets/key.txt']) await utimes(join(t.workspace, file), when, when);
+    const read = await execute(t.app, { session_id: 's', tool_calls: [call('r', 'Read', { path: 'docs/key.txt' })] });
+    expect(read.body.results[0].text).toBe('     1\tthe public');
+    const { body } = await execute(t.app, {
+      session_id: 's',
+      tool_calls: [
+        call('l', 'Link', { path: 'docs', target: 'secrets' }),
+        call('e', 'Edit', { path: 'docs/key.txt', old_string: 'the', new_string: 'a' }),
+        call('w', 'Write', { path: 'docs/key.txt', content: 'overwritten\n' }),
+      ],
+    });
+    expect(body.results.map(outcome)).toEqual(['success', 'CONFLICT', 'CONFLICT']);
+    expect(await readFile(join(t.workspace, 'secrets/key.txt'), 'utf8')).toBe('the secret\n');
   });
 
   it('an existing parent directory replaced by a link to outside the workspace after the decision: PERMISSION_DENIED', async () => {

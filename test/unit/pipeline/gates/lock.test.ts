@@ -25,6 +25,14 @@ describe('lock injection gate: a write carries the session\'s last lock of its p
     expect(none.args).toEqual({ path: 'c.txt' });
   });
 
+  it('the lock is set on the arguments object the policy decision resolved, not on a copy (the tool keeps its resolution for that object)', () => {
+    const call = write({ path: 'c.txt', expected_size_bytes: null });
+    const decided = call.args;
+    injectLock(call, META);
+    expect(call.args).toBe(decided);
+    expect(decided).toEqual({ path: 'c.txt', expected_mtime_ms: 1000, expected_size_bytes: 42 });
+  });
+
   it('a successful call that reports mtime and size leaves them as the session’s lock for its path', () => {
     expect(lockToStore(write({ path: './c.txt' }), { text: '', data: META })).toEqual({ path: 'c.txt', meta: META });
     expect(lockToStore(write({ path: 'c.txt' }), { text: '', data: { file_mtime_ms: 1 } })).toBeUndefined();
