@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readlinkSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
 import type { SandboxInfo } from '../tool.js';
 import type { Identity } from './identity.js';
 
@@ -20,7 +20,7 @@ export interface ResourceLimits {
 /** Where commands run: bubblewrap (the binary found) or straight on the host. */
 export interface Sandbox {
   info: SandboxInfo;
-  /** The launch of `sh -c command` under `limits`, confined to `workspace` when sandboxed. */
+  /** The launch of `bash -c command` under `limits`, confined to `workspace` when sandboxed. */
   launch(command: string, workspace: string, limits: ResourceLimits): Launch;
 }
 
@@ -33,7 +33,32 @@ export interface SandboxChoice {
 
 const BWRAP = '/usr/bin/bwrap';
 const PRLIMIT = '/usr/bin/prlimit';
-const SHELL = '/bin/sh';
+/**
+ * Where bash may be, /usr first: the sandbox binds /usr (and the system
+ * links into it), so a bash found here runs the same inside and out.
+ */
+const BASH_PATHS = ['/usr/bin/bash', '/bin/bash'];
+
+/**
+ * The shell the classifier models (mvdan-sh's LangBash), and nothing else:
+ * /bin/sh is dash on Debian, which reads `echo $'\' ; rm -rf src ; #'` as three
+ * commands where bash reads one echo. No profile, no rc file; the
+ * environment holds no BASH_ENV or ENV (commandEnv), so bash reads no file
+ * before the command.
+ */
+const shellArgs = (bash: string, command: string) => [bash, '--noprofile', '--norc', '-c', command];
+
+/** The first executable bash of `candidates`; undefined when there is none. */
+function findBash(candidates: readonly string[] = BASH_PATHS): string | undefined {
+  return candidates.find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** The top-level system paths a shell needs besides /usr; on merged-/usr systems they are links into it. */
 const SYSTEM_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
@@ -44,8 +69,12 @@ const SYSTEM_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
  */
 const ETC_READ_ONLY = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime'];
 
-/** `prlimit` then `sh -c command`: setrlimit from inside, so bwrap's own set-up is not bounded by the command's limits. */
-function limited(command: string, limits: ResourceLimits): string[] {
+/**
+ * `prlimit` then `bash -c command`: setrlimit from inside, so bwrap's own
+ * set-up is not bounded by the command's limits. prlimit and bwrap exec
+ * their arguments directly; bash is the one shell that reads the command.
+ */
+function limited(bash: string, command: string, limits: ResourceLimits): string[] {
   return [
     PRLIMIT,
     `--nproc=${limits.processes}`,
@@ -54,9 +83,7 @@ function limited(command: string, limits: ResourceLimits): string[] {
     `--nofile=${limits.openFiles}`,
     '--core=0',
     '--',
-    SHELL,
-    '-c',
-    command,
+    ...shellArgs(bash, command),
   ];
 }
 
@@ -106,14 +133,14 @@ export function bwrapArgs(workspace: string): string[] {
   ];
 }
 
-const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string): Sandbox => ({
+const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string, bash: string): Sandbox => ({
   info: { mode: 'bwrap', setting },
-  launch: (command, workspace, limits) => ({ file: bwrap, args: [...bwrapArgs(workspace), '--', ...limited(command, limits)] }),
+  launch: (command, workspace, limits) => ({ file: bwrap, args: [...bwrapArgs(workspace), '--', ...limited(bash, command, limits)] }),
 });
 
-const hostSandbox = (setting: SandboxInfo['setting']): Sandbox => ({
+const hostSandbox = (setting: SandboxInfo['setting'], bash: string): Sandbox => ({
   info: { mode: 'none', setting },
-  launch: (command, _workspace, limits) => ({ file: PRLIMIT, args: limited(command, limits).slice(1) }),
+  launch: (command, _workspace, limits) => ({ file: PRLIMIT, args: limited(bash, command, limits).slice(1) }),
 });
 
 /** How long a probe may take: bwrap is up in milliseconds, a hung one must not hold start-up. */
@@ -132,30 +159,37 @@ function probe(file: string, args: string[], identity: Identity): string | undef
  * The sandbox `setting` gives on this host, after running a command in it:
  * bubblewrap can be installed and still be refused by the kernel (user
  * namespaces off, seccomp in a container), so only a sandbox that ran
- * `true` counts. `prlimit` must work in every mode: without it there are
- * no resource limits, and no command runs.
+ * `true` counts. bash and `prlimit` must work in every mode: without bash
+ * no command would run as the classifier read it, without prlimit there are
+ * no resource limits; either way no command runs.
  */
-export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: Identity, bwrap = BWRAP): SandboxChoice {
+export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: Identity, bwrap = BWRAP, bashPaths = BASH_PATHS): SandboxChoice {
+  const bash = findBash(bashPaths);
+  if (!bash) {
+    return {
+      problem: `builtins.Bash: bash is not installed (looked for ${bashPaths.join(', ')}); commands are classified as bash reads them and run by bash only, never by another shell. Install bash (apt-get install bash)`,
+    };
+  }
   const limits: ResourceLimits = { processes: 64, fileSizeBytes: 1_048_576, cpuSeconds: 5, openFiles: 64 };
-  const noLimits = probe(PRLIMIT, limited('true', limits).slice(1), identity);
+  const noLimits = probe(PRLIMIT, limited(bash, 'true', limits).slice(1), identity);
   if (noLimits) {
     return { problem: `builtins.Bash: ${PRLIMIT} (util-linux) does not run (${noLimits}); it sets the commands' resource limits. Install util-linux` };
   }
   if (setting === 'none') {
     return {
-      sandbox: hostSandbox(setting),
+      sandbox: hostSandbox(setting, bash),
       warning: 'Bash runs commands WITHOUT a sandbox (builtins.Bash.sandbox: none): they see the whole host file system and network as the user they run as',
     };
   }
-  const launch = bwrapSandbox(setting, bwrap).launch('true', workspace, limits);
+  const launch = bwrapSandbox(setting, bwrap, bash).launch('true', workspace, limits);
   const refused = probe(launch.file, launch.args, identity);
-  if (!refused) return { sandbox: bwrapSandbox(setting, bwrap) };
+  if (!refused) return { sandbox: bwrapSandbox(setting, bwrap, bash) };
   const why = `bubblewrap (${bwrap}) does not work here: ${refused}`;
   if (setting === 'required') {
     return { problem: `builtins.Bash.sandbox is required, but ${why}. Install it (apt-get install bubblewrap) and allow user namespaces, or set sandbox: auto or none` };
   }
   return {
-    sandbox: hostSandbox(setting),
+    sandbox: hostSandbox(setting, bash),
     warning: `Bash runs commands WITHOUT a sandbox: ${why} (builtins.Bash.sandbox: auto). Install bubblewrap, or set sandbox: required to refuse to start without it`,
   };
 }

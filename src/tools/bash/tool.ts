@@ -4,6 +4,7 @@ import { isSpillFailure } from '../../spill/spill-store.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import { utf8Prefix } from '../utf8.js';
 import { bashPermissionHooks } from './classify/index.js';
+import { commandEnv } from './env.js';
 import type { Identity } from './identity.js';
 import { runCommand, type Captured, type RunOutcome } from './run.js';
 import type { ResourceLimits, Sandbox } from './sandbox.js';
@@ -11,7 +12,7 @@ import type { ResourceLimits, Sandbox } from './sandbox.js';
 /** What the model reads: the sandbox's part only when one is in force, so the text never promises what does not hold. */
 function descriptionFor(sandbox: Sandbox): string {
   return [
-    'Run a shell command (POSIX sh) in the workspace and return its stdout and stderr.',
+    'Run a bash command in the workspace and return its stdout and stderr.',
     'A command that exits non-zero answers COMMAND_FAILED with its output.',
     'Read-only commands run at once; commands that change files or install ask for approval; deletion, privilege and nested shells are refused.',
     sandbox.info.mode === 'bwrap' ? 'It runs in a sandbox: only the workspace is writable, and there is no network.' : '',
@@ -25,17 +26,12 @@ const PARAMETERS = {
   type: 'object',
   properties: {
     // No NUL: a process's arguments cannot hold one, so such a command could never run as written.
-    command: { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$', description: 'The command line, run with sh -c in the workspace root.' },
+    command: { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$', description: 'The command line, run with bash -c in the workspace root.' },
     timeout_ms: { type: 'integer', minimum: 1, description: "Kill the command after this many milliseconds; lowers, never raises, the tool's timeout." },
   },
   required: ['command'],
   additionalProperties: false,
 };
-
-/** The environment a command gets, built from nothing: none of the gateway's variables (keys, tokens) reach it. */
-export function commandEnv(workspace: string): NodeJS.ProcessEnv {
-  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8' };
-}
 
 /** The line between stdout and stderr in `text`. */
 export const STDERR_MARKER = '--- stderr ---';

@@ -4,6 +4,7 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { filePathProperty, optionalBoolean, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
+import { classifyPath } from './config-paths.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { READ_FLAGS } from './read.js';
 import { withFileLock } from './file-lock.js';
@@ -94,6 +95,7 @@ export function createEditTool(ws: Workspace): Tool {
       ],
     },
     concurrencySafe: false,
+    classify: classifyPath,
     lock: { role: 'write', pathArg: 'path' },
     contentArgs: ['old_string', 'new_string'],
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {

@@ -5,6 +5,7 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { filePathProperty, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
+import { classifyPath } from './config-paths.js';
 import { withFileLock } from './file-lock.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { assertExpected, currentStamp, expectedFrom, stampOf } from './stamp.js';
@@ -41,6 +42,7 @@ export function createWriteTool(ws: Workspace): Tool {
     concurrencySafe: false,
     lock: { role: 'write', pathArg: 'path' },
     contentArgs: ['content'],
+    classify: classifyPath,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const shown = requireFilePath(args, 'path');
       const content = requireString(args, 'content');

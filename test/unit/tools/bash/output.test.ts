@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { configFrom } from '../../../../src/config/load.js';
 import type { SpillOutcome } from '../../../../src/spill/spill-store.js';
 import type { Captured, RunOutcome } from '../../../../src/tools/bash/run.js';
-import { commandEnv, commandOutput, STDERR_MARKER } from '../../../../src/tools/bash/tool.js';
+import { commandEnv } from '../../../../src/tools/bash/env.js';
+import { commandOutput, STDERR_MARKER } from '../../../../src/tools/bash/tool.js';
 import { inspectTools } from '../../../../src/tools/index.js';
 import { createHttpDispatchers } from '../../../../src/tools/http/index.js';
 
@@ -64,8 +65,19 @@ describe('Bash results', () => {
     expect(output.text).toContain('[stderr cut at 4 of 9000 bytes; the rest was not kept (the spill store is unavailable)]');
   });
 
-  it('the environment is built from scratch', () => {
-    expect(commandEnv('/ws')).toEqual({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/ws', LANG: 'C.UTF-8' });
+  it('the environment is built from scratch: PATH, HOME, LANG and the git settings, nothing of the gateway\'s, no BASH_ENV or ENV', () => {
+    const env = commandEnv('/ws');
+    expect(env).toMatchObject({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/ws', LANG: 'C.UTF-8' });
+    expect(Object.keys(env).filter((name) => !name.startsWith('GIT_')).sort()).toEqual(['HOME', 'LANG', 'PATH']);
+  });
+
+  it('git reads no global or system config, and the program-running keys are set at command-line precedence', () => {
+    const env = commandEnv('/ws');
+    expect(env).toMatchObject({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
+    const count = Number(env.GIT_CONFIG_COUNT);
+    const pairs = Object.fromEntries(Array.from({ length: count }, (_, i) => [env[`GIT_CONFIG_KEY_${i}`], env[`GIT_CONFIG_VALUE_${i}`]]));
+    expect(pairs).toMatchObject({ 'core.fsmonitor': 'false', 'core.hooksPath': '/dev/null', 'core.pager': 'cat', 'credential.helper': '', 'safe.bareRepository': 'explicit' });
+    expect(Object.keys(pairs)).toHaveLength(count);
   });
 });
 
