@@ -44,9 +44,11 @@ const BASH_PATHS = ['/usr/bin/bash', '/bin/bash'];
  * /bin/sh is dash on Debian, which reads `echo $'\' ; rm -rf src ; #'` as three
  * commands where bash reads one echo. No profile, no rc file; the
  * environment holds no BASH_ENV or ENV (commandEnv), so bash reads no file
- * before the command.
+ * before the command. extglob on, as LangBash always parses it: without it
+ * bash reads `!(rm -rf src)` as a negated subshell where the classifier
+ * sees one pattern word.
  */
-const shellArgs = (bash: string, command: string) => [bash, '--noprofile', '--norc', '-c', command];
+const shellArgs = (bash: string, command: string) => [bash, '--noprofile', '--norc', '-O', 'extglob', '-c', command];
 
 /** The first executable bash of `candidates`; undefined when there is none. */
 function findBash(candidates: readonly string[] = BASH_PATHS): string | undefined {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { makeWorkspace, removeAll } from './helpers.js';
+import { callApproving, makeWorkspace, removeAll } from './helpers.js';
 
 /**
  * Contract 4.1 through the whole gateway: Bash is off unless enabled, GET
@@ -27,21 +27,8 @@ async function gateway(bash: Record<string, unknown> = { enabled: true, sandbox:
   return t.app;
 }
 
-let calls = 0;
-
-/**
- * One Bash call as an agent makes it: sent, and when the policy asks for
- * approval (a command the classifier puts in ASK), approved by an admin and
- * sent again under a new call id.
- */
-async function bash(app: TestApp['app'], args: Record<string, unknown>) {
-  const first = await execute(app, [{ id: `call_${++calls}`, name: 'Bash', arguments: args }]);
-  const result = first.body.results[0];
-  if (result.error?.code !== 'APPROVAL_REQUIRED') return first.body;
-  const decided = await app.inject({ method: 'POST', url: `/approvals/${result.error.details.approval_id}`, payload: { decision: 'approve' } });
-  expect(decided.statusCode).toBe(200);
-  return (await execute(app, [{ id: `call_${++calls}`, name: 'Bash', arguments: args }])).body;
-}
+/** One Bash call, approved when the classifier puts the command in ASK. */
+const bash = async (app: TestApp['app'], args: Record<string, unknown>) => (await callApproving(app, 'Bash', args)).body;
 
 describe('Bash is off unless the config enables it', () => {
   it('a fresh configuration serves no shell: not listed, and a call is UNKNOWN_TOOL', async () => {

@@ -1,6 +1,7 @@
 import { chown, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { isGatewayError } from '../../../src/protocol/errors.js';
 import { ManualClock } from '../../../src/shared/clock.js';
@@ -8,6 +9,7 @@ import { createFsSpillStore } from '../../../src/spill/fs.js';
 import type { SpillStore } from '../../../src/spill/spill-store.js';
 import { setUpBash } from '../../../src/tools/bash/index.js';
 import type { Tool, ToolOutput } from '../../../src/tools/tool.js';
+import { execute, type TestApp } from '../../helpers/app.js';
 
 /** The unprivileged user commands run as when the tests run as root (the workspace is chowned to it). */
 export const NOBODY = 65534;
@@ -108,3 +110,19 @@ export async function eventually<T>(check: () => Promise<T>, holds: (value: T) =
 }
 
 export const removeAll = (...dirs: string[]) => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+
+let calls = 0;
+
+/**
+ * One call as an agent makes it: sent, and when the policy asks for approval,
+ * approved by an admin (POST /approvals/{id}) and sent again under a new call
+ * id. `asked` says whether it had to be approved.
+ */
+export async function callApproving(app: TestApp['app'], name: string, args: Record<string, unknown>) {
+  const first = await execute(app, [{ id: `call_${++calls}`, name, arguments: args }]);
+  const result = first.body.results[0];
+  if (result.error?.code !== 'APPROVAL_REQUIRED') return { body: first.body, asked: false };
+  const decided = await app.inject({ method: 'POST', url: `/approvals/${result.error.details.approval_id}`, payload: { decision: 'approve' } });
+  expect(decided.statusCode).toBe(200);
+  return { body: (await execute(app, [{ id: `call_${++calls}`, name, arguments: args }])).body, asked: true };
+}

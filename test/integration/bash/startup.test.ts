@@ -57,6 +57,12 @@ describe('choosing the sandbox: a probe that runs a command in it', () => {
     expect(chooseSandbox('required', workspace, as(), join(scratch, 'missing-bwrap')).problem).toMatch(/ENOENT/);
   });
 
+  it.each(['required', 'none'] as const)('%s without bash: a problem naming it, never another shell in its place', (setting) => {
+    const choice = chooseSandbox(setting, workspace, as(), undefined, [join(scratch, 'no-bash'), join(scratch, 'nor-this')]);
+    expect(choice.sandbox).toBeUndefined();
+    expect(choice.problem).toMatch(/^builtins\.Bash: bash is not installed \(looked for .*no-bash, .*nor-this\).*apt-get install bash/);
+  });
+
   it('auto with a refused bwrap: runs without, and says so loudly', () => {
     const choice = chooseSandbox('auto', workspace, as(), refusingBwrap);
     expect(choice.sandbox?.info).toEqual({ mode: 'none', setting: 'auto' });
