@@ -1,4 +1,4 @@
-import { skipOptions, type Arg, type OptionSpec } from './options.js';
+import { judgeUnread, skipOptions, type Arg, type OptionSpec } from './options.js';
 import { PROGRAMS } from './programs.js';
 import { dangerousVariable } from './variables.js';
 import { allow, ask, deny, worst, type Verdict } from './verdict.js';
@@ -15,7 +15,7 @@ denyAll('is a device or system tool', 'dd mkfs mount umount shutdown reboot halt
 export const READ_ONLY = new Set(
   ('ls cat head tail wc grep egrep fgrep cut diff stat du which pwd echo true false : basename dirname realpath ' +
     'readlink nl tac rev cmp comm join paste fold fmt expand unexpand od hexdump strings base64 md5sum sha1sum ' +
-    'sha256sum sha512sum cksum seq sleep id whoami uname printenv ps df free uptime type jq column tr expr ' +
+    'sha256sum sha512sum cksum seq sleep id whoami uname printenv df free uptime type jq column tr expr ' +
     'cd pushd popd dirs exit return shift jobs locale whereis sum').split(' '),
 );
 
@@ -64,7 +64,8 @@ function judgeProgram(name: string, args: readonly Arg[]): Verdict {
   if (name === 'env') return judgeEnv(args);
   const wrapper = WRAPPERS[name];
   if (wrapper) {
-    const { rest, verdict } = skipOptions(name, args, wrapper);
+    const { rest, verdict, unread } = skipOptions(name, args, wrapper);
+    if (unread) return judgeUnread(verdict!, unread, judgeArgv);
     if (verdict?.decision === 'deny') return verdict;
     // timeout takes its duration before the command.
     const inner = name === 'timeout' ? rest.slice(1) : rest;
@@ -79,7 +80,8 @@ function judgeProgram(name: string, args: readonly Arg[]): Verdict {
 
 /** `command -v x` looks a name up; `command x` runs x, skipping shell functions. */
 function judgeCommandBuiltin(args: readonly Arg[]): Verdict {
-  const { rest, verdict } = skipOptions('command', args, { flags: ['-p', '-v', '-V'] });
+  const { rest, verdict, unread } = skipOptions('command', args, { flags: ['-p', '-v', '-V'] });
+  if (unread) return judgeUnread(verdict!, unread, judgeArgv);
   if (verdict) return verdict;
   const lookup = args.slice(0, args.length - rest.length).some((a) => /^-[pvV]*[vV]/.test(a.value ?? ''));
   if (lookup || rest.length === 0) return allow('command -v only looks a name up');
@@ -89,10 +91,11 @@ function judgeCommandBuiltin(args: readonly Arg[]): Verdict {
 /** `env [-i] [-u NAME] [NAME=VALUE]… [command]`: the assignments are checked, then the command judged. */
 function judgeEnv(args: readonly Arg[]): Verdict {
   if (args.some((a) => /^(-[a-zA-Z0-9]*S|--split-string)/.test(a.value ?? ''))) return deny('env -S splits a string into a command line');
-  const { rest, verdict } = skipOptions('env', args, {
+  const { rest, verdict, unread } = skipOptions('env', args, {
     flags: ['-i', '--ignore-environment', '-0', '--null', '-v', '--debug'],
     valued: ['-u', '--unset', '-C', '--chdir'],
   });
+  if (unread) return judgeUnread(verdict!, unread, judgeArgv);
   if (verdict) return verdict;
   let i = 0;
   for (; i < rest.length; i++) {

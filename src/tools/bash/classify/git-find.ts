@@ -6,7 +6,11 @@ const GIT_READ = new Set(
   ('status log diff show blame rev-parse ls-files ls-tree cat-file describe shortlog grep rev-list name-rev merge-base ' +
     'for-each-ref show-ref whatchanged count-objects version').split(' '),
 );
-/** Subcommands that list with no operands (or only listing options) and change things with them. */
+/**
+ * Subcommands that list with only listing options and change things with
+ * other words. `git stash` alone is `git stash push`, so it needs a word;
+ * the others list when given none.
+ */
 const GIT_LISTING: Record<string, RegExp> = {
   branch: /^(-a|--all|-r|--remotes|-v|-vv|--verbose|-l|--list|--show-current|--merged|--no-merged|--contains|--no-color|--color)$/,
   tag: /^(-l|--list|-n\d*|--contains|--merged|--sort=.*)$/,
@@ -34,7 +38,8 @@ export function judgeGit(args: readonly Arg[]): Verdict {
     if (word === '-c' || word === '-C') {
       const value = args[++i]?.value;
       if (value === undefined) return deny(`the value of git ${word} is computed at run time`);
-      if (word === '-c') verdict = worst(verdict, gitConfig(value));
+      // -C runs git on another repository, whose config (core.fsmonitor, hooks) is not this workspace's: as --git-dir=.
+      verdict = worst(verdict, word === '-c' ? gitConfig(value) : ask(`git -C ${value} runs git in another repository`));
       continue;
     }
     if (/^--(exec-path|config-env)/.test(word)) return deny(`git ${word} makes git run other programs`);
@@ -58,8 +63,10 @@ export function judgeGit(args: readonly Arg[]): Verdict {
   if (!rest) return worst(verdict, ask(`an argument of git ${sub} is computed at run time`));
   if (sub === 'config' && ['--get', '--get-all', '--get-regexp'].includes(rest[0] ?? '') && rest.length <= 3) return verdict;
   const listing = GIT_LISTING[sub];
-  if (GIT_READ.has(sub) || (listing && rest.every((w) => listing.test(w)))) {
-    const writes = rest.find((w) => /^(--output|-o$|--ext-diff|-O|--open-files-in-pager)/.test(w));
+  const lists = listing && (rest.length > 0 || sub !== 'stash') && rest.every((w) => listing.test(w));
+  if (GIT_READ.has(sub) || lists) {
+    // `git grep -iO` opens the files in a pager: -O anywhere in a cluster.
+    const writes = rest.find((w) => /^(--output|-o$|--ext-diff|--open-files-in-pager)/.test(w) || /^-[a-zA-Z]*O/.test(w));
     return writes ? worst(verdict, ask(`git ${sub} ${writes} writes a file or runs a program`)) : verdict;
   }
   return worst(verdict, ask(`git ${sub} changes the repository`));
@@ -86,10 +93,17 @@ const FIND_FLAGS = new Set(
 export function judgeFind(args: readonly Arg[], judge: JudgeArgv): Verdict {
   let verdict = allow('find searches');
   let i = 0;
+  // find [-H] [-L] [-P] [-D opts] [-Olevel] [--] [path…] [expression]
+  while (/^-([HLP]|O\d*|D)$/.test(args[i]?.value ?? '')) i += args[i]!.value === '-D' ? 2 : 1;
+  if (args[i]?.value === '--') i++;
   while (i < args.length && args[i]!.value !== undefined && !/^[-(!]/.test(args[i]!.value!)) i++;
+  // A word the walk cannot read does not end it: a later -delete or -exec is still judged.
   for (; i < args.length; i++) {
     const word = args[i]!.value;
-    if (word === undefined) return worst(verdict, ask('a find expression word is computed at run time'));
+    if (word === undefined) {
+      verdict = worst(verdict, ask('a find expression word is computed at run time'));
+      continue;
+    }
     if (word === '-delete') return deny('find -delete deletes files');
     if (/^-(exec|execdir|ok|okdir)$/.test(word)) {
       const end = args.findIndex((a, j) => j > i && (a.value === ';' || a.value === '+'));
@@ -105,7 +119,7 @@ export function judgeFind(args: readonly Arg[], judge: JudgeArgv): Verdict {
       continue;
     }
     if (FIND_VALUED.has(word) || /^-newer[aBcmt][aBcmt]$/.test(word)) i++;
-    else if (!FIND_FLAGS.has(word)) return worst(verdict, ask(`find has a test the classifier does not know (${word})`));
+    else if (!FIND_FLAGS.has(word)) verdict = worst(verdict, ask(`find has a test the classifier does not know (${word})`));
   }
   return verdict;
 }

@@ -1,6 +1,7 @@
 import type { Node } from 'mvdan-sh';
 import { judgeArgv } from './commands.js';
 import { judgeArithmetic, judgeParamExp, judgeTestClause } from './expansions.js';
+import { judgeProcPath } from './proc.js';
 import { child, list, parseBash, syntax, typeOf, type Parsed } from './parser.js';
 import { judgeRedirect } from './redirects.js';
 import { dangerousVariable } from './variables.js';
@@ -152,6 +153,8 @@ function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Un
   const to = cmd.End().Offset();
   if (!list(stmt, 'Redirs').some((r) => r.Pos().Offset() < to && r.Pos().Offset() > from)) rewrites.push({ from, to, text: call });
   let verdict = judgeArgv(values.map((value) => ({ value })));
+  // Any word may be a path a program reads, whatever the program (cat, awk's getline, grep -r).
+  for (const [i, w] of words.entries()) verdict = worst(verdict, judgeProcPath(values[i] ?? parsed.source(w), values[i] === undefined) ?? verdict);
   for (const r of redirects) verdict = worst(verdict, r.verdict);
   return [{ text: [call, ...redirects.map((r) => r.text)].join(' '), verdict }];
 }

@@ -1,4 +1,4 @@
-import { ask, deny, type Verdict } from './verdict.js';
+import { ask, deny, worst, type Verdict } from './verdict.js';
 
 /** One word of a command line: its value once quotes are removed, or undefined when only the run time knows it. */
 export interface Arg {
@@ -11,6 +11,8 @@ export interface OptionSpec {
   flags?: readonly string[];
   /** Options that take the next word as their value (`-n 5`), also written `-n5` or `--name=5`. */
   valued?: readonly string[];
+  /** Short options whose value is only ever attached (`-i{}`, xargs's `-i[R]`): never the next word. */
+  optional?: readonly string[];
   /** Options that make the program write a file or run something: the call is at least ASK. */
   risky?: readonly string[];
 }
@@ -22,6 +24,12 @@ export interface Parsed {
   taken: Array<{ option: string; value: string | undefined }>;
   /** ASK or DENY when an option says so or cannot be told apart. */
   verdict?: Verdict;
+  /**
+   * The words from an option the table does not know on, when the walk gave
+   * up there: where the operands start is unknown, so the caller judges each
+   * of them as a possible command (see judgeUnread).
+   */
+  unread?: Arg[];
 }
 
 /**
@@ -34,6 +42,7 @@ export function skipOptions(name: string, args: readonly Arg[], spec: OptionSpec
   const flags = new Set(spec.flags ?? []);
   const valued = new Set(spec.valued ?? []);
   const risky = new Set(spec.risky ?? []);
+  const optional = new Set(spec.optional ?? []);
   let verdict: Verdict | undefined;
   const taken: Parsed['taken'] = [];
   let i = 0;
@@ -52,9 +61,10 @@ export function skipOptions(name: string, args: readonly Arg[], spec: OptionSpec
       continue;
     }
     if (flags.has(opt) && (inline === undefined || word.startsWith('--'))) continue;
+    if (optional.has(opt)) continue;
     // Clustered short flags (-xv) are fine when each is a known flag.
     if (!word.startsWith('--') && [...word.slice(1)].every((c) => flags.has(`-${c}`))) continue;
-    return { rest: [], taken, verdict: ask(`${name} has an option the classifier does not know (${opt})`) };
+    return { rest: [], taken, verdict: ask(`${name} has an option the classifier does not know (${opt})`), unread: args.slice(i) };
   }
   return verdict ? { rest: args.slice(i), taken, verdict } : { rest: args.slice(i), taken };
 }
@@ -72,4 +82,86 @@ export function values(args: readonly Arg[]): string[] | undefined {
     out.push(arg.value);
   }
   return out;
+}
+
+/** Where a program's options that write or run hide: getopt reads them anywhere on the line, in a cluster, or abbreviated. */
+export interface RiskSpec {
+  /** Short option letters that write or run (`o` for `sort -o`), also inside a cluster (`sort -uo out`). */
+  short?: string;
+  /** Long options that write or run; an abbreviation (`--out=x`) counts too, as getopt_long takes one. */
+  long?: readonly string[];
+  /** Short letters that take a value: the rest of their cluster, or else the next word, is that value. */
+  valued?: string;
+  /** Short letters whose value is only ever attached (`date -Iseconds`): the rest of the cluster. */
+  attached?: string;
+}
+
+/**
+ * Scans every word as GNU getopt does (options may follow operands, `--`
+ * ends them): the first option that writes or runs, whether a word only the
+ * run time knows could be one, and how many operands there are.
+ */
+export function findRisky(args: readonly Arg[], spec: RiskSpec): { found?: string; computed: boolean; operands: number } {
+  const { short = '', long = [], valued = '', attached = '' } = spec;
+  let operands = 0;
+  let computed = false;
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!.value;
+    if (word === undefined) {
+      computed = true;
+      continue;
+    }
+    if (!options || !word.startsWith('-') || word === '-') {
+      operands++;
+      continue;
+    }
+    if (word === '--') {
+      options = false;
+      continue;
+    }
+    if (word.startsWith('--')) {
+      const opt = word.split('=')[0]!;
+      const hit = long.find((l) => l.startsWith(opt));
+      if (hit) return { found: hit, computed, operands };
+      continue;
+    }
+    for (let k = 1; k < word.length; k++) {
+      const c = word[k]!;
+      if (short.includes(c)) return { found: `-${c}`, computed, operands };
+      if (attached.includes(c)) break;
+      if (valued.includes(c)) {
+        if (k === word.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return { computed, operands };
+}
+
+/** How many later words one give-up judges as whole command lines; past it (and inside one) each is judged by its name alone. */
+const MAX_UNREAD_LINES = 32;
+let unreadDepth = 0;
+
+/**
+ * The verdict of a walk that gave up at an unknown option (`nice -5 rm x`,
+ * `xargs -q rm`): where the command starts is unknown, so every later word
+ * that could be a program name is judged as its start, the worst winning and
+ * never below the walk's ASK. A give-up inside one of those judges by name
+ * alone, so nested wrappers cost linear time, not exponential.
+ */
+export function judgeUnread(verdict: Verdict, unread: readonly Arg[], judge: (argv: readonly Arg[]) => Verdict): Verdict {
+  let lines = 0;
+  for (let k = 0; k < unread.length; k++) {
+    const word = unread[k]!.value;
+    if (word === undefined || word.startsWith('-')) continue;
+    const whole = unreadDepth === 0 && lines++ < MAX_UNREAD_LINES;
+    unreadDepth++;
+    try {
+      verdict = worst(verdict, judge(whole ? unread.slice(k) : [unread[k]!]));
+    } finally {
+      unreadDepth--;
+    }
+  }
+  return verdict;
 }

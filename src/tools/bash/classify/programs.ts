@@ -1,7 +1,9 @@
 import { dangerousVariable } from './variables.js';
 import { judgeFind, judgeGit } from './git-find.js';
-import { skipOptions, values, type Arg } from './options.js';
-import { judgeAwk, judgeSed } from './scripts.js';
+import { findRisky, judgeUnread, skipOptions, values, type Arg, type RiskSpec } from './options.js';
+import { judgePs } from './proc.js';
+import { judgeAwk } from './awk.js';
+import { judgeSed } from './scripts.js';
 import { allow, ask, worst, type Verdict } from './verdict.js';
 
 /** Judges the words of a nested command line (what xargs or find -exec run). */
@@ -16,39 +18,44 @@ export const PROGRAMS: Record<string, (args: readonly Arg[], judge: JudgeArgv) =
   awk: judgeAwk,
   gawk: judgeAwk,
   mawk: judgeAwk,
-  sort: (args) => risky('sort', args, /^(-o|--output|--compress-program)/),
-  rg: (args) => risky('rg', args, /^(--pre|--pre-glob|--hostname-bin)/),
-  tree: (args) => risky('tree', args, /^-o/),
-  date: (args) => risky('date', args, /^(-s|--set)/),
-  xxd: (args) => (operands(args) > 1 ? ask('xxd writes its second operand') : risky('xxd', args, /^-r/)),
-  uniq: (args) => (operands(args) > 1 ? ask('uniq writes its second operand') : risky('uniq', args)),
-  file: (args) => risky('file', args, /^(-C|--compile)/),
+  nawk: judgeAwk,
+  sort: (args) => risky('sort', args, { short: 'o', long: ['--output', '--compress-program'], valued: 'ktST' }),
+  rg: (args) => risky('rg', args, { long: ['--pre', '--pre-glob', '--hostname-bin'] }),
+  // -R with -H writes a 00Tree.html into every folder.
+  tree: (args) => risky('tree', args, { short: 'oR', valued: 'LPIHT' }),
+  date: (args) => risky('date', args, { short: 's', long: ['--set'], valued: 'dfr', attached: 'I' }),
+  xxd: (args) => risky('xxd', args, { short: 'r', valued: 'cglosn' }, 'xxd writes its second operand'),
+  uniq: (args) => risky('uniq', args, { valued: 'fsw' }, 'uniq writes its second operand'),
+  file: (args) => risky('file', args, { short: 'C', long: ['--compile'], valued: 'mfFeP' }),
   test: judgeTest,
   '[': judgeTest,
-  hostname: (args) => (operands(args) > 0 ? ask('hostname with an operand renames the host') : allow('hostname prints the name')),
+  hostname: (args) => {
+    const { found, computed, operands } = findRisky(args, { short: 'F', long: ['--file'] });
+    return found || computed || operands > 0 ? ask('hostname with an operand or -F renames the host') : allow('hostname prints the name');
+  },
   printf: (args) => (args[0]?.value === '-v' ? variableNames('printf -v', args.slice(1, 2)) : allow('printf prints')),
   read: (args) => variableNames('read', args.filter((a) => !a.value?.startsWith('-'))),
-  wait: (args) => risky('wait', args, /^-[a-z]*p/),
+  wait: (args) => risky('wait', args, { short: 'p' }),
   set: judgeSet,
+  ps: judgePs,
 };
 
 /**
- * ALLOW unless an argument is only known at run time or matches `pattern`
- * (an option that writes or runs a program).
+ * ALLOW unless an option that writes or runs is given anywhere (see
+ * findRisky), a word only the run time knows could be one, or, with
+ * `second`, a second operand names the file the program writes.
  */
-function risky(name: string, args: readonly Arg[], pattern?: RegExp): Verdict {
-  const words = values(args);
-  if (!words) return ask(`an argument of ${name} is computed at run time and could be an option that writes`);
-  const bad = pattern && words.find((w) => pattern.test(w));
-  return bad ? ask(`${name} ${bad} writes a file or runs a program`) : allow(`${name} is read-only`);
+function risky(name: string, args: readonly Arg[], spec: RiskSpec, second?: string): Verdict {
+  const { found, computed, operands } = findRisky(args, spec);
+  if (found) return ask(`${name} ${found} writes a file or runs a program`);
+  if (computed) return ask(`an argument of ${name} is computed at run time and could be an option that writes`);
+  return second && operands > 1 ? ask(second) : allow(`${name} is read-only`);
 }
 
 /** test and [ only test; -v and -R evaluate the subscript of the name they are given (`a[$(cmd)]`). */
 function judgeTest(args: readonly Arg[]): Verdict {
   return args.some((a) => a.value === '-v' || a.value === '-R') ? ask('test -v evaluates an array subscript') : allow('test only tests');
 }
-
-const operands = (args: readonly Arg[]) => args.filter((a) => a.value === undefined || !a.value.startsWith('-')).length;
 
 /**
  * Builtins that set the variables they name: PATH and its kin are DENY (see
@@ -74,10 +81,13 @@ function judgeSet(args: readonly Arg[]): Verdict {
 
 /** xargs runs its command with words read from its input added: a program whose safety depends on its arguments is at least ASK. */
 function judgeXargs(args: readonly Arg[], judge: JudgeArgv): Verdict {
-  const { rest, verdict } = skipOptions('xargs', args, {
-    flags: ['-0', '--null', '-r', '--no-run-if-empty', '-t', '--verbose', '-p', '--interactive', '-x', '--exit', '-o', '--open-tty'],
-    valued: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-I', '--replace', '-L', '--max-lines', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var', '--eof'],
+  const { rest, verdict, unread } = skipOptions('xargs', args, {
+    // --replace[=R], --eof[=E], --max-lines[=N] take a value only after `=`; -i[R], -e[E], -l[N] only attached.
+    flags: ['-0', '--null', '-r', '--no-run-if-empty', '-t', '--verbose', '-p', '--interactive', '-x', '--exit', '-o', '--open-tty', '--replace', '--eof', '--max-lines'],
+    optional: ['-i', '-e', '-l'],
+    valued: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-I', '-L', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'],
   });
+  if (unread) return worst(judgeUnread(verdict!, unread, judge), ask('xargs adds words from its input to the command'));
   if (verdict) return verdict;
   if (rest.length === 0) return allow('xargs alone echoes its input');
   const inner = judge(rest);

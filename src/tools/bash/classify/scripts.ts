@@ -1,5 +1,5 @@
 import { skipOptions, type Arg } from './options.js';
-import { allow, ask, deny, type Verdict } from './verdict.js';
+import { allow, ask, type Verdict } from './verdict.js';
 
 /** sed: ALLOW for scripts of commands that only print; -i, -f, and the w, W and e commands or flags are ASK. */
 export function judgeSed(args: readonly Arg[]): Verdict {
@@ -75,16 +75,4 @@ export function sedPrintsOnly(script: string): boolean {
     if (i < script.length && !/[;\n}]/.test(at()!)) return false;
   }
   return true;
-}
-
-/** awk: ALLOW for programs that print; system() is DENY (a nested shell); pipes, output redirection, getline and -f are ASK. */
-export function judgeAwk(args: readonly Arg[]): Verdict {
-  const { rest, verdict } = skipOptions('awk', args, { valued: ['-F', '-v', '--field-separator', '--assign'], risky: ['-f', '--file'] });
-  if (verdict) return verdict;
-  const program = rest[0]?.value;
-  if (rest.length === 0) return ask('awk without a program');
-  if (program === undefined) return ask('the awk program is computed at run time');
-  if (/\bsystem\s*\(/.test(program)) return deny('the awk program runs a shell (system)');
-  if (/[|>]|getline|@|\bENVIRON\b/.test(program)) return ask('the awk program may write files or run commands (|, >, getline)');
-  return allow('awk prints');
 }

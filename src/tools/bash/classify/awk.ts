@@ -1,0 +1,104 @@
+import { skipOptions, type Arg } from './options.js';
+import { allow, ask, deny, worst, type Verdict } from './verdict.js';
+
+/**
+ * awk: ALLOW for programs that print. Running a program (`system()`,
+ * `print | "cmd"`, `"cmd" | getline`, gawk's `|&` coprocesses, `@load` and
+ * indirect calls, which may call system) is DENY, a nested shell (contract
+ * 4.1); output redirection (`print > "f"`), `-f` and the other options that
+ * read a program from a file or write one are ASK. `-e`/`--source` programs
+ * are judged like the first operand.
+ */
+export function judgeAwk(args: readonly Arg[]): Verdict {
+  if (args.some((a) => /^(-l|--lo)/.test(a.value ?? ''))) return deny('awk -l/--load loads a shared library, code the classifier cannot see');
+  const { rest, taken, verdict, unread } = skipOptions('awk', args, {
+    flags: ['-b', '--characters-as-bytes', '-c', '--traditional', '-P', '--posix', '-S', '--sandbox', '-M', '--bignum', '-N', '--use-lc-numeric', '-r', '--re-interval', '-s', '--no-optimize', '-O', '--optimize',
+      '-o', '--pretty-print', '-p', '--profile', '-d', '--dump-variables', '-D', '--debug'],
+    valued: ['-F', '-v', '--field-separator', '--assign', '-e', '--source'],
+    risky: ['-f', '--file', '-i', '--include', '-E', '--exec', '-o', '--pretty-print', '-p', '--profile', '-d', '--dump-variables', '-D', '--debug'],
+  });
+  // Past an option it does not know, any later word could be the program.
+  if (unread) return unread.reduce((acc, a) => (a.value === undefined ? acc : worst(acc, judgeAwkProgram(a.value))), verdict!);
+  const programs = taken.filter((t) => t.option === '-e' || t.option === '--source').map((t) => t.value);
+  if (programs.length === 0) {
+    if (verdict) return verdict;
+    if (rest.length === 0) return ask('awk without a program');
+    programs.push(rest[0]!.value);
+  }
+  let judged = verdict ?? allow('awk prints');
+  for (const program of programs) judged = worst(judged, program === undefined ? ask('the awk program is computed at run time') : judgeAwkProgram(program));
+  return judged;
+}
+
+/** Words after which a `/` starts a regular expression, not a division. */
+const KEYWORDS = new Set('print printf return getline in if while for do else case delete exit'.split(' '));
+
+/**
+ * Reads an awk program token by token (strings, regular expressions and
+ * comments skipped, `\` line continuations joined) for what runs a program
+ * or writes a file. What it cannot read is ASK.
+ */
+export function judgeAwkProgram(source: string): Verdict {
+  const src = source.replace(/\\\r?\n/g, ' ');
+  let verdict = allow('awk prints');
+  let operand = false;
+  let depth = 0;
+  for (let i = 0; i < src.length; ) {
+    const c = src[i]!;
+    const next = src[i + 1];
+    if (c === '#') {
+      while (i < src.length && src[i] !== '\n') i++;
+    } else if (/\s/.test(c)) {
+      if (c === '\n') operand = false;
+      i++;
+    } else if (c === '"' || (c === '/' && !operand)) {
+      const end = skipLiteral(src, i);
+      if (end === undefined) return ask('the awk program has a string or regular expression the classifier cannot read to its end');
+      i = end;
+      operand = true;
+    } else if (/[A-Za-z_]/.test(c)) {
+      const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i))![0];
+      i += word.length;
+      if (word === 'system') return deny('the awk program runs a shell (system)');
+      if (word === 'ENVIRON') verdict = worst(verdict, ask('the awk program reads ENVIRON'));
+      operand = !KEYWORDS.has(word);
+    } else if (c === '@') {
+      if (!/^@(include|namespace)\b/.test(src.slice(i))) return deny('gawk @load and indirect calls (@f()) can run a shell');
+      verdict = worst(verdict, ask('gawk @include reads a program from a file'));
+      i++;
+    } else if (c === '|') {
+      if (next !== '|') return deny(`the awk program runs a command (${next === '&' ? '|& coprocess' : '| pipe'})`);
+      i += 2;
+      operand = false;
+    } else if (c === '>') {
+      // Inside parentheses `>` compares; outside it may redirect print's output.
+      if (depth === 0 && next !== '=') verdict = worst(verdict, ask('the awk program may write a file (print > file)'));
+      i += next === '>' || next === '=' ? 2 : 1;
+      operand = false;
+    } else if ((c === '+' || c === '-') && next === c && operand) {
+      i += 2;
+    } else {
+      if (c === '(') depth++;
+      if (c === ')') depth = Math.max(0, depth - 1);
+      operand = /[0-9.)\]]/.test(c);
+      if (/[0-9.]/.test(c)) while (i + 1 < src.length && /[0-9.a-zA-Z]/.test(src[i + 1]!)) i++;
+      i++;
+    }
+  }
+  return verdict;
+}
+
+/** The end of the string or regular expression at `start`: escapes skipped, a regular expression's `[…]` may hold `/`; undefined if a line or the program ends first. */
+function skipLiteral(src: string, start: number): number | undefined {
+  const quote = src[start]!;
+  let bracket = false;
+  for (let i = start + 1; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '\\') i++;
+    else if (c === '\n') return undefined;
+    else if (quote === '/' && c === '[') bracket = true;
+    else if (quote === '/' && c === ']') bracket = false;
+    else if (c === quote && !bracket) return i + 1;
+  }
+  return undefined;
+}

@@ -1,0 +1,70 @@
+import type { Arg } from './options.js';
+import { allow, ask, deny, type Verdict } from './verdict.js';
+
+/*
+ * Without the sandbox a command runs as the gateway's own user, so the
+ * gateway's /proc files are open to it: its environment (API keys, the
+ * redis password) in /proc/<pid>/environ and its memory in /proc/<pid>/mem.
+ * Naming either is DENY; another per-process file that is not plainly harmless
+ * is ASK, as is a process's folder itself (a recursive read reaches environ).
+ * cmdline stays ALLOW: `ps` shows every command line anyway.
+ */
+
+/** `…/environ` as a path segment: a process's environment, however the path got there (`/proc/*\/environ`, `cd /proc; cat 1/environ`). */
+const ENVIRON = /\/environ(?![\w.-])/;
+const MEM = /\/proc\/.*\bmem(?![\w.-])/;
+const PER_PROCESS = /\/proc\/+([^/]*)(\/.*)?$/;
+const HARMLESS = new Set('stat status statm cmdline comm limits cgroup io oom_score oom_score_adj wchan sched schedstat loginuid sessionid'.split(' '));
+
+/**
+ * A word of a command or a redirection's target, as its value or (computed
+ * at run time) its source: DENY for a process's environment or memory, ASK
+ * for its other files and folder.
+ */
+export function judgeProcPath(text: string, computed: boolean): Verdict | undefined {
+  if (ENVIRON.test(text)) return deny(`${text} names a process's environment, where the gateway's secrets are`);
+  if (MEM.test(text)) return deny(`${text} names a process's memory`);
+  const m = PER_PROCESS.exec(text);
+  if (!m) return undefined;
+  const [, pid, rest = ''] = m;
+  if (!computed && !/^([0-9]+|self|thread-self)$/.test(pid!)) return undefined;
+  const file = rest.replace(/^\/task\/[^/]+/, '').split('/').filter(Boolean);
+  if (file.length === 1 && HARMLESS.has(file[0]!)) return undefined;
+  return ask(`${text} reads into a process's /proc folder`);
+}
+
+/** ps options taking a value (the rest of the cluster or the next word), UNIX (`-o`) and BSD (`o`) style: BSD `u` is a format, not a user. */
+const PS_VALUED = { unix: 'oOpuUgGtCqs', bsd: 'oOpUtkq' };
+const PS_LONG_VALUED = /^--(format|sort|pid|ppid|quick-pid|user|User|group|Group|tty|sid|cols|columns|rows|lines|width|context)$/;
+
+/**
+ * ps: ALLOW, except what shows a process's environment (the gateway's
+ * secrets, see above): BSD `e` (`ps e`, `ps auxe`, `ps eww`), `-E`, and a format
+ * naming `environ` (`ps -o pid,environ`, `--format=env`) are DENY. `ps -e`
+ * (every process) is not that.
+ */
+export function judgePs(args: readonly Arg[]): Verdict {
+  for (const { value } of args) {
+    if (value === undefined) return ask('an argument of ps is computed at run time and could show environments');
+    if (/env/i.test(value)) return deny(`ps ${value} shows processes' environments, the gateway's secrets among them`);
+  }
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!.value!;
+    if (word.startsWith('--')) {
+      if (PS_LONG_VALUED.test(word)) i++;
+      continue;
+    }
+    const bsd = !word.startsWith('-');
+    const letters = bsd ? word : word.slice(1);
+    for (let k = 0; k < letters.length; k++) {
+      const c = letters[k]!;
+      // BSD e, and -E where ps is BSD's (procps refuses it).
+      if ((bsd && c === 'e') || c === 'E') return deny(`ps ${word} shows processes' environments, the gateway's secrets among them`);
+      if (PS_VALUED[bsd ? 'bsd' : 'unix'].includes(c)) {
+        if (k === letters.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return allow('ps lists processes');
+}
