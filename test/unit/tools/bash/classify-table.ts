@@ -1,3 +1,5 @@
+import { REVIEW_ROWS } from './classify-table-review.js';
+
 /**
  * The classification table of contract 4.1: a command and its class. `unknown`
  * is a command bash cannot parse (DENY at the gate). Shared by the unit test
@@ -230,4 +232,5 @@ export const TABLE: ReadonlyArray<readonly [command: string, expected: 'allow' |
   ['ls |', 'unknown'],
   ['cat <<', 'unknown'],
   ['$((1 +))', 'unknown'],
+  ...REVIEW_ROWS,
 ];
