@@ -13,10 +13,10 @@ denyAll('is a device or system tool', 'dd mkfs mount umount shutdown reboot halt
 
 /** Read-only programs whose every argument is safe: ALLOW whatever follows them, so also as what `xargs` runs. */
 export const READ_ONLY = new Set(
-  ('ls cat head tail wc grep egrep fgrep cut diff stat du which pwd echo true false : basename dirname realpath ' +
+  ('ls cat head tail wc cut diff stat du which pwd echo true false : basename dirname realpath ' +
     'readlink nl tac rev cmp comm join paste fold fmt expand unexpand od hexdump strings base64 md5sum sha1sum ' +
     'sha256sum sha512sum cksum seq sleep id whoami uname printenv df free uptime type jq column tr expr ' +
-    'cd pushd popd dirs exit return shift jobs locale whereis sum').split(' '),
+    'popd dirs exit return shift jobs locale whereis sum').split(' '),
 );
 
 /** System folders whose programs are the ones their names say; a program elsewhere could be anything. */

@@ -24,6 +24,7 @@ const HARMLESS = new Set('stat status statm cmdline comm limits cgroup io oom_sc
 export function judgeProcPath(text: string, computed: boolean): Verdict | undefined {
   if (ENVIRON.test(text)) return deny(`${text} names a process's environment, where the gateway's secrets are`);
   if (MEM.test(text)) return deny(`${text} names a process's memory`);
+  if (/^\/+proc\/*$/.test(text)) return ask(`${text} holds every process's folder`);
   const m = PER_PROCESS.exec(text);
   if (!m) return undefined;
   const [, pid, rest = ''] = m;
@@ -67,4 +68,19 @@ export function judgePs(args: readonly Arg[]): Verdict {
     }
   }
   return allow('ps lists processes');
+}
+
+/** `/`, `//`, `/.`, `/..`: the root, from where a recursive read reaches /proc; and /proc itself. */
+const ROOT_OR_PROC = /^\/+((\.\.?|proc)(\/+|$))*$/;
+
+/**
+ * A recursive read from the root or /proc reaches every process's environ:
+ * `grep -r KEY /`, `rg KEY /proc` (rg is recursive by default), and a `cd /`
+ * before a read of `.`, are ASK.
+ */
+export function judgeRootRead(name: string, args: readonly Arg[], recursive: boolean): Verdict | undefined {
+  const words = args.map((a) => a.value);
+  recursive ||= words.some((w, i) => w !== undefined && (/^-[a-zA-Z]*[rR]/.test(w) || /^--(recursive|dereference-recursive|directories=recurse)$/.test(w) || (w === '-d' && words[i + 1] === 'recurse')));
+  const root = words.find((w) => w !== undefined && ROOT_OR_PROC.test(w));
+  return recursive && root ? ask(`${name} ${root} reads through /proc, where processes' environments are`) : undefined;
 }

@@ -1,7 +1,7 @@
 import { dangerousVariable } from './variables.js';
 import { judgeFind, judgeGit } from './git-find.js';
 import { findRisky, judgeUnread, skipOptions, values, type Arg, type RiskSpec } from './options.js';
-import { judgePs } from './proc.js';
+import { judgePs, judgeRootRead } from './proc.js';
 import { judgeAwk } from './awk.js';
 import { judgeSed } from './scripts.js';
 import { allow, ask, worst, type Verdict } from './verdict.js';
@@ -20,7 +20,12 @@ export const PROGRAMS: Record<string, (args: readonly Arg[], judge: JudgeArgv) =
   mawk: judgeAwk,
   nawk: judgeAwk,
   sort: (args) => risky('sort', args, { short: 'o', long: ['--output', '--compress-program'], valued: 'ktST' }),
-  rg: (args) => risky('rg', args, { long: ['--pre', '--pre-glob', '--hostname-bin'] }),
+  rg: (args) => judgeRootRead('rg', args, true) ?? risky('rg', args, { long: ['--pre', '--pre-glob', '--hostname-bin'] }),
+  grep: (args) => judgeRootRead('grep', args, false) ?? allow('grep is read-only'),
+  egrep: (args) => judgeRootRead('egrep', args, false) ?? allow('egrep is read-only'),
+  fgrep: (args) => judgeRootRead('fgrep', args, false) ?? allow('fgrep is read-only'),
+  cd: (args) => judgeRootRead('cd', args, true) ?? allow('cd changes the folder'),
+  pushd: (args) => judgeRootRead('pushd', args, true) ?? allow('pushd changes the folder'),
   // -R with -H writes a 00Tree.html into every folder.
   tree: (args) => risky('tree', args, { short: 'oR', valued: 'LPIHT' }),
   date: (args) => risky('date', args, { short: 's', long: ['--set'], valued: 'dfr', attached: 'I' }),
