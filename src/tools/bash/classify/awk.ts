@@ -31,16 +31,35 @@ export function judgeAwk(args: readonly Arg[]): Verdict {
 }
 
 /** Words after which a `/` starts a regular expression, not a division. */
-const KEYWORDS = new Set('print printf return getline in if while for do else case delete exit'.split(' '));
+// Not getline: `getline / 2` divides.
+const KEYWORDS = new Set('print printf return in if while for do else case delete exit'.split(' '));
+
+/** What runs or writes, looked for in the whole text when the tokens cannot be trusted: `system`, a lone `|`, `@`, `>`, ENVIRON. */
+const HAZARD = /\bsystem\b|(^|[^|])\|(?!\|)|@|>|\bENVIRON\b/;
 
 /**
  * Reads an awk program token by token (strings, regular expressions and
  * comments skipped, `\` line continuations joined) for what runs a program
- * or writes a file. What it cannot read is ASK.
+ * or writes a file. What it cannot read is ASK. Whether a `/` starts a
+ * regular expression or divides depends on the grammar (`if (x) /"/` is a
+ * regular expression), and a wrong guess would hide code inside a string:
+ * so with any `/` in the code, a hazard that the tokens put inside a string,
+ * regular expression or comment still makes it ASK, and `system(` DENY.
  */
 export function judgeAwkProgram(source: string): Verdict {
   const src = source.replace(/\\\r?\n/g, ' ');
+  const { verdict, slash } = readAwk(src);
+  if (slash && verdict.decision !== 'deny' && /\bsystem\s*\(/.test(src)) return deny('the awk program may run a shell (system), past a / the classifier cannot place');
+  if (slash && verdict.decision === 'allow' && HAZARD.test(src)) {
+    return ask('the awk program has a / that may start a regular expression or divide, and text that could run a program or write a file');
+  }
+  return verdict;
+}
+
+function readAwk(src: string): { verdict: Verdict; slash: boolean } {
+  const done = (v: Verdict) => ({ verdict: v, slash });
   let verdict = allow('awk prints');
+  let slash = false;
   let operand = false;
   let depth = 0;
   for (let i = 0; i < src.length; ) {
@@ -52,22 +71,23 @@ export function judgeAwkProgram(source: string): Verdict {
       if (c === '\n') operand = false;
       i++;
     } else if (c === '"' || (c === '/' && !operand)) {
+      slash ||= c === '/';
       const end = skipLiteral(src, i);
-      if (end === undefined) return ask('the awk program has a string or regular expression the classifier cannot read to its end');
+      if (end === undefined) return done(ask('the awk program has a string or regular expression the classifier cannot read to its end'));
       i = end;
       operand = true;
     } else if (/[A-Za-z_]/.test(c)) {
       const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i))![0];
       i += word.length;
-      if (word === 'system') return deny('the awk program runs a shell (system)');
+      if (word === 'system') return done(deny('the awk program runs a shell (system)'));
       if (word === 'ENVIRON') verdict = worst(verdict, ask('the awk program reads ENVIRON'));
       operand = !KEYWORDS.has(word);
     } else if (c === '@') {
-      if (!/^@(include|namespace)\b/.test(src.slice(i))) return deny('gawk @load and indirect calls (@f()) can run a shell');
+      if (!/^@(include|namespace)\b/.test(src.slice(i))) return done(deny('gawk @load and indirect calls (@f()) can run a shell'));
       verdict = worst(verdict, ask('gawk @include reads a program from a file'));
       i++;
     } else if (c === '|') {
-      if (next !== '|') return deny(`the awk program runs a command (${next === '&' ? '|& coprocess' : '| pipe'})`);
+      if (next !== '|') return done(deny(`the awk program runs a command (${next === '&' ? '|& coprocess' : '| pipe'})`));
       i += 2;
       operand = false;
     } else if (c === '>') {
@@ -78,6 +98,7 @@ export function judgeAwkProgram(source: string): Verdict {
     } else if ((c === '+' || c === '-') && next === c && operand) {
       i += 2;
     } else {
+      slash ||= c === '/';
       if (c === '(') depth++;
       if (c === ')') depth = Math.max(0, depth - 1);
       operand = /[0-9.)\]]/.test(c);
@@ -85,7 +106,7 @@ export function judgeAwkProgram(source: string): Verdict {
       i++;
     }
   }
-  return verdict;
+  return { verdict, slash };
 }
 
 /** The end of the string or regular expression at `start`: escapes skipped, a regular expression's `[…]` may hold `/`; undefined if a line or the program ends first. */

@@ -19,7 +19,6 @@ export const REVIEW_ROWS: ReadonlyArray<readonly [command: string, expected: 'al
   ["awk --foo 'BEGIN{system(\"id\")}'", 'deny'],
   ["awk '# system(\"id\")\n{print $1}' f", 'allow'],
   ["awk '{print \"a|b\"}' f", 'allow'],
-  ["awk '/a|b/ {print}' f", 'allow'],
   ["awk '{getline line < \"other.txt\"; print line}' f", 'allow'],
   ["awk '{ if ($1 > 3) print }' f", 'allow'],
   ["awk 'a || b {print $1/2}' f", 'allow'],
@@ -75,6 +74,9 @@ export const REVIEW_ROWS: ReadonlyArray<readonly [command: string, expected: 'al
   ['git -C /tmp status', 'ask'],
   ['git -C src log -c core.pager=x', 'ask'],
   // guards: right before the fix too, they pin that it neither opens these nor blocks what only reads
+  ["awk '/a|b/ {print}' f", 'ask'],
+  // `if (1) /"/` is a regular expression: a lexer taking it for a division would read system(…) as a string
+  ["awk 'BEGIN { if (1) /\"/; system(\"id\"); y = \"\\\"\" }'", 'deny'],
   ["awk '{printf(\"%s\", $1) > \"f\"}'", 'ask'],
   ["awk '{print >> \"out.txt\"}' f", 'ask'],
   ['awk -f prog.awk f', 'ask'],
