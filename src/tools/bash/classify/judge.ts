@@ -132,6 +132,12 @@ function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixe
       const verdict = judgeParamExp(node, parsed.source(node));
       return verdict.decision === 'allow' ? [] : [{ text: parsed.source(node), verdict }];
     }
+    case 'Word': {
+      // Any word may be a path a program reads, whatever the program (cat, awk's getline, grep -r), or one a variable or loop carries there.
+      const value = literalValue(node);
+      const verdict = judgeProcPath(value ?? parsed.source(node), value === undefined);
+      return verdict ? [{ text: parsed.source(node), verdict }] : undefined;
+    }
     case 'TestClause':
       return [{ text: parsed.source(node), verdict: judgeTestClause(node, parsed) }];
     default:
@@ -153,8 +159,6 @@ function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Un
   const to = cmd.End().Offset();
   if (!list(stmt, 'Redirs').some((r) => r.Pos().Offset() < to && r.Pos().Offset() > from)) rewrites.push({ from, to, text: call });
   let verdict = judgeArgv(values.map((value) => ({ value })));
-  // Any word may be a path a program reads, whatever the program (cat, awk's getline, grep -r).
-  for (const [i, w] of words.entries()) verdict = worst(verdict, judgeProcPath(values[i] ?? parsed.source(w), values[i] === undefined) ?? verdict);
   for (const r of redirects) verdict = worst(verdict, r.verdict);
   return [{ text: [call, ...redirects.map((r) => r.text)].join(' '), verdict }];
 }

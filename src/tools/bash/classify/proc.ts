@@ -28,7 +28,8 @@ export function judgeProcPath(text: string, computed: boolean): Verdict | undefi
   const m = PER_PROCESS.exec(text);
   if (!m) return undefined;
   const [, pid, rest = ''] = m;
-  if (!computed && !/^([0-9]+|self|thread-self)$/.test(pid!)) return undefined;
+  // System-wide entries are lower-case names (cpuinfo, sys, net); anything else may name a process (`/proc/%s/` built by printf).
+  if (!computed && /^[a-z_]+$/.test(pid!) && pid !== 'self') return undefined;
   const file = rest.replace(/^\/task\/[^/]+/, '').split('/').filter(Boolean);
   if (file.length === 1 && HARMLESS.has(file[0]!)) return undefined;
   return ask(`${text} reads into a process's /proc folder`);

@@ -1,6 +1,5 @@
 import type { Node } from 'mvdan-sh';
 import { child, type Parsed } from './parser.js';
-import { judgeProcPath } from './proc.js';
 import { allow, ask, deny, type Verdict } from './verdict.js';
 import { literalValue, shellQuote } from './words.js';
 
@@ -15,8 +14,6 @@ export function judgeRedirect(node: Node, parsed: Parsed): { text: string; verdi
   const target = literalValue(word);
   const text = `${written}${target === undefined ? parsed.source(word) : shellQuote(target)}`;
   if (op === '<<' || op === '<<-' || op === '<<<') return { text, verdict: allow('feeds text to the command') };
-  const proc = judgeProcPath(target ?? parsed.source(word), target === undefined);
-  if (proc) return { text, verdict: proc };
   if (target === undefined) return { text, verdict: ask('redirects to a file named at run time') };
   if (/^\/dev\/(tcp|udp)\//.test(target)) return { text, verdict: deny(`${target} opens a network connection`) };
   if (op === '<') return { text, verdict: allow('reads a file') };
