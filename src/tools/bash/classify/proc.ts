@@ -42,8 +42,9 @@ const PS_LONG_VALUED = /^--(format|sort|pid|ppid|quick-pid|user|User|group|Group
 /**
  * ps: ALLOW, except what shows a process's environment (the gateway's
  * secrets, see above): BSD `e` (`ps e`, `ps auxe`, `ps eww`), `-E`, and a format
- * naming `environ` (`ps -o pid,environ`, `--format=env`) are DENY. `ps -e`
- * (every process) is not that.
+ * naming `environ` (`ps -o pid,environ`, `--format=env`) are DENY; any word
+ * holding `env` is taken for such a format, rather than reading every
+ * option's value. `ps -e` (every process) is not that.
  */
 export function judgePs(args: readonly Arg[]): Verdict {
   for (const { value } of args) {
