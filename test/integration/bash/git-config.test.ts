@@ -93,7 +93,7 @@ describe('git config written in the workspace never runs a program for an ALLOW 
       ['notes/evil/refs/k', ''],
     ];
     for (const [path, content] of files) expect((await write(path, content)).body.results[0].status).toBe('success');
-    const { body } = await execute(t.app, [{ id: 'bare', name: 'Bash', arguments: { command: 'git -C notes/evil log' } }]);
+    const { body } = await execute(t.app, [{ id: 'bare', name: 'Bash', arguments: { command: 'cd notes/evil && git log' } }]);
     expect(body.results[0].text).toMatch(/cannot use bare repository/);
   });
 });
