@@ -35,8 +35,9 @@ type Spec = Record<string, unknown>;
  * The cost is a second round trip for such a batch (docs/replicas.md).
  */
 export async function admitBatch(requests: AdmitRequest[], now: number, ctx: BatchContext): Promise<Admission[]> {
-  const token = randomUUID();
-  const breakers = await breakersApart(requests, now, token, ctx);
+  // On one node every breaker shares its tenant's script: no token, no breakers' script, nothing to free or index after.
+  const token = ctx.sharded ? randomUUID() : '';
+  const breakers = ctx.sharded ? await breakersApart(requests, now, token, ctx) : new Map<number, BreakerApart>();
   const tenants = new SlotScripts<Spec>(ctx.sharded);
   const globalApart = new Set<number>();
   const decided: AdmitReply[] = [];
@@ -61,7 +62,9 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
     script.at.push(i);
   });
   const replies = Object.assign(await runAll('admit', tenants, now, ctx), decided);
-  await Promise.all([freeProbes(replies, breakers, token, ctx), indexApprovals(requests, replies, globalApart, now, ctx)]);
+  if (breakers.size > 0 || globalApart.size > 0) {
+    await Promise.all([freeProbes(replies, breakers, token, ctx), indexApprovals(requests, replies, globalApart, now, ctx)]);
+  }
   return replies.map((reply, i) => {
     const apart = breakers.get(i)?.reply;
     return toAdmission(reply.o === 'admitted' && apart?.o === 'admitted' ? { ...reply, probe: apart.probe } : reply);
