@@ -1,7 +1,8 @@
-import { constants, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { constants, realpathSync, statSync } from 'node:fs';
 import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { GatewayError } from '../protocol/errors.js';
+import { openedElsewhere } from './opened-file.js';
 
 /** Where a file is to be written; see {@link Workspace.resolveTarget}. */
 export interface WriteTarget {
@@ -252,17 +253,8 @@ export function createWorkspace(root: string): Workspace {
       if (code === 'EISDIR') throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is a directory.` });
       throw mapResolveError(shown, err);
     }
-    let opened: string | undefined;
-    try {
-      // Synchronous on purpose: procfs answers from memory, never from a disk, and a thread-pool hop costs more.
-      opened = readlinkSync(`/proc/self/fd/${handle.fd}`);
-    } catch {
-      // No /proc (macOS, Windows): O_NOFOLLOW on the last component is the guard left.
-    }
-    // The real path, not only the root, is compared: a parent directory replaced by a link since the policy judged
-    // `real` (say by an earlier call of the batch) leads to another file, maybe one a rule denies, inside the root.
-    // A file unlinked since it was opened is still the one judged.
-    if (opened !== undefined && opened !== real && opened !== `${real} (deleted)`) {
+    const opened = openedElsewhere(handle, real);
+    if (opened !== undefined) {
       await handle.close();
       throw moved(shown, real, opened);
     }
