@@ -49,16 +49,18 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
     }
     return 'match';
   };
-  const reads = new Map<string, boolean>();
+  // Per tool name, not per call: decide runs for every call and each of its spellings, and the set of tools is small.
+  const byTool = new Map<string, readonly Rule[]>();
+  const rulesFor = (tool: string): readonly Rule[] => {
+    let on = byTool.get(tool);
+    if (on === undefined) {
+      on = compiled.filter((rule) => rule.matchesTool(tool));
+      byTool.set(tool, on);
+    }
+    return on;
+  };
   return {
-    readsArgs(tool) {
-      let answer = reads.get(tool);
-      if (answer === undefined) {
-        answer = compiled.some((rule) => rule.when.length > 0 && rule.matchesTool(tool));
-        reads.set(tool, answer);
-      }
-      return answer;
-    },
+    readsArgs: (tool) => rulesFor(tool).some((rule) => rule.when.length > 0),
     decide(tool, args, requiresApproval, classify) {
       const own = classify?.(args);
       if (own === 'unknown') return { decision: 'deny', reason: 'the tool cannot classify these arguments' };
@@ -69,7 +71,7 @@ export function createPolicy(rules: readonly PolicyRule[]): Policy {
       const raise = (decision: Decision, reason: string) => {
         if (RANK[decision] > RANK[verdict.decision]) verdict = { decision, reason };
       };
-      const rulesOn = compiled.filter((rule) => rule.matchesTool(tool));
+      const rulesOn = rulesFor(tool);
       for (const rule of rulesOn) {
         const outcome = test(rule, args);
         if (outcome === 'unclassifiable') raise('deny', `policy rule ${rule.index} cannot classify argument ${rule.when.find(({ arg }) => typeof args[arg] !== 'string')!.arg}`);
