@@ -31,6 +31,22 @@ describe('permission policy: the most restrictive matching rule decides', () => 
     expect([policy.readsArgs('Read'), policy.readsArgs('Edit'), policy.readsArgs('LS'), policy.readsArgs('Glob')]).toEqual([true, true, false, false]);
   });
 
+  it('the rules on one tool never decide another, whichever tool the policy decided first', () => {
+    const rules = [
+      { tool: 'Read', when: { path: '^secrets/' }, decision: 'deny' as const },
+      { tool: 'Write', decision: 'ask' as const },
+    ];
+    for (const first of ['Read', 'Write', 'LS']) {
+      const policy = createPolicy(rules);
+      policy.decide(first, { path: 'secrets/key' }, false);
+      expect(policy.decide('Read', { path: 'secrets/key' }, false).decision).toBe('deny');
+      expect(policy.decide('Read', { path: 'src/a.ts' }, false).decision).toBe('allow');
+      expect(policy.decide('Write', { path: 'secrets/key' }, false).decision).toBe('ask');
+      expect(policy.decide('LS', { path: 'secrets/key' }, false).decision).toBe('allow');
+      expect([policy.readsArgs('Read'), policy.readsArgs('Write'), policy.readsArgs('LS')]).toEqual([true, false, false]);
+    }
+  });
+
   it('an explicit allow never lifts requires_approval', () => {
     expect(createPolicy([{ tool: 'Write', decision: 'allow' }]).decide('Write', {}, true).decision).toBe('ask');
   });
