@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { callApproving, makeWorkspace, removeAll } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { execute, type TestApp } from '../../helpers/app.js';
+import { callApproving, gatewayPerTest } from './helpers.js';
 
 /**
  * Contract 4.1 through the whole gateway: Bash is off unless enabled, GET
@@ -10,32 +10,20 @@ import { callApproving, makeWorkspace, removeAll } from './helpers.js';
  * whole from /outputs/{id}.
  */
 
-let workspace: string;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(() => removeAll(workspace));
+const suite = gatewayPerTest();
 
-let t: TestApp | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
-
-async function gateway(bash: Record<string, unknown> = { enabled: true, sandbox: 'required' }, extra: Record<string, unknown> = {}) {
-  t = await buildTestApp({ workspace, config: { builtins: { Bash: bash }, ...extra } });
-  return t.app;
-}
+const gateway = (bash: Record<string, unknown> = { enabled: true, sandbox: 'required' }, extra: Record<string, unknown> = {}) =>
+  suite.start({ builtins: { Bash: bash }, ...extra });
 
 /** One Bash call, approved when the classifier puts the command in ASK. */
 const bash = async (app: TestApp['app'], args: Record<string, unknown>) => (await callApproving(app, 'Bash', args)).body;
 
 describe('Bash is off unless the config enables it', () => {
   it('a fresh configuration serves no shell: not listed, and a call is UNKNOWN_TOOL', async () => {
-    t = await buildTestApp({ workspace });
-    const names = (await t.app.inject({ method: 'GET', url: '/tools' })).json().tools.map((tool: any) => tool.function.name);
+    const app = await suite.start();
+    const names = (await app.inject({ method: 'GET', url: '/tools' })).json().tools.map((tool: any) => tool.function.name);
     expect(names).not.toContain('Bash');
-    const { body } = await execute(t.app, [{ id: 'x', name: 'Bash', arguments: { command: 'true' } }]);
+    const { body } = await execute(app, [{ id: 'x', name: 'Bash', arguments: { command: 'true' } }]);
     expect(body.results[0].error.code).toBe('UNKNOWN_TOOL');
   });
 

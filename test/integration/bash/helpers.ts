@@ -1,7 +1,7 @@
 import { chown, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { isGatewayError } from '../../../src/protocol/errors.js';
 import { ManualClock } from '../../../src/shared/clock.js';
@@ -9,7 +9,7 @@ import { createFsSpillStore } from '../../../src/spill/fs.js';
 import type { SpillStore } from '../../../src/spill/spill-store.js';
 import { setUpBash } from '../../../src/tools/bash/index.js';
 import type { Tool, ToolOutput } from '../../../src/tools/tool.js';
-import { execute, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /** The unprivileged user commands run as when the tests run as root (the workspace is chowned to it). */
 export const NOBODY = 65534;
@@ -125,4 +125,30 @@ export async function callApproving(app: TestApp['app'], name: string, args: Rec
   const decided = await app.inject({ method: 'POST', url: `/approvals/${result.error.details.approval_id}`, payload: { decision: 'approve' } });
   expect(decided.statusCode).toBe(200);
   return { body: (await execute(app, [{ id: `call_${++calls}`, name, arguments: args }])).body, asked: true };
+}
+
+/**
+ * The setup the gateway-level suites share: one workspace for the file, one app per test, closed after it so a
+ * failing test leaves no server behind. `start` builds the app on that workspace with `config`.
+ */
+export function gatewayPerTest(): { readonly workspace: string; start(config?: Record<string, unknown>): Promise<TestApp['app']> } {
+  let workspace: string | undefined;
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    workspace = await makeWorkspace();
+  });
+  afterAll(() => removeAll(workspace!));
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+  return {
+    get workspace() {
+      return workspace!;
+    },
+    async start(config) {
+      t = await buildTestApp({ workspace: workspace!, config });
+      return t.app;
+    },
+  };
 }

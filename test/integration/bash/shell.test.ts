@@ -1,8 +1,8 @@
 import { chown, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { callApproving, makeWorkspace, NOBODY, removeAll, runningAsRoot } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { execute } from '../../helpers/app.js';
+import { callApproving, gatewayPerTest, NOBODY, runningAsRoot } from './helpers.js';
 
 /**
  * Contract 4.1: the command runs in the shell its classification parsed it
@@ -11,21 +11,11 @@ import { callApproving, makeWorkspace, NOBODY, removeAll, runningAsRoot } from '
  * classifier and three commands to the shell, the second deleting src.
  */
 
-let workspace: string;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(() => removeAll(workspace));
-
-let t: TestApp | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
+const suite = gatewayPerTest();
 
 /** A file commands could delete: owned by the user they run as. */
 async function keepFile(): Promise<string> {
-  const dir = join(workspace, 'src');
+  const dir = join(suite.workspace, 'src');
   const file = join(dir, 'important.txt');
   await mkdir(dir, { recursive: true });
   await writeFile(file, 'data');
@@ -34,10 +24,7 @@ async function keepFile(): Promise<string> {
 }
 
 describe.each(['required', 'none'])('sandbox: %s', (sandbox) => {
-  const gateway = async () => {
-    t = await buildTestApp({ workspace, config: { builtins: { Bash: { enabled: true, sandbox } } } });
-    return t.app;
-  };
+  const gateway = () => suite.start({ builtins: { Bash: { enabled: true, sandbox } } });
 
   it("the dash bypass: ALLOWed as one echo, run as one echo, nothing deleted", async () => {
     const kept = await keepFile();
@@ -63,10 +50,10 @@ describe.each(['required', 'none'])('sandbox: %s', (sandbox) => {
   });
 
   it('no profile, rc file, BASH_ENV or ENV: a .bashrc in HOME (the workspace) is not read', async () => {
-    await writeFile(join(workspace, '.bashrc'), 'echo FROM-RC\n');
-    await writeFile(join(workspace, '.profile'), 'echo FROM-PROFILE\n');
+    await writeFile(join(suite.workspace, '.bashrc'), 'echo FROM-RC\n');
+    await writeFile(join(suite.workspace, '.profile'), 'echo FROM-PROFILE\n');
     const app = await gateway();
     const { body } = await callApproving(app, 'Bash', { command: 'echo "${BASH_ENV-none} ${ENV-none} $HOME"; shopt -q login_shell || echo not-login' });
-    expect(body.results[0]).toMatchObject({ status: 'success', text: `none none ${workspace}\nnot-login\n` });
+    expect(body.results[0]).toMatchObject({ status: 'success', text: `none none ${suite.workspace}\nnot-login\n` });
   });
 });
