@@ -1,5 +1,5 @@
 import type { Tool } from '../../tool.js';
-import { classifyCommand } from './judge.js';
+import { classifyCommand, type Classified, type Unclassified } from './judge.js';
 
 /** A part's text in a reason: enough to recognise it, never a 50,000-character line. */
 const excerpt = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}…` : text);
@@ -15,11 +15,21 @@ const excerpt = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}…` 
  * and approvals are bound to it.
  */
 export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> {
+  // canonicalArgs and then the permission gate's classify get the same arguments object of a call: the command is
+  // parsed once for both, not twice. Keyed by the object, checked by the command, so a changed command is parsed again.
+  const parsed = new WeakMap<object, { command: string; classified: Classified | Unclassified }>();
+  const classifyOnce = (args: Record<string, unknown>, command: string): Classified | Unclassified => {
+    const known = parsed.get(args);
+    if (known?.command === command) return known.classified;
+    const classified = classifyCommand(command);
+    parsed.set(args, { command, classified });
+    return classified;
+  };
   return {
     classify(args) {
       const command = args.command;
       if (typeof command !== 'string') return 'unknown';
-      const classified = classifyCommand(command);
+      const classified = classifyOnce(args, command);
       if ('problem' in classified) return { unknown: classified.problem };
       return {
         parts: classified.units.map((unit) => ({
@@ -31,7 +41,7 @@ export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> 
     },
     async canonicalArgs(args) {
       const command = args.command;
-      const classified = typeof command === 'string' ? classifyCommand(command) : undefined;
+      const classified = typeof command === 'string' ? classifyOnce(args, command) : undefined;
       return classified && 'canonical' in classified ? [{ ...args, command: classified.canonical }] : [];
     },
   };

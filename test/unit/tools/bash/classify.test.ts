@@ -23,6 +23,15 @@ describe('Bash classification (contract 4.1): every simple command judged, the m
     expect(classOf(command)).toBe(expected);
   });
 
+  it('the parse canonicalArgs made of a call is what classify judges, and a command changed since is parsed again', async () => {
+    const args: Record<string, unknown> = { command: "'r''m' -rf src" };
+    expect(await hooks.canonicalArgs!(args)).toEqual([{ command: 'rm -rf src' }]);
+    expect(hooks.classify!(args)).toMatchObject({ parts: [{ decision: 'deny' }] });
+    args.command = 'ls src';
+    expect(hooks.classify!(args)).toMatchObject({ parts: [{ args: { command: 'ls src' }, decision: 'allow' }] });
+    expect(await hooks.canonicalArgs!(args)).toEqual([{ command: 'ls src' }]);
+  });
+
   it(`a command whose syntax tree nests deeper than ${MAX_DEPTH} is unknown, not a crash`, () => {
     // Each `echo $(` is four levels: statement, call, word, substitution.
     expect(classOf(`${'echo $('.repeat(60)}ls${')'.repeat(60)}`)).toBe('allow');
