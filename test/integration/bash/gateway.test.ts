@@ -83,6 +83,13 @@ describe('Bash results through the pipeline', () => {
     expect(body.results[0].stats.time_ms).toBeLessThan(4_000);
   });
 
+  it('timeout_ms never raises the timeout: a call asking for more than the tool\'s is still killed at the tool\'s', async () => {
+    const app = await gateway({ enabled: true, sandbox: 'required', timeout_ms: 400 });
+    const body = await bash(app, { command: 'sleep 5', timeout_ms: 60_000 });
+    expect(body.results[0]).toMatchObject({ status: 'error', error: { code: 'TIMEOUT', retryable: true } });
+    expect(body.results[0].stats.time_ms).toBeLessThan(4_000);
+  });
+
   it('a timeout the call\'s timeout_ms set is not counted by the breaker; one at the tool\'s own timeout is', async () => {
     const app = await gateway({ enabled: true, sandbox: 'required', timeout_ms: 400 });
     const circuit = async () => (await app.inject({ method: 'GET', url: '/circuits' })).json().circuits.find((c: any) => c.tool === 'Bash');
