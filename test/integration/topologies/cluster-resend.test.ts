@@ -1,27 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore, RedisKeys } from '../../../src/state/redis/index.js';
 import { StateUnavailableError, type AdmitRequest, type SettleRequest } from '../../../src/state/state-store.js';
 import { ClusterTopology } from '../../helpers/redis-cluster.js';
-import { topologiesMissing } from '../../helpers/redis-topologies.js';
+import { leaseCall as lease, topologyForFile } from '../../helpers/redis-topology-file.js';
 import { waitFor } from '../../helpers/redis.js';
 
-let cluster: ClusterTopology | undefined;
-beforeAll(async () => {
-  const missing = topologiesMissing();
-  if (missing) throw new Error(missing);
-  cluster = await ClusterTopology.start();
-}, 60_000);
-afterAll(() => cluster?.stop());
-
-const lease = (callId: string): AdmitRequest => ({
-  tenant: 'acme',
-  sessionId: 's1',
-  callId,
-  tool: 'Deploy',
-  breaker: { scope: 'Deploy', failureThreshold: 3, recoveryMs: 300_000 },
-  replay: { fingerprint: 'f', leaseMs: 600_000 },
-});
+const cluster = topologyForFile(() => ClusterTopology.start());
 
 /**
  * A fresh Cluster client opens a master's connection at its first command and
@@ -32,13 +17,13 @@ const lease = (callId: string): AdmitRequest => ({
  * unconnected for one of them (without that step, 3 runs out of 4 failed).
  */
 it("runs a fresh store's first batch of two scripts for one master not connected yet", async () => {
-  const masters = new Set(await cluster!.ownersOf(Array.from({ length: 64 }, (_, i) => `{k-${i}}`)));
+  const masters = new Set(await cluster().ownersOf(Array.from({ length: 64 }, (_, i) => `{k-${i}}`)));
   expect(masters.size).toBe(3);
   const keys = (prefix: string) => [new RedisKeys(prefix).tenant('acme'), new RedisKeys(prefix).breaker('Deploy')];
   for (const master of masters) {
-    const prefix = await cluster!.prefixWhere('first', keys, (owners) => owners.every((owner) => owner === master));
+    const prefix = await cluster().prefixWhere('first', keys, (owners) => owners.every((owner) => owner === master));
     const clock = new ManualClock();
-    const store = createRedisStateStore({ topology: { kind: 'cluster', nodes: cluster!.nodes, tls: false }, keyPrefix: prefix, clock });
+    const store = createRedisStateStore({ topology: { kind: 'cluster', nodes: cluster().nodes, tls: false }, keyPrefix: prefix, clock });
     try {
       const meta = { file_mtime_ms: 1, file_size_bytes: 2 };
       // A failure that opens the shared breaker (its slot) and a Read lock (the tenant's slot).
@@ -77,20 +62,20 @@ it("runs a fresh store's first batch of two scripts for one master not connected
  */
 it('fails a script whose master dies under it, rather than resending it to the replica that took over', async () => {
   const keys = (prefix: string) => [new RedisKeys(prefix).breaker('Deploy'), new RedisKeys(prefix).tenant('acme')];
-  const prefix = await cluster!.prefixWhere('resend', keys, ([breakers, tenant]) => breakers !== tenant);
-  const [master] = await cluster!.ownersOf(keys(prefix));
+  const prefix = await cluster().prefixWhere('resend', keys, ([breakers, tenant]) => breakers !== tenant);
+  const [master] = await cluster().ownersOf(keys(prefix));
   const clock = new ManualClock();
-  const store = createRedisStateStore({ topology: { kind: 'cluster', nodes: cluster!.nodes, tls: false }, keyPrefix: prefix, clock, commandTimeoutMs: 10_000 });
+  const store = createRedisStateStore({ topology: { kind: 'cluster', nodes: cluster().nodes, tls: false }, keyPrefix: prefix, clock, commandTimeoutMs: 10_000 });
   try {
     await store.ping();
     expect((await store.admit([lease('warm-up')], clock.now()))[0]?.outcome).toBe('admitted');
-    const replica = await cluster!.replicaOf(master!);
+    const replica = await cluster().replicaOf(master!);
     // The breaker check is written to a master that answers nothing, so it is still in flight when the master dies.
-    await cluster!.hang(master!);
+    await cluster().hang(master!);
     const inFlight = store.admit([lease('sent-once')], clock.now());
     const settled = inFlight.then(() => 'answered', () => 'failed');
-    await cluster!.takeOver(replica);
-    await cluster!.kill(master!);
+    await cluster().takeOver(replica);
+    await cluster().kill(master!);
     await expect(inFlight).rejects.toBeInstanceOf(StateUnavailableError);
     expect(await settled).toBe('failed');
     await waitFor('an admit to answer on the new master', () => store.admit([lease('probe')], clock.now()).then(() => true, () => false), 20_000);

@@ -1,27 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore } from '../../../src/state/redis/index.js';
-import { StateUnavailableError, type AdmitRequest } from '../../../src/state/state-store.js';
-import { SentinelTopology, topologiesMissing } from '../../helpers/redis-topologies.js';
+import { StateUnavailableError } from '../../../src/state/state-store.js';
+import { SentinelTopology } from '../../helpers/redis-topologies.js';
+import { leaseCall as lease, topologyForFile } from '../../helpers/redis-topology-file.js';
 import { waitFor } from '../../helpers/redis.js';
 
-let sentinel: SentinelTopology | undefined;
-beforeAll(async () => {
-  const missing = topologiesMissing();
-  if (missing) throw new Error(missing);
-  sentinel = await SentinelTopology.start();
-}, 60_000);
-afterAll(() => sentinel?.stop());
-
-const lease = (callId: string): AdmitRequest => ({
-  tenant: 'acme',
-  sessionId: 's1',
-  callId,
-  tool: 'Deploy',
-  breaker: { scope: 'Deploy', failureThreshold: 3, recoveryMs: 300_000 },
-  replay: { fingerprint: 'f', leaseMs: 600_000 },
-});
+const sentinel = topologyForFile(() => SentinelTopology.start());
 
 /**
  * Issue 17: a primary demoted under a connected client answers its writes
@@ -32,14 +18,14 @@ const lease = (callId: string): AdmitRequest => ({
 it('leaves a demoted primary on READONLY for the one the sentinels name, without resending the refused write', async () => {
   const clock = new ManualClock();
   const store = createRedisStateStore({
-    topology: { kind: 'sentinel', sentinels: sentinel!.sentinels, name: sentinel!.name, tls: false },
+    topology: { kind: 'sentinel', sentinels: sentinel().sentinels, name: sentinel().name, tls: false },
     keyPrefix: `readonly-${randomUUID()}`,
     clock,
   });
   try {
     expect((await store.admit([lease('warm-up')], clock.now()))[0]?.outcome).toBe('admitted');
-    const next = await sentinel!.switchByHand();
-    expect(await sentinel!.primaryPort()).toBe(next);
+    const next = await sentinel().switchByHand();
+    expect(await sentinel().primaryPort()).toBe(next);
     const refused = await store.admit([lease('refused')], clock.now()).then(
       () => undefined,
       (error: unknown) => error,
