@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newApprovalId } from '../approval-records.js';
 import type { Admission, AdmitRequest, SettleRequest } from '../state-store.js';
-import { breakerTtl, toAdmission, type AdmitReply, type KeyList } from './codec.js';
+import { breakerTtl, KeyList, toAdmission, type AdmitReply } from './codec.js';
 import type { RedisKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
 import { groupOf, SlotScripts } from './slots.js';
@@ -48,9 +48,10 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
       decided[i] = apart.reply;
       return;
     }
-    const script = tenants.for(ctx.keys.tenant(r.tenant));
+    const tenantKey = ctx.keys.tenant(r.tenant);
+    const script = tenants.for(tenantKey);
     const keys = script.keys;
-    const approval = r.approval && approvalSpec(r, r.approval, keys, ctx);
+    const approval = r.approval && approvalSpec(r, r.approval, keys, tenantKey, ctx);
     if (approval && approval.ptr === undefined) globalApart.add(i);
     script.specs.push({
       replay: r.replay && { k: keys.add(ctx.keys.call(r)), fp: r.replay.fingerprint, lease: r.replay.leaseMs },
@@ -105,7 +106,7 @@ function breakerSpec(r: AdmitRequest, apart: BreakerApart | undefined, keys: Key
 }
 
 /** A new request's fields, should the call open one; the id pointer and global index only when they share the tenant's slot. */
-function approvalSpec(r: AdmitRequest, approval: NonNullable<AdmitRequest['approval']>, keys: KeyList, ctx: BatchContext): Spec {
+function approvalSpec(r: AdmitRequest, approval: NonNullable<AdmitRequest['approval']>, keys: KeyList, tenantKey: string, ctx: BatchContext): Spec {
   const id = newApprovalId();
   const spec: Spec = {
     id,
@@ -117,15 +118,17 @@ function approvalSpec(r: AdmitRequest, approval: NonNullable<AdmitRequest['appro
     tool: approval.summary.tool,
     args: JSON.stringify(approval.summary.arguments ?? null),
   };
-  if (together(ctx, ctx.keys.approvalIndex(null), ctx.keys.tenant(r.tenant))) {
+  const global = ctx.keys.approvalIndex(null);
+  if (together(ctx, global, tenantKey)) {
     spec.ptr = keys.add(ctx.keys.approvalId(id));
-    spec.gidx = keys.add(ctx.keys.approvalIndex(null));
+    spec.gidx = keys.add(global);
   }
   return spec;
 }
 
+/** Whether two keys go to one script: always on a single node, where no hash tag need be computed. */
 function together(ctx: BatchContext, key: string, other: string): boolean {
-  return groupOf(key, ctx.sharded) === groupOf(other, ctx.sharded);
+  return !ctx.sharded || groupOf(key, true) === groupOf(other, true);
 }
 
 interface BreakerApart {
@@ -165,18 +168,19 @@ async function freeProbes(replies: AdmitReply[], breakers: Map<number, BreakerAp
 
 /** Step 3: the global index and id pointers of every pending approval whose slot is not its tenant's. */
 async function indexApprovals(requests: AdmitRequest[], replies: AdmitReply[], apart: Set<number>, now: number, ctx: BatchContext): Promise<void> {
+  // Every spec here names the global index's slot: one script, no split by slot.
   const global = ctx.keys.approvalIndex(null);
-  const scripts = new SlotScripts<Spec>(ctx.sharded);
-  const script = scripts.for(global);
-  script.keys.add(global);
+  const keys = new KeyList();
+  keys.add(global);
+  const specs: Spec[] = [];
   for (const i of apart) {
     const reply = replies[i];
     const r = requests[i] as AdmitRequest;
     if (reply?.o !== 'approval_pending' || !r.approval) continue;
     const key = ctx.keys.approval(r.tenant, r.sessionId, r.tool, r.approval.argsHash);
-    script.specs.push({ ptr: script.keys.add(ctx.keys.approvalId(reply.id)), key, exp: reply.exp });
+    specs.push({ ptr: keys.add(ctx.keys.approvalId(reply.id)), key, exp: reply.exp });
   }
-  await Promise.all(scripts.scripts.map((s) => ctx.run('index', s.keys.keys, [now, JSON.stringify(s.specs)])));
+  if (specs.length > 0) await ctx.run('index', keys.keys, [now, JSON.stringify(specs)]);
 }
 
 /** Every script of a phase sent at once (one event-loop turn, so one write per node); the replies back in batch order. */
