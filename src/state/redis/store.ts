@@ -192,7 +192,9 @@ export class RedisStateStore implements StateStore {
     const groups = new Map<string, number[]>();
     keys.forEach((key, i) => {
       const group = groupOf(key, this.sharded);
-      groups.set(group, [...(groups.get(group) ?? []), i]);
+      const at = groups.get(group);
+      if (at === undefined) groups.set(group, [i]);
+      else at.push(i);
     });
     const replies: T[] = [];
     await Promise.all(
