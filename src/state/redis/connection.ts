@@ -23,6 +23,8 @@ export type RedisConnectionOptions = (
  */
 export class RedisConnection {
   readonly client: RedisClient;
+  /** The client when it is a Cluster, whose masters are opened before a command; undefined on one node, which skips that step. */
+  private readonly cluster: Cluster | undefined;
   private readonly owned: boolean;
   private readonly connectTimeoutMs: number;
   private lastError: unknown;
@@ -49,6 +51,7 @@ export class RedisConnection {
         // Reconnect forever by itself, backing off to at most a second between attempts.
         retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
       });
+    this.cluster = this.client instanceof Cluster ? this.client : undefined;
     if (this.owned) this.client.on('error', (error: unknown) => (this.lastError = error));
   }
 
@@ -83,7 +86,7 @@ export class RedisConnection {
    */
   private async connected(): Promise<void> {
     const client = this.client;
-    if (client.status === 'ready') return this.mastersOpened();
+    if (client.status === 'ready') return this.cluster && this.mastersOpened(this.cluster);
     if (!CONNECTING.has(client.status)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
     this.readyWait ??= new Promise<boolean>((resolve) => {
       const done = (ready: boolean) => {
@@ -99,7 +102,7 @@ export class RedisConnection {
       if (client.status === 'wait') client.connect().catch(() => undefined);
     });
     if (!(await this.readyWait)) throw new StateUnavailableError('Redis not connected', { cause: this.lastError });
-    await this.mastersOpened();
+    if (this.cluster) await this.mastersOpened(this.cluster);
   }
 
   /**
@@ -110,10 +113,9 @@ export class RedisConnection {
    * over) are connected first, concurrent callers sharing one wait, each
    * bounded by the connect timeout.
    */
-  private async mastersOpened(): Promise<void> {
-    if (!(this.client instanceof Cluster)) return;
+  private async mastersOpened(cluster: Cluster): Promise<void> {
     if (this.nodesWait === undefined) {
-      const fresh = this.client.nodes('master').filter((node) => node.status === 'wait');
+      const fresh = cluster.nodes('master').filter((node) => node.status === 'wait');
       if (fresh.length === 0) return;
       this.nodesWait = Promise.all(fresh.map((node) => node.connect().catch(() => undefined))).finally(() => (this.nodesWait = undefined));
     }
