@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { openRedis, RedisKeys, redisTopology, type RedisClient, type RedisTopology } from '../state/redis/index.js';
+import { openRedis, reconnectDelay, RedisKeys, redisTopology, type RedisClient, type RedisTopology } from '../state/redis/index.js';
 
 /** Where BullMQ keeps a deployment's queues: the state store's Redis (whatever its topology), under its prefix. */
 export interface QueueConnectionOptions {
@@ -27,7 +27,7 @@ export function queueConnection(options: QueueConnectionOptions, failFast = fals
     maxRetriesPerRequest: null,
     connectTimeout: options.connectTimeoutMs,
     enableOfflineQueue: !failFast,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+    retryStrategy: reconnectDelay,
   });
   // ioredis reports every failed attempt as an 'error' event; without a listener Node would throw it.
   client.on('error', () => undefined);

@@ -1,6 +1,6 @@
 import { Cluster, type ChainableCommander } from 'ioredis';
 import { StateUnavailableError } from '../state-store.js';
-import { openRedis, type RedisClient, type RedisTopology } from './topology.js';
+import { openRedis, reconnectDelay, type RedisClient, type RedisTopology } from './topology.js';
 
 /** ioredis states in which a connection attempt is under way (`wait`: a lazy client not yet asked to connect). */
 const CONNECTING = new Set(['wait', 'connecting', 'connect']);
@@ -48,8 +48,7 @@ export class RedisConnection {
         // Commands issued in the same event-loop turn (the admits and settles of concurrent requests)
         // leave in one socket write; each is still answered, or failed, on its own.
         enableAutoPipelining: true,
-        // Reconnect forever by itself, backing off to at most a second between attempts.
-        retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+        retryStrategy: reconnectDelay,
       });
     this.cluster = this.client instanceof Cluster ? this.client : undefined;
     if (this.owned) this.client.on('error', (error: unknown) => (this.lastError = error));

@@ -34,6 +34,11 @@ export function redisTopology(state: Config['state']): RedisTopology | undefined
   return undefined;
 }
 
+/** How long a client waits before its next attempt to reconnect: backing off to at most a second, forever. */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(50 * 2 ** attempt, 1000);
+}
+
 /** Options of every connection to a data node; retryStrategy and the offline queue stay the caller's (a Cluster sets its own per node). */
 type NodeOptions = Omit<RedisOptions, 'sentinels' | 'name' | 'host' | 'port' | 'path'>;
 
