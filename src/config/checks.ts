@@ -53,16 +53,16 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
   return problems;
 }
 
-/** Whether the state section names a Redis, of any topology. */
-function hasRedis(state: Config['state']): boolean {
-  return state.redis_url !== undefined || state.sentinels !== undefined || state.cluster_nodes !== undefined;
-}
-
 const TOPOLOGIES = [
   ['redis_url', 'REDIS_URL'],
   ['sentinels', 'REDIS_SENTINELS'],
   ['cluster_nodes', 'REDIS_CLUSTER_NODES'],
 ] as const;
+
+/** Whether the state section names a Redis, of any topology. */
+function hasRedis(state: Config['state']): boolean {
+  return TOPOLOGIES.some(([key]) => state[key] !== undefined);
+}
 
 /** One topology at most, with the settings it needs and none it ignores. */
 function redisProblems(state: Config['state']): string[] {
