@@ -82,6 +82,19 @@ describe('the Redis topology', () => {
     expect(problemsOf({}, { username: 'u' })).toEqual(['state: username apply only to Sentinel and Cluster; there is no Redis configured']);
   });
 
+  it('lists the Redis problems together with those of other settings, in one error (contract section 9)', () => {
+    expect(problemsOf({ PORT: 'eighty', LOG_LEVEL: 'loud', REDIS_SENTINELS: '127.0.0.1:26379' })).toEqual([
+      'PORT: must be a whole number, got "eighty"',
+      'log_level: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
+      'state.name: Sentinel needs the name of the primary its sentinels monitor (REDIS_SENTINEL_NAME), as in their `sentinel monitor <name> …` line',
+    ]);
+    expect(problemsOf({ PORT: 'eighty', REDIS_CLUSTER_NODES: 'node-2', REDIS_SENTINEL_NAME: 'main' })).toEqual([
+      'PORT: must be a whole number, got "eighty"',
+      'REDIS_CLUSTER_NODES: must be host:port,host:port,… (IPv6 as [::1]:6379), got "node-2"',
+      'state.name: applies only to Sentinel; set state.sentinels (REDIS_SENTINELS) or remove it',
+    ]);
+  });
+
   it('refuses a malformed node list, a bad port, an empty list and a bad REDIS_TLS, each with what it takes', () => {
     expect(problemsOf({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,node-2' })).toEqual([
       'REDIS_CLUSTER_NODES: must be host:port,host:port,… (IPv6 as [::1]:6379), got "node-2"',
