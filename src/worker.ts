@@ -21,12 +21,12 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   const report = inspectConfig(env);
   // Before prepare: upstream MCP servers start there, as in the server, and log under the configured level.
   const logger = createLogger(report.config.log_level);
-  if (!queueConnectionOptions(report.config)) {
+  const connection = queueConnectionOptions(report.config);
+  if (!connection) {
     throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES: the one the servers use)']);
   }
   const { config, registry, spill, mcp, tracing: traces } = await prepare(report, env, dispatchers, metrics, logger);
   const tracing = await startTracing(traces);
-  const connection = queueConnectionOptions(config)!;
   const state = createStateStore(config, logger, metrics);
   const pipeline = createPipelineDeps({ registry, state, spill, clock: systemClock, logger, metrics }, config);
   const concurrency = options.concurrency ?? config.async.concurrency;
