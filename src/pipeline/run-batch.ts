@@ -9,7 +9,7 @@ import type { Tool, ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.js';
 import { applyBatchBudget, applyCallBudget, payloadJson, truncationRecord } from './budget.js';
 import { callSpanName, endCallSpan } from './call-span.js';
-import { catalogView } from './catalog.js';
+import { CallContext } from './call-context.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
 import { lockToStore } from './gates/lock.js';
 import { partition } from './partition.js';
@@ -97,25 +97,7 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
   const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
   try {
     const output = await runWithTimeout(timeoutMs, (abort) =>
-      call.entry!.tool.run(call.args!, {
-        // A getter, so the signal is made only for a tool that reads it (see runWithTimeout).
-        get signal() {
-          return abort.signal;
-        },
-        tenant: ctx.caller.tenant,
-        sessionId: ctx.sessionId,
-        callId: call.id,
-        deadline: Date.now() + timeoutMs,
-        spill,
-        // A getter too: the headers are rendered only for a tool that passes them on.
-        get trace() {
-          return span?.headers;
-        },
-        // A getter too: only tool_search reads it.
-        get catalog() {
-          return catalogView(ctx, deps);
-        },
-      }),
+      call.entry!.tool.run(call.args!, new CallContext(call.id, timeoutMs, spill, abort, span, ctx, deps)),
     );
     const result = outputResult(call, output, Math.round(performance.now() - started));
     return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output, error: output.error };

@@ -1,0 +1,45 @@
+import type { TraceHeaders, TraceSpan } from '../observability/tracing.js';
+import type { CatalogView, ToolContext } from '../tools/tool.js';
+import { catalogView } from './catalog.js';
+import type { ExecContext, PipelineDeps } from './types.js';
+
+/**
+ * A tool's context for one call. A class, not an object literal: the lazy
+ * fields are prototype getters, so each call makes a plain object of one
+ * shared shape, where a literal with accessors costs V8 a slow object per call.
+ */
+export class CallContext implements ToolContext {
+  readonly tenant: string;
+  readonly sessionId: string;
+  readonly deadline: number;
+  #catalog: CatalogView | undefined;
+
+  constructor(
+    readonly callId: string,
+    timeoutMs: number,
+    readonly spill: ToolContext['spill'],
+    private readonly abort: { readonly signal: AbortSignal },
+    private readonly span: TraceSpan | undefined,
+    private readonly ctx: ExecContext,
+    private readonly deps: PipelineDeps,
+  ) {
+    this.tenant = ctx.caller.tenant;
+    this.sessionId = ctx.sessionId;
+    this.deadline = Date.now() + timeoutMs;
+  }
+
+  /** Made only for a tool that reads it (see runWithTimeout). */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Rendered only for a tool that passes them on. */
+  get trace(): TraceHeaders | undefined {
+    return this.span?.headers;
+  }
+
+  /** Only tool_search reads it. */
+  get catalog(): CatalogView {
+    return (this.#catalog ??= catalogView(this.ctx, this.deps));
+  }
+}
