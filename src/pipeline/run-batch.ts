@@ -100,7 +100,7 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
       call.entry!.tool.run(call.args!, new CallContext(call.id, timeoutMs, spill, abort, span, ctx, deps)),
     );
     const result = outputResult(call, output, Math.round(performance.now() - started));
-    return { call, ...(await withinCallBudget(result, call.entry!.tool, ctx, deps)), output, error: output.error };
+    return { call, ...(await withinCallBudget(result, call.entry!.tool, spill, deps)), output, error: output.error };
   } catch (err) {
     const error = asGatewayError(err, call, ctx);
     return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
@@ -108,8 +108,7 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
 }
 
 /** The tool has run: a spill store failure cuts its payload all the same (spillFor never rejects for one), never turns it into an error. */
-async function withinCallBudget(result: CallResult, tool: Tool, ctx: ExecContext, deps: PipelineDeps): Promise<{ result: CallResult; json?: string }> {
-  const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
+async function withinCallBudget(result: CallResult, tool: Tool, spill: ReturnType<typeof spillFor>, deps: PipelineDeps): Promise<{ result: CallResult; json?: string }> {
   const budgeted = await applyCallBudget(result, deps.config.limits.call_budget_bytes, spill, hintOf(tool));
   // Kept whole: the result already holds exactly the payload's fields.
   if (budgeted.json !== undefined) return { result, json: budgeted.json };
