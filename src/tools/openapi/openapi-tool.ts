@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../protocol/canonical.js';
 import { GatewayError } from '../../protocol/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRIES } from '../http/http-tool.js';
 import { createExchange, type HttpMethod } from '../http/exchange.js';
@@ -30,7 +30,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 export function toolNameOf(prefix: string, operationId: string): string {
   const name = `${prefix}${operationId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   if (name.length <= NAME_MAX) return name;
-  return `${name.slice(0, NAME_MAX - 9)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+  return `${name.slice(0, NAME_MAX - 9)}_${sha256Hex(name).slice(0, 8)}`;
 }
 
 function describe(operation: Operation): string {
