@@ -220,14 +220,17 @@ export async function executeCalls(
   let payloads = finished.map((f) => payloadOf(f.result));
   let serialized = finished.map((f, i) => f.json ?? payloadJson(payloads[i]!));
   let results = finished.map((f) => f.result);
-  const hints = finished.map((f) => hintOf(f.call.entry?.tool));
   const sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
-  const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
-  const batch = await applyBatchBudget(payloads, deps.config.limits.batch_budget_bytes, spill, hints, sizes);
-  if (batch.cut > 0) {
-    payloads = batch.payloads;
-    serialized = payloads.map(payloadJson);
-    results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
+  const budget = deps.config.limits.batch_budget_bytes;
+  // The hints and the spill are made only for a batch over its budget; one within it is left as it is (as applyBatchBudget would).
+  if (sizes.reduce((a, b) => a + b, 0) > budget) {
+    const hints = finished.map((f) => hintOf(f.call.entry?.tool));
+    const batch = await applyBatchBudget(payloads, budget, spillFor(deps, ctx.caller.tenant, ctx.log), hints, sizes);
+    if (batch.cut > 0) {
+      payloads = batch.payloads;
+      serialized = payloads.map(payloadJson);
+      results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
+    }
   }
   const visible = payloads.map(visiblePayload);
   record(finished, visible, ctx, deps, serialized.map((s) => sha256Hex(s)), arrived);
