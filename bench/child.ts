@@ -12,6 +12,7 @@ export interface TargetStats {
 
 export type ParentMessage =
   | { type: 'stats' }
+  | { type: 'cpu' }
   | { type: 'stop' }
   | { type: 'profile-start' }
   | { type: 'profile-stop'; file: string }
@@ -20,6 +21,8 @@ export type ParentMessage =
 export type ChildMessage =
   | { type: 'ready'; port: number }
   | { type: 'stats'; stats: TargetStats }
+  /** CPU time the process (all its threads) has used since it started, user and system, in microseconds. */
+  | { type: 'cpu'; us: number }
   | { type: 'profiled' }
   | { type: 'resources'; created: Record<string, number> };
 
@@ -31,7 +34,7 @@ export interface RunningTarget {
 
 /**
  * The child side of a target process: report the port over IPC, answer stats
- * requests, close and exit on `stop`, and run V8's CPU profiler (the one
+ * and CPU-time requests, close and exit on `stop`, and run V8's CPU profiler (the one
  * `node --cpu-prof` drives) between `profile-start` and `profile-stop`, so the
  * profile holds the timed run only, not start-up and module loading. Between
  * `resources-start` and `resources-stop` it counts the async resources created,
@@ -54,6 +57,11 @@ export async function serveTarget(start: () => Promise<RunningTarget>): Promise<
       case 'stats':
         void target.stats().then((stats) => send({ type: 'stats', stats: { ...stats, rssBytes: process.memoryUsage().rss } }));
         break;
+      case 'cpu': {
+        const { user, system } = process.cpuUsage();
+        send({ type: 'cpu', us: user + system });
+        break;
+      }
       case 'resources-start':
         created = {};
         send({ type: 'resources', created });

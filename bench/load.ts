@@ -12,6 +12,8 @@ export interface LoadPlan {
   callsPerRequest: number;
   /** The status every response must have; any 2xx when absent. */
   status?: number;
+  /** The target's CPU time so far, in microseconds: read before and after the run for `cpuUsPerRequest`. */
+  cpuUs?: () => Promise<number>;
 }
 
 /** One timed run against one target. Latencies are of a whole scenario request (an MCP cycle's calls summed). */
@@ -21,6 +23,12 @@ export interface Sample {
   p50Ms: number;
   p99Ms: number;
   requests: number;
+  /**
+   * The target process's CPU time (every thread, user and system) over the
+   * run, per scenario request it was sent; NaN when not measured. Requests
+   * still in flight when the run stops are counted, and given time to finish.
+   */
+  cpuUsPerRequest: number;
   /** Responses other than 2xx (or the plan's status), and socket errors or timeouts: both must be 0 for a valid run. */
   non2xx: number;
   errors: number;
@@ -31,12 +39,25 @@ function percentile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
+/** After a run: long enough for the requests in flight when it stopped to finish, so their CPU time falls inside the count. */
+const SETTLE_MS = 250;
+
 /**
  * Drive one target with autocannon. Latency comes from its per-response event
  * (fractional milliseconds) rather than its histogram, which keeps whole
  * milliseconds only: too coarse for sub-millisecond requests.
  */
-export function drive(plan: LoadPlan): Promise<Sample> {
+export async function drive(plan: LoadPlan): Promise<Sample> {
+  const before = await plan.cpuUs?.();
+  const { sample, sent } = await run(plan);
+  if (before === undefined || !plan.cpuUs) return sample;
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const used = (await plan.cpuUs()) - before;
+  return { ...sample, cpuUsPerRequest: used / (sent / plan.cycle.length) };
+}
+
+/** The timed run, and how many HTTP requests autocannon sent (those in flight at the end included). */
+function run(plan: LoadPlan): Promise<{ sample: Sample; sent: number }> {
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     const open = new Map<object, { sent: number; sum: number }>();
@@ -51,15 +72,17 @@ export function drive(plan: LoadPlan): Promise<Sample> {
         }
         const sorted = Float64Array.from(latencies).sort();
         const callsPerHttp = plan.callsPerRequest / plan.cycle.length;
-        resolve({
+        const sample: Sample = {
           requestsPerS: latencies.length / result.duration,
           callsPerS: ((responses - non2xx) * callsPerHttp) / result.duration,
           p50Ms: percentile(sorted, 0.5),
           p99Ms: percentile(sorted, 0.99),
           requests: latencies.length,
+          cpuUsPerRequest: Number.NaN,
           non2xx,
           errors: result.errors,
-        });
+        };
+        resolve({ sample, sent: result.requests.sent });
       },
     );
     instance.on('response', (client, statusCode, _bytes, responseTime) => {

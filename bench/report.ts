@@ -1,17 +1,7 @@
 import type { TargetStats } from './child.js';
-import type { Sample } from './load.js';
 import type { SearchReport } from './search-load.js';
+import type { Cell, Summary } from './summary.js';
 import { TARGET_LABELS, type TargetName } from './targets.js';
-
-/** The median of each figure over the rounds, with the rounds kept for the JSON. */
-export interface Summary extends Sample {
-  rounds: Sample[];
-}
-
-export interface Cell {
-  connections: number;
-  targets: Partial<Record<TargetName, Summary>>;
-}
 
 export interface ScenarioReport {
   id: string;
@@ -55,7 +45,16 @@ export interface Verdict {
 export interface BenchReport {
   date: string;
   machine: { cpus: number; cpu: string; node: string; os: string; memoryGiB: number };
-  settings: { durationS: number; warmupS: number; rounds: number; connections: number[]; logLevel: string; targets: TargetName[] };
+  settings: {
+    durationS: number;
+    warmupS: number;
+    rounds: number;
+    connections: number[];
+    logLevel: string;
+    targets: TargetName[];
+    /** The CPUs of the servers and of everything else; absent with --no-pin. */
+    pinning?: { server: string; others: string };
+  };
   scenarios: ScenarioReport[];
   manyTools?: ManyToolsReport;
   search?: SearchReport;
@@ -66,102 +65,17 @@ export interface BenchReport {
   verdicts: Verdict[];
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-export function summarize(rounds: Sample[]): Summary {
-  const of = (key: keyof Sample) => median(rounds.map((r) => r[key]));
-  return {
-    requestsPerS: of('requestsPerS'),
-    callsPerS: of('callsPerS'),
-    p50Ms: of('p50Ms'),
-    p99Ms: of('p99Ms'),
-    requests: rounds.reduce((sum, r) => sum + r.requests, 0),
-    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
-    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
-    rounds,
-  };
-}
-
-const RATIO_CONNECTIONS = 16;
-
-/** The cell at 16 connections, or the run's highest count below it when 16 was not run. */
-function cellAt<C extends { connections: number }>(cells: readonly C[]): C | undefined {
-  return cells.find((c) => c.connections === RATIO_CONNECTIONS) ?? cells.filter((c) => c.connections < RATIO_CONNECTIONS).at(-1) ?? cells[0];
-}
-
-/** The issue's goals, checked at 16 connections (see `cellAt`). */
-export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyToolsReport): Verdict[] {
-  const cellOf = (id: string) => cellAt(scenarios.find((s) => s.id === id)?.cells ?? []);
-  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b);
-  const check = (goal: string, value: number | undefined, threshold: number, describe: (v: number) => string, atMost = false): Verdict =>
-    value === undefined || Number.isNaN(value)
-      ? { goal, measured: 'not measured' }
-      : { goal, measured: describe(value), met: atMost ? value <= threshold : value >= threshold };
-  const at = (cell: { connections: number } | undefined) => (cell ? ` at ${cell.connections} conn.` : '');
-  // Three decimals below 1, so a ratio just under a goal of 0.5 never prints as 0.50.
-  const x = (v: number) => `${v.toFixed(v < 1 ? 3 : 2)} ×`;
-  const STORES = [
-    ['memory', 'memory store', 0.5],
-    ['redis', 'Redis store', 0.45],
-  ] as const;
-  const rows: Verdict[] = [];
-  for (const [id, what] of [
-    ['noop', 'One no-op call'],
-    ['read4k', 'One Read of 4 KB'],
-  ] as const) {
-    const cell = cellOf(id);
-    for (const [store, label, goal] of STORES) {
-      const value = ratio(cell?.targets[store]?.requestsPerS, cell?.targets.floor?.requestsPerS);
-      rows.push(check(`${what}, ${label}: ≥ ${goal} × the floor’s requests/s`, value, goal, (v) => x(v) + at(cell)));
-    }
-  }
-  for (const [ten, one, what] of [
-    ['noop10', 'noop', 'no-op'],
-    ['read4k10', 'read4k', 'Read'],
-  ] as const) {
-    const [many, single] = [cellOf(ten), cellOf(one)];
-    for (const [store, label] of STORES) {
-      const value = ratio(many?.targets[store]?.callsPerS, single?.targets[store]?.callsPerS);
-      rows.push(check(`Ten ${what} calls per request: ≥ 5 × the tool calls/s of one per request (${label})`, value, 5, (v) => x(v) + at(many)));
-    }
-  }
-  const noop = cellOf('noop');
-  rows.push(check('p99 within 2 × the floor’s p99 (memory, one no-op call)', ratio(noop?.targets.memory?.p99Ms, noop?.targets.floor?.p99Ms), 2, (v) => x(v) + at(noop), true));
-  const ten = cellOf('noop10');
-  if (scenarios.some((s) => s.cells.some((c) => c.targets.mcp))) {
-    rows.push(
-      check('One call: ≥ 4 × the MCP server’s tool calls/s (memory)', ratio(noop?.targets.memory?.callsPerS, noop?.targets.mcp?.callsPerS), 4, (v) => x(v) + at(noop)),
-      check('Ten calls: ≥ 20 × the MCP server’s tool calls/s (memory)', ratio(ten?.targets.memory?.callsPerS, ten?.targets.mcp?.callsPerS), 20, (v) => x(v) + at(ten)),
-    );
-  }
-  const read = scenarios.find((s) => s.id === 'read4k')?.syscalls?.targets;
-  const sampled = (v: number) => `${x(v)} (${read!.memory!.perRequest.toFixed(1)} against ${read!.floor!.perRequest.toFixed(1)})`;
-  rows.push(check('System calls per one-Read request ≤ 1.5 × the floor’s (memory)', ratio(read?.memory?.perRequest, read?.floor?.perRequest), 1.5, sampled, true));
-  if (manyTools) {
-    const cell = cellAt(manyTools.cells);
-    const grows = (kind: 'revalidate' | 'noop') => ratio(cell?.[kind]['many-tools']?.requestsPerS, cell?.[kind].memory?.requestsPerS);
-    rows.push(
-      check(`Execute cost does not grow with the catalog: one Noop with ${manyTools.httpTools} HTTP tools ≥ 0.9 × the small registry’s requests/s`, grows('noop'), 0.9, (v) => x(v) + at(cell)),
-      check(`GET /tools revalidation (304) does not grow with the catalog: ≥ 0.9 × the small registry’s requests/s`, grows('revalidate'), 0.9, (v) => x(v) + at(cell)),
-    );
-  }
-  return rows;
-}
-
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isNaN(n) ? '–' : n < 10 ? n.toFixed(2) : n.toFixed(1));
 const times = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(2));
+const cpu = (s: Summary) => (Number.isNaN(s.cpuUsPerRequest) ? '–' : int(s.cpuUsPerRequest));
 
 function table(scenario: ScenarioReport): string[] {
   const lines = [
     `### ${scenario.title}`,
     '',
-    '| conn. | target | req/s | tool calls/s | p50 ms | p99 ms | × floor req/s | × MCP calls/s | Redis round trips/req |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| conn. | target | req/s | tool calls/s | p50 ms | p99 ms | CPU µs/req | × floor req/s | × floor CPU/req | × MCP calls/s | Redis round trips/req |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const cell of scenario.cells) {
     const floor = cell.targets.floor;
@@ -170,8 +84,8 @@ function table(scenario: ScenarioReport): string[] {
       const flags = s.non2xx + s.errors > 0 ? ` ⚠ ${s.non2xx} non-2xx, ${s.errors} errors` : '';
       const redis = name === 'redis' && scenario.redisCommands ? scenario.redisCommands.perRequest.toFixed(1) : '';
       lines.push(
-        `| ${cell.connections} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${int(s.callsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ` +
-          `${times(floor && s.requestsPerS / floor.requestsPerS)} | ${times(mcp && s.callsPerS / mcp.callsPerS)} | ${redis} |`,
+        `| ${cell.connections} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${int(s.callsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${cpu(s)} | ` +
+          `${times(floor && s.requestsPerS / floor.requestsPerS)} | ${times(floor && s.cpuUsPerRequest / floor.cpuUsPerRequest)} | ${times(mcp && s.callsPerS / mcp.callsPerS)} | ${redis} |`,
       );
     }
   }
@@ -221,14 +135,16 @@ type ByTarget = Partial<Record<TargetName, Summary>>;
 
 /** The small registry against the large catalog, request kind by request kind (many-tools and search). */
 function catalogTable<K extends string>(title: string, cells: readonly ({ connections: number } & Record<K, ByTarget>)[], requests: readonly (readonly [K, string])[]): string[] {
-  const lines = [`### ${title}`, '', '| conn. | request | target | req/s | p50 ms | p99 ms | × small registry req/s |', '|---:|---|---|---:|---:|---:|---:|'];
+  const lines = [`### ${title}`, '', '| conn. | request | target | req/s | p50 ms | p99 ms | CPU µs/req | × small registry req/s |', '|---:|---|---|---:|---:|---:|---:|---:|'];
   for (const cell of cells) {
     for (const [kind, label] of requests) {
       const byTarget: ByTarget = cell[kind];
       const small = byTarget.memory;
       for (const [name, s] of Object.entries(byTarget) as [TargetName, Summary][]) {
         const flags = s.non2xx + s.errors > 0 ? ` ⚠ ${s.non2xx} unexpected statuses, ${s.errors} errors` : '';
-        lines.push(`| ${cell.connections} | ${label} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${times(small && s.requestsPerS / small.requestsPerS)} |`);
+        lines.push(
+          `| ${cell.connections} | ${label} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${cpu(s)} | ${times(small && s.requestsPerS / small.requestsPerS)} |`,
+        );
       }
     }
   }
@@ -253,7 +169,11 @@ export function markdown(report: BenchReport): string {
   const lines = [
     `Run of ${report.date}: ${machine.cpus} × ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}.`,
     `${settings.durationS} s per run, median of ${settings.rounds} round(s) with the targets alternating, ${settings.warmupS} s warm-up; ` +
-      `toolgate logs at "${settings.logLevel}". Load generator and servers share the machine's cores.`,
+      `toolgate logs at "${settings.logLevel}". ` +
+      (settings.pinning
+        ? `Pinned: each server on CPU ${settings.pinning.server}, the load generator, redis-server and strace on CPU ${settings.pinning.others}.`
+        : 'Not pinned (--no-pin): load generator and servers share the machine\'s cores.') +
+      ' CPU µs/req: the server process\'s CPU time (all threads, user and system) over a run, per request sent.',
     '',
   ];
   for (const scenario of report.scenarios) lines.push(...table(scenario), '');

@@ -3,13 +3,16 @@ import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type autocannon from 'autocannon';
 import type { GatewayOptions } from './gateway.js';
-import { drive, type LoadPlan, type Sample } from './load.js';
+import { drive } from './load.js';
+import { measurer } from './measure.js';
+import { choosePinning, pinRunner, type Pinning } from './pin.js';
 import { summarizeProfile } from './profile.js';
 import { startRedis, type BenchRedis } from './redis.js';
-import { markdown, summarize, verdicts, type BenchReport, type ManyToolsReport, type ScenarioReport, type Summary, type SyscallSample } from './report.js';
-import { createWorkspace, executeBody, mcpBody, SCENARIOS, type Scenario } from './scenarios.js';
+import { verdicts } from './goals.js';
+import { markdown, type BenchReport, type ManyToolsReport, type ScenarioReport, type SyscallSample } from './report.js';
+import { checkSameReads, plan, sendChecked } from './requests.js';
+import { createWorkspace, SCENARIOS, type Scenario } from './scenarios.js';
 import { SEARCH_SCENARIO, searchLoad } from './search-load.js';
 import { StraceAttachError, straceMissing, syscallsDuring, THREAD_POOL_RESOURCES } from './syscalls.js';
 import { startTarget, TARGET_LABELS, type Target, type TargetName } from './targets.js';
@@ -19,7 +22,7 @@ const SCENARIO_IDS = [...SCENARIOS.map((s) => s.id), MANY_TOOLS.id, SEARCH_SCENA
 /** The scenarios that compare the small registry with the large catalog (the `many-tools` target). */
 const LARGE_CATALOG_IDS = [MANY_TOOLS.id, SEARCH_SCENARIO.id];
 /** The scenarios whose system calls and thread-pool hops are counted, on these targets. */
-const SYSCALL_SCENARIOS = ['noop', 'read4k'];
+const SYSCALL_SCENARIOS = ['noop', 'read4k', 'readline10'];
 const SYSCALL_TARGETS: readonly TargetName[] = ['floor', 'memory'];
 
 const HELP = `npm run bench [-- options]
@@ -28,7 +31,9 @@ const HELP = `npm run bench [-- options]
   --duration <s>        seconds per timed run (default 3)
   --warmup <s>          seconds of warm-up per scenario and target (default 2)
   --rounds <n>          rounds per cell, targets alternating; the median is reported (default 3)
-  --connections <list>  connection counts (default 1,16,64)
+  --connections <list>  connection counts (default 1,16)
+  --no-pin              let the servers and the load generator share every CPU (by default each
+                        server runs on one CPU and everything else on the others, with taskset)
   --scenarios <list>    ${SCENARIO_IDS.join(',')} (default all)
   --targets <list>      floor,memory,redis,mcp (default all; redis needs redis-server)
   --log-level <level>   toolgate's log level (default info)
@@ -38,12 +43,8 @@ const HELP = `npm run bench [-- options]
 
 const RESULTS = fileURLToPath(new URL('results/', import.meta.url));
 const ALL_TARGETS: readonly TargetName[] = ['floor', 'memory', 'redis', 'mcp'];
-const JSON_HEADERS = { 'content-type': 'application/json' };
-const MCP_HEADERS = { ...JSON_HEADERS, accept: 'application/json, text/event-stream' };
 /** Before counting Redis commands: longer than any request of a load run takes to finish. */
 const QUIET_MS = 2_000;
-/** Between runs, so one target's leftover work (GC, closing sockets) does not fall into the next one's run. */
-const PAUSE_MS = 300;
 
 const { values: flags } = parseArgs({
   options: {
@@ -56,6 +57,7 @@ const { values: flags } = parseArgs({
     targets: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     profile: { type: 'boolean', default: false },
+    'no-pin': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -69,7 +71,7 @@ const settings = {
   durationS: Number(flags.duration ?? (flags.profile ? 10 : flags.quick ? 1 : 3)),
   warmupS: Number(flags.warmup ?? (flags.quick ? 0.5 : 2)),
   rounds: Number(flags.rounds ?? (flags.quick ? 1 : 3)),
-  connections: (list(flags.connections) ?? (flags.quick || flags.profile ? ['16'] : ['1', '16', '64'])).map(Number),
+  connections: (list(flags.connections) ?? (flags.quick || flags.profile ? ['16'] : ['1', '16'])).map(Number),
   logLevel: flags['log-level']!,
   /** Sequential requests whose Redis round trips are counted per scenario. */
   redisSample: flags.quick ? 20 : 50,
@@ -86,68 +88,15 @@ if (chosen.length === 0 || chosen.some((id) => !SCENARIO_IDS.includes(id)) || wa
 
 const log = (line: string) => console.error(line);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const measure = measurer(settings, log);
 
-/** Request numbers per target: they pick the Edit slot and make call ids unique (see scenarios.ts). */
-const counters = new Map<TargetName, number>();
-const next = (target: TargetName) => {
-  const n = counters.get(target) ?? 0;
-  counters.set(target, n + 1);
-  return n;
-};
-
-/** The HTTP requests of one scenario request, for autocannon; bodies that vary per request are built as they go. */
-function cycle(target: Target, scenario: Scenario): autocannon.Request[] {
-  if (target.protocol === 'execute') {
-    const base = { method: 'POST' as const, path: '/execute', headers: JSON_HEADERS };
-    if (!scenario.perRequest) return [{ ...base, body: executeBody(scenario, 0, target.name) }];
-    return [{ ...base, setupRequest: (req) => ({ ...req, body: executeBody(scenario, next(target.name), target.name) }) }];
-  }
-  const base = { method: 'POST' as const, path: '/mcp', headers: MCP_HEADERS };
-  return scenario.calls(0, target.name).map((call, i) => {
-    const varies = mcpBody(call, i + 1) !== mcpBody(scenario.calls(1, target.name)[i]!, i + 1);
-    if (!varies) return { ...base, body: mcpBody(call, i + 1) };
-    return { ...base, setupRequest: (req) => ({ ...req, body: mcpBody(scenario.calls(next(target.name), target.name)[i]!, i + 1) }) };
-  });
+/** Unless --no-pin: each server on one CPU, the runner and everything else it starts on the others. */
+const pinChoice = flags['no-pin'] ? undefined : choosePinning();
+if (typeof pinChoice === 'string') {
+  console.error(`cannot pin: ${pinChoice}`);
+  process.exit(2);
 }
-
-/** Send one scenario request outside the load run, fail loudly unless every call succeeded, and return the calls' texts. */
-async function sendChecked(target: Target, scenario: Scenario): Promise<string[]> {
-  const n = next(target.name);
-  if (target.protocol === 'execute') {
-    const response = await fetch(`${target.url}/execute`, { method: 'POST', headers: JSON_HEADERS, body: executeBody(scenario, n, target.name) });
-    const body = (await response.json()) as { results?: { status: string; text: string }[] };
-    const failed = body.results?.find((r) => r.status !== 'success');
-    if (response.status !== 200 || body.results?.length !== scenario.callsPerRequest || failed) {
-      throw new Error(`${target.name} ${scenario.id}: HTTP ${response.status} ${JSON.stringify(failed ?? body).slice(0, 300)}`);
-    }
-    return body.results.map((r) => r.text);
-  }
-  const texts: string[] = [];
-  for (const [i, call] of scenario.calls(n, target.name).entries()) {
-    const response = await fetch(`${target.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: mcpBody(call, i + 1) });
-    const body = (await response.json()) as { result?: { isError?: boolean; content?: { text?: string }[] } };
-    if (response.status !== 200 || !body.result || body.result.isError) {
-      throw new Error(`${target.name} ${scenario.id}: HTTP ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
-    }
-    texts.push(body.result.content?.[0]?.text ?? '');
-  }
-  return texts;
-}
-
-/** Every target must answer a scenario of Reads alike, or the floor would not be doing the work toolgate's Read does. */
-function checkSameReads(scenario: Scenario, texts: ReadonlyMap<TargetName, string[]>): void {
-  if (!scenario.calls(0, 'check').every((call) => call.name === 'Read')) return;
-  const [[first, expected] = ['', []], ...others] = [...texts];
-  for (const [name, got] of others) {
-    if (JSON.stringify(got) !== JSON.stringify(expected)) {
-      throw new Error(`${scenario.id}: ${name} answers ${JSON.stringify(got[0]?.slice(0, 120))}, ${first} ${JSON.stringify(expected[0]?.slice(0, 120))}`);
-    }
-  }
-}
-
-function plan(target: Target, scenario: Scenario, connections: number, durationS: number): LoadPlan {
-  return { url: target.url, connections, durationS, cycle: cycle(target, scenario), callsPerRequest: scenario.callsPerRequest };
-}
+const pinning: Pinning | undefined = pinChoice;
 
 function machine(): BenchReport['machine'] {
   const cores = cpus();
@@ -167,37 +116,10 @@ async function startTargets(names: readonly TargetName[], workspace: string, spi
     if (name === 'redis') gateway.redisUrl = redis!.url;
     if (name === 'many-tools') gateway.httpTools = MANY_TOOLS.httpTools;
     const options = name === 'floor' || name === 'mcp' ? { workspace } : gateway;
-    targets.push(await startTarget(name, options));
-    log(`started ${TARGET_LABELS[name]} at ${targets.at(-1)!.url}`);
+    targets.push(await startTarget(name, options, pinning?.server));
+    log(`started ${TARGET_LABELS[name]} at ${targets.at(-1)!.url}${pinning ? ` on CPU ${pinning.server}` : ''}`);
   }
   return targets;
-}
-
-type Measured = { connections: number; targets: Partial<Record<TargetName, Summary>> }[];
-
-/** Warm-up, then at each connection count rounds of timed runs with the targets alternating; the median of each target's rounds. */
-async function measure(targets: readonly Target[], label: string, planFor: (target: Target, connections: number, durationS: number) => LoadPlan): Promise<Measured> {
-  if (settings.warmupS > 0) {
-    for (const target of targets) await drive(planFor(target, Math.max(...settings.connections), settings.warmupS));
-  }
-  const cells: Measured = [];
-  for (const connections of settings.connections) {
-    const rounds = new Map<TargetName, Sample[]>();
-    for (let round = 0; round < settings.rounds; round++) {
-      // Each round starts at the next target, so no target always runs right after the same one.
-      const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
-      for (const target of order) {
-        await sleep(PAUSE_MS);
-        const sample = await drive(planFor(target, connections, settings.durationS));
-        rounds.set(target.name, [...(rounds.get(target.name) ?? []), sample]);
-        log(`${label} ${connections} conn. round ${round + 1}/${settings.rounds} ${target.name}: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms`);
-      }
-    }
-    const cell: Measured[number] = { connections, targets: {} };
-    for (const target of targets) cell.targets[target.name] = summarize(rounds.get(target.name)!);
-    cells.push(cell);
-  }
-  return cells;
 }
 
 /** System calls (under strace) and thread-pool hops (the child's async hook) of sequential scenario requests. */
@@ -250,6 +172,7 @@ async function manyTools(small: Target, many: Target): Promise<ManyToolsReport> 
     cycle: [{ method: 'GET', path: '/tools', headers: { 'if-none-match': etags.get(target.name)! } }],
     callsPerRequest: 0,
     status: 304,
+    cpuUs: target.cpuUs,
   }));
   return {
     id: MANY_TOOLS.id,
@@ -303,7 +226,15 @@ async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<
   return {
     date: new Date().toISOString(),
     machine: machine(),
-    settings: { durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel, targets: all.map((t) => t.name) },
+    settings: {
+      durationS: settings.durationS,
+      warmupS: settings.warmupS,
+      rounds: settings.rounds,
+      connections: settings.connections,
+      logLevel: settings.logLevel,
+      targets: all.map((t) => t.name),
+      ...(pinning ? { pinning } : {}),
+    },
     scenarios: reports,
     ...(manyToolsReport ? { manyTools: manyToolsReport } : {}),
     ...(searchReport ? { search: searchReport } : {}),
@@ -337,6 +268,7 @@ async function main(): Promise<void> {
   const spillDir = join(root, 'spill');
   let redis: BenchRedis | undefined;
   let targets: Target[] = [];
+  if (pinning) pinRunner(pinning);
   try {
     await createWorkspace(workspace, wanted);
     await mkdir(RESULTS, { recursive: true });

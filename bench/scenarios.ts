@@ -13,10 +13,12 @@ export interface Scenario {
   callsPerRequest: number;
   /**
    * The calls of request number `n` against target `target`. Scenarios with an
-   * Edit give every request its own call ids, session and file (see
-   * `EDIT_SLOTS`); the others send the same body every time.
+   * Edit give every request its own session and file (see `EDIT_SLOTS`); the
+   * others send the same calls every time. Every request has call ids of its
+   * own (see `executeBody`).
    */
   calls(n: number, target: string): BenchCall[];
+  /** Whether request `n`'s calls depend on `n` (an Edit's session and file). */
   perRequest: boolean;
 }
 
@@ -32,9 +34,11 @@ export const EDIT_SLOTS = 1024;
 const MARKER = '@@';
 
 export const READ_FILE = 'read-4k.txt';
+export const LINE_FILE = 'read-line.txt';
 
 const noop: BenchCall = { name: 'Noop', args: {} };
 const read4k: BenchCall = { name: 'Read', args: { path: READ_FILE } };
+const readLine: BenchCall = { name: 'Read', args: { path: LINE_FILE } };
 
 export const SCENARIOS: readonly Scenario[] = [
   { id: 'noop', title: 'One no-op call per request', callsPerRequest: 1, perRequest: false, calls: () => [noop] },
@@ -60,6 +64,13 @@ export const SCENARIOS: readonly Scenario[] = [
     calls: () => Array.from({ length: 10 }, () => read4k),
   },
   {
+    id: 'readline10',
+    title: 'Ten Reads of a one-line file per request',
+    callsPerRequest: 10,
+    perRequest: false,
+    calls: () => Array.from({ length: 10 }, () => readLine),
+  },
+  {
     id: 'mixed',
     title: 'Mixed batch: 3 Read, 1 Edit, 2 Grep per request',
     callsPerRequest: 6,
@@ -76,14 +87,30 @@ export const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
-/** A POST /execute body (OpenAI `tool_calls`), the same for toolgate and the floor. */
+/**
+ * A POST /execute body (OpenAI `tool_calls`), the same for toolgate and the
+ * floor. Call ids are fresh in every request, as a model's are: `call_<n>_<i>`.
+ */
 export function executeBody(scenario: Scenario, n: number, target: string): string {
   const calls = scenario.calls(n, target).map((call, i) => ({
-    id: scenario.perRequest ? `call_${n}_${i}` : `call_${i}`,
+    id: `call_${n}_${i}`,
     type: 'function',
     function: { name: call.name, arguments: JSON.stringify(call.args) },
   }));
   return JSON.stringify(scenario.perRequest ? { session_id: `bench-${n % EDIT_SLOTS}`, tool_calls: calls } : { tool_calls: calls });
+}
+
+const ID_MARK = '\u0000n\u0000';
+
+/**
+ * The bodies of a scenario whose calls do not vary, request by request, at the
+ * cost of a string replace: the load generator must keep up with the floor.
+ */
+export function executeBodies(scenario: Scenario, target: string): (n: number) => string {
+  if (scenario.perRequest) return (n) => executeBody(scenario, n, target);
+  const [before, ...rest] = executeBody(scenario, 0, target).split('"call_0_');
+  const template = [before, ...rest.map((part) => `"call_${ID_MARK}_${part}`)].join('');
+  return (n) => template.replaceAll(ID_MARK, String(n));
 }
 
 /** One MCP JSON-RPC tools/call request: the protocol has no batch of calls, so a scenario request is one of these per call. */
@@ -105,10 +132,11 @@ function fourKilobytes(): string {
   return Array.from({ length: 64 }, (_, i) => `line ${String(i + 1).padStart(4, '0')}: ${'lorem ipsum dolor sit amet '.repeat(2)}`.slice(0, 63) + '\n').join('');
 }
 
-/** The workspace every target serves: the Read file, three sources, and each target's own Edit files. */
+/** The workspace every target serves: the Read files, three sources, and each target's own Edit files. */
 export async function createWorkspace(root: string, targets: readonly string[]): Promise<void> {
   await mkdir(join(root, 'src'), { recursive: true });
   await writeFile(join(root, READ_FILE), fourKilobytes());
+  await writeFile(join(root, LINE_FILE), 'a file of one line\n');
   for (const name of ['a', 'b', 'c']) await writeFile(join(root, 'src', `${name}.ts`), sourceFile(name));
   for (const target of targets) {
     const dir = join(root, 'edit', target);

@@ -1,15 +1,9 @@
-import type { LoadPlan } from './load.js';
-import type { Summary } from './report.js';
+import type { Measure } from './measure.js';
+import type { Summary } from './summary.js';
 import { BENCH_QUERIES } from './search-queries.js';
 import type { Target, TargetName } from './targets.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-type Measure = (
-  targets: readonly Target[],
-  label: string,
-  planFor: (target: Target, connections: number, durationS: number) => LoadPlan,
-) => Promise<{ connections: number; targets: Partial<Record<TargetName, Summary>> }[]>;
 
 /**
  * The search scenario: the small-registry gateway (`memory`) against the one
@@ -56,6 +50,7 @@ export async function searchLoad(small: Target, many: Target, measure: Measure):
     cycle: [{ method: 'GET', path: '/tools', setupRequest: (req) => ({ ...req, path: `/tools?q=${encodeURIComponent(query(target))}` }) }],
     callsPerRequest: 0,
     status: 200,
+    cpuUs: target.cpuUs,
   }));
   const toolSearch = await measure(both, `${SEARCH_SCENARIO.id} tool_search`, (target, connections, durationS) => ({
     url: target.url,
@@ -64,6 +59,7 @@ export async function searchLoad(small: Target, many: Target, measure: Measure):
     cycle: [{ method: 'POST', path: '/execute', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: toolSearchBody(query(target)) }) }],
     callsPerRequest: 1,
     status: 200,
+    cpuUs: target.cpuUs,
   }));
   return {
     ...SEARCH_SCENARIO,

@@ -14,6 +14,8 @@ export interface Target {
   /** The child's process id, for strace to attach to. */
   pid: number;
   stats(): Promise<TargetStats>;
+  /** CPU time the target's process has used so far (every thread, user and system), in microseconds. */
+  cpuUs(): Promise<number>;
   /** Count the async resources the target creates from now until `resourcesStop`, by type. */
   resourcesStart(): Promise<void>;
   resourcesStop(): Promise<Record<string, number>>;
@@ -39,12 +41,13 @@ const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.
  * Start a target's entry under tsx (`node --import tsx`); the gateway's entry
  * then loads toolgate itself from the build (see gateway.ts). stdout goes to
  * /dev/null: toolgate's JSON log lines are written (and paid for) but not kept.
+ * With `cpus` (a `taskset -c` list) the process and all its threads run on
+ * those CPUs only; taskset execs node, so the pid is node's.
  */
-export async function startTarget(name: TargetName, options: object): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(ENTRY[name], import.meta.url)), JSON.stringify(options)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+export async function startTarget(name: TargetName, options: object, cpus?: string): Promise<Target> {
+  const argv = [process.execPath, '--import', 'tsx', fileURLToPath(new URL(ENTRY[name], import.meta.url)), JSON.stringify(options)];
+  const [command, ...args] = cpus === undefined ? argv : ['taskset', '-c', cpus, ...argv];
+  const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`${name} exited with ${code} before it listened`));
     child.once('exit', onExit);
@@ -64,6 +67,11 @@ export async function startTarget(name: TargetName, options: object): Promise<Ta
       const reply = await request(child, { type: 'stats' });
       if (reply.type !== 'stats') throw new Error(`${name} answered ${reply.type} to stats`);
       return reply.stats;
+    },
+    cpuUs: async () => {
+      const reply = await request(child, { type: 'cpu' });
+      if (reply.type !== 'cpu') throw new Error(`${name} answered ${reply.type} to cpu`);
+      return reply.us;
     },
     resourcesStart: async () => void (await request(child, { type: 'resources-start' })),
     resourcesStop: async () => {
