@@ -7,11 +7,21 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
 import { stampOf } from './stamp.js';
-import { cutLine, looksBinary } from './text.js';
+import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
 const CHUNK_BYTES = 64 * 1024;
+/**
+ * The buffer of a file's first read: its size and one byte more (so reading all of it comes back short and ends
+ * the loop), at most 64 KB; under 4 KB it comes from Node's shared buffer pool. Not zeroed: only the bytes a read
+ * returned are looked at. A 64 KB buffer for every Read, whatever the file, made V8 count 64 KB of array buffer
+ * per call against the heap: it drove scavenges, and under load, once a full collection had set the old-space limit
+ * close to the live heap, the promoted ones kept old-space marking running back to back (docs/performance.md).
+ */
+function readBufferFor(size: number): Buffer {
+  return Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size + 1));
+}
 
 /** Flags for opening a file only to read it: O_NONBLOCK so a FIFO planted in the workspace cannot hang the open. */
 export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -31,13 +41,14 @@ interface Lines {
 
 /**
  * `cat -n` lines of the window, streamed so memory stays bounded even for
- * huge files or huge lines. `refuse` sees the first chunk (the file's start)
- * before anything is decoded; `size` is the file's size when it was opened.
+ * huge files or huge lines. `refuse` sees the file's first SNIFF_BYTES, in
+ * one piece or more, each before it is decoded; `size` is the file's size
+ * when it was opened.
  */
 async function numberLines(handle: FileHandle, window: Window, signal: AbortSignal, size: number, refuse: (head: Buffer) => void): Promise<Lines> {
   const result: Lines = { numbered: [], seen: 0, more: false, cut: false };
   const decoder = new StringDecoder('utf8');
-  const buffer = Buffer.alloc(CHUNK_BYTES);
+  let buffer = readBufferFor(size);
   let line = '';
   let omitted = 0;
   const append = (piece: string): void => {
@@ -62,11 +73,11 @@ async function numberLines(handle: FileHandle, window: Window, signal: AbortSign
   };
   for (let total = 0; ; ) {
     throwIfAborted(signal);
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
-    if (total === 0) refuse(buffer.subarray(0, bytesRead));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (total < SNIFF_BYTES) refuse(buffer.subarray(0, Math.min(bytesRead, SNIFF_BYTES - total)));
     total += bytesRead;
     // A short read that reaches the size the file had is its end: no second read just to be told so.
-    const atEnd = bytesRead === 0 || (bytesRead < CHUNK_BYTES && total >= size);
+    const atEnd = bytesRead === 0 || (bytesRead < buffer.length && total >= size);
     const text = decoder.write(buffer.subarray(0, bytesRead)) + (atEnd ? decoder.end() : '');
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
@@ -79,6 +90,8 @@ async function numberLines(handle: FileHandle, window: Window, signal: AbortSign
       if (line.length > 0 || omitted > 0) emit();
       return result;
     }
+    // More to read than the first buffer was sized for (the file grew since it was opened): the rest in full chunks.
+    if (buffer.length < CHUNK_BYTES) buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   }
 }
 

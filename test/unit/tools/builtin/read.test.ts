@@ -72,6 +72,16 @@ describe('Read', () => {
     }
   });
 
+  it('reads a small file into a buffer of its own size, not a 64 KB one per call', async () => {
+    // V8 counts array buffers as heap bytes: 64 KB per Read drove scavenges, and those promoted kept old-space marking
+    // running back to back under load once a full collection had tightened the heap limit (docs/performance.md).
+    await sb.put({ 'one.txt': 'a file of one line\n' });
+    await run(sb, 'Read', { path: 'one.txt' });
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 64; i++) expect((await run(sb, 'Read', { path: 'one.txt' })).text).toBe('     1\ta file of one line');
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(512 * 1024);
+  });
+
   it('says so for an empty file', async () => {
     await sb.put({ 'empty.txt': '' });
     expect(await run(sb, 'Read', { path: 'empty.txt' })).toMatchObject({ text: '(empty file)', data: { file_size_bytes: 0 } });
