@@ -5,7 +5,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
-import { createPolicy } from './gates/permission.js';
+import { createPolicy } from '../policy/index.js';
 import { Outage, type OutageLines } from './outage.js';
 import type { PipelineDeps } from './types.js';
 

@@ -9,7 +9,7 @@ import type { SpillStore } from '../spill/spill-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
 import type { RateLimitSettings } from '../shared/settings.js';
-import type { Policy } from './gates/permission.js';
+import type { Policy } from '../policy/index.js';
 import type { Outage } from './outage.js';
 
 /** Who is calling: resolved from the API key (or the anonymous loopback caller). */

@@ -1,3 +1,6 @@
+export type { ClassifiedPart, ToolClassification } from './classification.js';
+export { RANK, stricter, strictest, type Decision } from './decision.js';
 export { compilePolicyPattern, patternProblem } from './pattern.js';
+export { createPolicy, type Policy, type PolicyRuleSpec, type PolicyVerdict } from './policy.js';
 export { toolAllowance, toolNameMatcher, unreachableRules, type ToolShape } from './reach.js';
 export { allowedByAll, toolsetPatterns, toolsetProblems, type ToolsetsConfig } from './toolsets.js';

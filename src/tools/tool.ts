@@ -1,4 +1,5 @@
 import type { TraceHeaders } from '../observability/tracing.js';
+import type { ToolClassification } from '../policy/index.js';
 import type { GatewayError } from '../protocol/errors.js';
 import type { ToolFormat } from '../protocol/catalog.js';
 import type { SpillOutcome } from '../spill/spill-store.js';
@@ -71,25 +72,6 @@ export interface SandboxInfo {
   mode: 'bwrap' | 'none';
   setting: 'auto' | 'required' | 'none';
 }
-
-/** A permission decision. */
-export type ToolDecision = 'allow' | 'ask' | 'deny';
-
-/** One part of a call as the tool judges it (a shell command's simple command), with the arguments policy rules see for it. */
-export interface ClassifiedPart {
-  args: Record<string, unknown>;
-  decision: ToolDecision;
-  /** Why, for the denial message. */
-  reason: string;
-}
-
-/**
- * The class a tool derives from its own arguments, e.g. a shell command's
- * risk: one decision for the call, or one for each part of it. Unknown
- * (the tool cannot read the arguments, a command that does not parse; as
- * `{unknown: why}` with what is wrong) is DENY whatever the rules say.
- */
-export type ToolClassification = ToolDecision | 'unknown' | { unknown: string } | { parts: ClassifiedPart[] };
 
 /** Where an upstream tool comes from, and whether it can be reached now. */
 export interface UpstreamOrigin {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ToolClassification } from '../tool.js';
+import type { ToolClassification } from '../../policy/index.js';
 
 /**
  * Files naming programs that other commands run: git's (`core.fsmonitor`

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../../../src/config/schema.js';
-import { createPolicy, permissionGate } from '../../../../src/pipeline/gates/permission.js';
+import { permissionGate } from '../../../../src/pipeline/gates/permission.js';
+import { createPolicy } from '../../../../src/policy/index.js';
 import type { PipelineDeps } from '../../../../src/pipeline/types.js';
 import { bashPermissionHooks } from '../../../../src/tools/bash/classify/index.js';
 import { plannedCall } from '../../../helpers/gates.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configFrom } from '../../../../src/config/load.js';
-import { createPolicy } from '../../../../src/pipeline/gates/permission.js';
+import { createPolicy } from '../../../../src/policy/index.js';
 
 describe('permission policy: the most restrictive matching rule decides', () => {
   it('no matching rule allows a registered tool; requires_approval asks', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../../../src/config/schema.js';
-import { createPolicy } from '../../../../src/pipeline/gates/permission.js';
+import { createPolicy } from '../../../../src/policy/index.js';
 import { classifyPath } from '../../../../src/tools/builtin/config-paths.js';
 
 const decide = (rules: PolicyRule[], path: string, requiresApproval = false) =>
