@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { STAGES, stageTimes } from './stages.js';
 
 interface ProfileNode {
   id: number;
@@ -43,11 +44,13 @@ function top(totals: Map<string, number>, all: number, count: number): Row[] {
 }
 
 /**
- * Self time per function and per code location, and inclusive time of
+ * Self time per stage of a request (see stages.ts) in microseconds per
+ * request, per function and per code location, and inclusive time of
  * toolgate's own functions (a function counted once per stack, so recursion
- * does not inflate it), from a `node --cpu-prof` profile.
+ * does not inflate it), from a `node --cpu-prof` profile of a run that
+ * answered `requests` requests and used `cpuUsPerRequest` of process CPU time.
  */
-export async function summarizeProfile(file: string, count = 25): Promise<string> {
+export async function summarizeProfile(file: string, requests: number, cpuUsPerRequest: number, count = 25): Promise<string> {
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
@@ -84,8 +87,18 @@ export async function summarizeProfile(file: string, count = 25): Promise<string
 
   const fmt = (rows: Row[]) => rows.map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`);
   const busy = all - idle;
+  const stages = stageTimes(profile.nodes, self);
+  const perRequest = (us: number) => (us / requests).toFixed(1).padStart(7);
   return [
     `${(all / 1e6).toFixed(1)} s sampled, ${((idle / all) * 100).toFixed(1)}% idle; shares below are of the ${(busy / 1e6).toFixed(1)} s busy.`,
+    '',
+    `Main thread, µs per request by stage (${requests} requests; ${perRequest(busy).trim()} µs busy per request on the main thread, ` +
+      `${Number.isNaN(cpuUsPerRequest) ? '–' : cpuUsPerRequest.toFixed(1)} µs of process CPU time, every thread):`,
+    ...STAGES.filter((stage) => stages.has(stage)).map((stage) => {
+      const { us, functions } = stages.get(stage)!;
+      const most = [...functions].sort((a, b) => b[1] - a[1]).slice(0, 3);
+      return `  ${perRequest(us)} µs  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${stage}: ${most.map(([name, t]) => `${name} ${(t / requests).toFixed(1)}`).join(', ')}`;
+    }),
     '',
     'Self time by code location:',
     ...fmt(top(new Map([...selfByCategory].filter(([k]) => k !== '(idle)')), busy, 15)),

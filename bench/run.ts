@@ -255,8 +255,8 @@ async function profile(target: Target): Promise<void> {
   await target.profileStart();
   const sample = await drive(plan(target, scenario, connections, settings.durationS));
   await target.profileStop(file);
-  log(`${scenario.id} at ${connections} conn. under the profiler: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms`);
-  const summary = await summarizeProfile(file);
+  log(`${scenario.id} at ${connections} conn. under the profiler: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms, ${Math.round(sample.cpuUsPerRequest)} CPU µs/req`);
+  const summary = await summarizeProfile(file, sample.requests, sample.cpuUsPerRequest);
   await writeFile(join(RESULTS, `${name}.txt`), `${summary}\n`);
   console.log(summary);
   log(`\nprofile: ${file} (Chrome DevTools or speedscope open it); summary in ${join(RESULTS, `${name}.txt`)}`);

@@ -12,6 +12,11 @@ export interface Cell {
   targets: Partial<Record<TargetName, Summary>>;
 }
 
+/** The share of one CPU the target used while it ran: its CPU time per request times its requests/s. */
+export function busy(s: Sample): number {
+  return (s.cpuUsPerRequest * s.requestsPerS) / 1e6;
+}
+
 /** The median of the figures that were measured; NaN when none was. */
 function median(values: number[]): number {
   const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
