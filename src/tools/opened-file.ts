@@ -1,5 +1,4 @@
 import { readlinkSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 
 /**
  * The post-open check of {@link Workspace.open}, kept apart from path
@@ -7,16 +6,16 @@ import type { FileHandle } from 'node:fs/promises';
  * path: resolution can be raced (a parent swapped for a symlink after the
  * policy judged the path), the descriptor cannot.
  *
- * Returns the path the OS says `handle` is open on when that is not the file
+ * Returns the path the OS says descriptor `fd` is open on when that is not the file
  * `real` named, else undefined. Undefined as well where the OS cannot tell
  * (no /proc: macOS, Windows); O_NOFOLLOW on the last component is then the
  * guard left.
  */
-export function openedElsewhere(handle: FileHandle, real: string): string | undefined {
+export function openedElsewhere(fd: number, real: string): string | undefined {
   let opened: string;
   try {
     // Synchronous on purpose: procfs answers from memory, never from a disk, and a thread-pool hop costs more.
-    opened = readlinkSync(`/proc/self/fd/${handle.fd}`);
+    opened = readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
   }

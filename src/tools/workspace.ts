@@ -1,8 +1,10 @@
-import { constants, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, open as openFd, realpathSync, statSync } from 'node:fs';
 import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { GatewayError } from '../protocol/errors.js';
 import { openedElsewhere } from './opened-file.js';
+import { denied, errnoCode, mapResolveError } from './path-errors.js';
 
 /** Where a file is to be written; see {@link Workspace.resolveTarget}. */
 export interface WriteTarget {
@@ -46,6 +48,8 @@ export interface Workspace {
    * when it now leads elsewhere inside the root, PERMISSION_DENIED outside.
    */
   open(real: string, flags: number, mode?: number): Promise<FileHandle>;
+  /** {@link Workspace.open} as a bare descriptor, for a caller that makes its metadata calls and close synchronously. */
+  openDescriptor(real: string, flags: number): Promise<number>;
   /** Throws unless `real` is still its own real path (no symlink swapped in since), answering as {@link Workspace.open} does. */
   recheck(real: string): Promise<void>;
   /** Workspace-relative form of a path inside the root, with `/` separators; `.` for the root. */
@@ -70,18 +74,7 @@ export interface Workspace {
   resolveCanonical(p: string, owner?: object): Promise<string>;
 }
 
-const OUTSIDE_SUGGESTION = 'Use a path relative to the workspace root that stays inside it, e.g. "src/index.ts".';
-
-function denied(p: string, why: string): GatewayError {
-  return new GatewayError('PERMISSION_DENIED', {
-    message: `Path ${JSON.stringify(p)} ${why}.`,
-    suggestion: OUTSIDE_SUGGESTION,
-  });
-}
-
-function errnoCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-}
+const openFdAsync = promisify(openFd);
 
 /** What a path resolves to: the real path of its longest existing prefix, and the components missing below it. */
 interface Located {
@@ -139,20 +132,6 @@ export function createWorkspace(root: string): Workspace {
       return (await lstat(abs)).isSymbolicLink();
     } catch {
       return false;
-    }
-  }
-
-  function mapResolveError(p: string, err: unknown): unknown {
-    switch (errnoCode(err)) {
-      case 'ELOOP':
-        return denied(p, 'has too many levels of symbolic links');
-      case 'EACCES':
-      case 'EPERM':
-        return denied(p, 'cannot be accessed');
-      case 'ENAMETOOLONG':
-        return new GatewayError('INVALID_ARGS', { message: `Path ${JSON.stringify(p)} is too long.` });
-      default:
-        return err;
     }
   }
 
@@ -241,11 +220,12 @@ export function createWorkspace(root: string): Workspace {
     return { path: path.join(real, ...missing), exists: false };
   }
 
-  async function openConfined(real: string, flags: number, mode?: number): Promise<FileHandle> {
+  /** The checks of {@link Workspace.open} around `opening`, an open of `real` that does not follow a last symlink. */
+  async function confined<T>(real: string, opening: Promise<T>, fdOf: (opened: T) => number, close: (opened: T) => unknown): Promise<T> {
     const shown = relative(real);
-    let handle: FileHandle;
+    let handle: T;
     try {
-      handle = await open(real, flags | constants.O_NOFOLLOW, mode);
+      handle = await opening;
     } catch (err) {
       const code = errnoCode(err);
       if (code === 'ELOOP') throw moved(shown, real, await realpath(real).catch(() => undefined));
@@ -253,13 +233,15 @@ export function createWorkspace(root: string): Workspace {
       if (code === 'EISDIR') throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is a directory.` });
       throw mapResolveError(shown, err);
     }
-    const opened = openedElsewhere(handle, real);
+    const opened = openedElsewhere(fdOf(handle), real);
     if (opened !== undefined) {
-      await handle.close();
+      await close(handle);
       throw moved(shown, real, opened);
     }
     return handle;
   }
+  const openConfined = (real: string, flags: number, mode?: number) => confined(real, open(real, flags | constants.O_NOFOLLOW, mode), (h) => h.fd, (h) => h.close());
+  const openDescriptor = (real: string, flags: number) => confined(real, openFdAsync(real, flags | constants.O_NOFOLLOW), (fd) => fd, closeSync);
 
   async function recheck(real: string): Promise<void> {
     let now: string;
@@ -299,5 +281,5 @@ export function createWorkspace(root: string): Workspace {
     }
   }
 
-  return { root: realRoot, resolveExisting, resolveTarget, open: openConfined, recheck, relative, canonical, resolveCanonical };
+  return { root: realRoot, resolveExisting, resolveTarget, open: openConfined, openDescriptor, recheck, relative, canonical, resolveCanonical };
 }
