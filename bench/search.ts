@@ -8,11 +8,13 @@
 import { tmpdir } from 'node:os';
 import type * as Search from '../src/registry/search.js';
 import type * as Builtins from '../src/tools/builtin/index.js';
+import type * as PolicyModule from '../src/policy/index.js';
 import { BENCH_QUERIES, catalogTools } from './search-queries.js';
 
 const build = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { buildIndex } = await build<typeof Search>('registry/search.js');
 const { createBuiltinTools } = await build<typeof Builtins>('tools/builtin/index.js');
+const { createPathRules } = await build<typeof PolicyModule>('policy/index.js');
 
 interface Doc {
   name: string;
@@ -22,7 +24,7 @@ interface Doc {
 
 /** The fixture's tools and the built-ins: what the pinned table runs over. */
 function realisticCatalog(): Doc[] {
-  return [...catalogTools(), ...createBuiltinTools(tmpdir()).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))];
+  return [...catalogTools(), ...createBuiltinTools(tmpdir(), createPathRules([])).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))];
 }
 
 function percentile(sorted: number[], q: number): number {

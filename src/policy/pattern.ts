@@ -1,10 +1,5 @@
 import { RE2JS, RE2JSSyntaxException } from 're2js';
 
-/** A compiled argument pattern of a policy rule. */
-export interface Pattern {
-  test(value: string): boolean;
-}
-
 /** What RE2 is missing that JavaScript has, said only when the pattern uses it. */
 const UNSUPPORTED = 'lookaround/backreferences are not supported (RE2)';
 
@@ -56,7 +51,7 @@ function explain(code: string, piece: string | null): string {
  * process on one of them. Throws an Error saying what is wrong with a pattern
  * RE2 does not accept and how to write it instead.
  */
-export function compilePolicyPattern(pattern: string): Pattern {
+export function compilePolicyPattern(pattern: string): RE2JS {
   try {
     return RE2JS.compile(pattern);
   } catch (err) {

@@ -1,4 +1,5 @@
 import type { BuiltinOverride, Config } from '../config/schema.js';
+import { createPathRules } from '../policy/index.js';
 import { setUpBash } from './bash/index.js';
 import { createBuiltinTools } from './builtin/index.js';
 import { createHttpTool, type HttpDispatchers } from './http/index.js';
@@ -45,7 +46,7 @@ export function inspectTools(config: Config, deps: { workspace: string; env: Nod
   const bashEnabled = config.builtins.Bash.enabled === true;
   const bash = setUpBash(config.builtins.Bash, deps.workspace, bashEnabled);
   problems.push(...bash.problems);
-  const builtins = [...createBuiltinTools(deps.workspace), noopTool, bash.tool, toolSearchTool];
+  const builtins = [...createBuiltinTools(deps.workspace, createPathRules(config.policy.rules)), noopTool, bash.tool, toolSearchTool];
   const names = new Set(builtins.map((t) => t.name));
   for (const name of Object.keys(config.builtins)) {
     if (!names.has(name)) problems.push(`builtins.${name}: no built-in tool has this name; use one of ${[...names].join(', ')}`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configFrom } from '../../src/config/load.js';
+import { createPathRules } from '../../src/policy/index.js';
 import { createBuiltinTools } from '../../src/tools/builtin/index.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
 import { loadOpenApiSources } from '../../src/tools/openapi/index.js';
@@ -21,7 +22,7 @@ export function fixtureTools(): Tool[] {
 
 /** The realistic large catalog: {@link fixtureTools} and the workspace built-ins on `workspace`, 510 tools. */
 export function largeCatalog(workspace: string): Tool[] {
-  return [...fixtureTools(), ...createBuiltinTools(workspace)];
+  return [...fixtureTools(), ...createBuiltinTools(workspace, createPathRules([]))];
 }
 
 /** The large OpenAPI fixture (GitHub Enterprise Server 3.0), as an `openapi_sources` entry imports it: 666 `gh_` tools. */

@@ -1,16 +1,18 @@
 import { stat } from 'node:fs/promises';
 import { GatewayError } from '../../protocol/errors.js';
+import type { PathRules } from '../../policy/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString, requireString } from './args.js';
 import { compileGlob } from './glob-match.js';
 import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles } from './walk.js';
+import { entryJudge } from './withheld.js';
 
 export const MAX_GLOB_RESULTS = 1000;
 
 /** The real directory a search starts in; INVALID_ARGS when `shown` names a file. `args` as for Workspace.resolveExisting. */
-export async function searchBase(ws: Workspace, shown: string, tool: string, args: object): Promise<string> {
+async function searchBase(ws: Workspace, shown: string, tool: string, args: object): Promise<string> {
   const real = await resolveAsJudged(ws, shown, args);
   if (!(await stat(real)).isDirectory()) {
     throw new GatewayError('INVALID_ARGS', {
@@ -36,7 +38,7 @@ function checkPattern(pattern: string): void {
   }
 }
 
-export function createGlobTool(ws: Workspace): Tool {
+export function createGlobTool(ws: Workspace, paths: PathRules): Tool {
   return {
     name: 'Glob',
     description:
@@ -72,13 +74,12 @@ export function createGlobTool(ws: Workspace): Tool {
       const pattern = requireString(args, 'pattern');
       checkPattern(pattern);
       throwIfAborted(ctx.signal);
-      const base = await searchBase(ws, optionalString(args, 'path') ?? '.', 'Glob', args);
-      const isMatch = compileGlob(pattern);
-      const walk = walkFiles(base, ctx.signal);
+      const shown = optionalString(args, 'path') ?? '.';
+      const base = await searchBase(ws, shown, 'Glob', args);
+      const walk = walkFiles(base, ctx.signal, { wanted: compileGlob(pattern), judge: entryJudge(ws, paths, 'Glob', args, shown, base)?.below });
       const found: string[] = [];
       let cut = false;
       for await (const file of walk.files) {
-        if (!isMatch(file.rel)) continue;
         if (found.length === MAX_GLOB_RESULTS) {
           cut = true;
           break;
@@ -89,8 +90,9 @@ export function createGlobTool(ws: Workspace): Tool {
       const notes: string[] = [];
       if (cut) notes.push(`(stopped at ${MAX_GLOB_RESULTS} files; use a narrower pattern or path)`);
       if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
+      notes.push(...walk.withheld.note);
       const list = found.length > 0 ? found.join('\n') : 'No files matched.';
-      return { text: [list, ...notes].join('\n\n'), partial: cut || walk.truncated };
+      return { text: [list, ...notes].join('\n\n'), partial: cut || walk.truncated, ...(walk.withheld.data && { data: walk.withheld.data }) };
     },
   };
 }

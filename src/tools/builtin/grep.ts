@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { GatewayError } from '../../protocol/errors.js';
+import type { PathRules } from '../../policy/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
@@ -10,6 +11,7 @@ import { READ_FLAGS } from './read.js';
 import { compileSearchPattern, type LinePattern } from './regex.js';
 import { cutLine, looksBinary } from './text.js';
 import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles, type FileWalk, type WalkedFile } from './walk.js';
+import { entryJudge, Withheld } from './withheld.js';
 
 export const DEFAULT_GREP_RESULTS = 100;
 export const MAX_GREP_RESULTS = 1000;
@@ -50,13 +52,17 @@ async function searchFile(
   return 'searched';
 }
 
-/** `args` as for Workspace.resolveExisting: the search starts where the policy decision resolved `shown`. */
-async function filesToSearch(ws: Workspace, shown: string, args: object, signal: AbortSignal): Promise<FileWalk | { files: WalkedFile[]; truncated: false }> {
+/**
+ * `args` as for Workspace.resolveExisting: the search starts where the policy decision resolved `shown`. A file
+ * named by `path` is the one the permission gate judged; a directory's files are judged one by one.
+ */
+async function filesToSearch(ws: Workspace, paths: PathRules, shown: string, args: Record<string, unknown>, wanted: (rel: string) => boolean, signal: AbortSignal): Promise<FileWalk> {
   const real = await resolveAsJudged(ws, shown, args);
   const stats = await stat(real);
-  if (stats.isDirectory()) return walkFiles(real, signal);
+  if (stats.isDirectory()) return walkFiles(real, signal, { wanted, judge: entryJudge(ws, paths, 'Grep', args, shown, real)?.below });
   if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is neither a file nor a directory.` });
-  return { files: [{ abs: real, rel: path.basename(real) }], truncated: false };
+  const files = [{ abs: real, rel: path.basename(real) }].filter((file) => wanted(file.rel));
+  return { files, truncated: false, withheld: new Withheld() };
 }
 
 /** A glob without "/" matches file names (as in ripgrep's --glob); with one, paths relative to the search base. */
@@ -66,7 +72,7 @@ function fileFilter(glob: string | undefined): (rel: string) => boolean {
   return glob.includes('/') ? isMatch : (rel) => isMatch(path.posix.basename(rel));
 }
 
-export function createGrepTool(ws: Workspace): Tool {
+export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
   return {
     name: 'Grep',
     description:
@@ -127,12 +133,11 @@ export function createGrepTool(ws: Workspace): Tool {
       const max = optionalNumber(args, 'max_results', 1, MAX_GREP_RESULTS, true) ?? DEFAULT_GREP_RESULTS;
       const wanted = fileFilter(glob);
       throwIfAborted(ctx.signal);
-      const walk = await filesToSearch(ws, optionalString(args, 'path') ?? '.', args, ctx.signal);
+      const walk = await filesToSearch(ws, paths, optionalString(args, 'path') ?? '.', args, wanted, ctx.signal);
       const matches: string[] = [];
       let skippedLarge = 0;
       for await (const file of walk.files) {
         throwIfAborted(ctx.signal);
-        if (!wanted(file.rel)) continue;
         if ((await searchFile(ws, file, regex, max - matches.length, matches)) === 'skipped-large') skippedLarge++;
         if (matches.length === max) break;
       }
@@ -141,8 +146,9 @@ export function createGrepTool(ws: Workspace): Tool {
       if (hitMax) notes.push(`(stopped at max_results=${max}; narrow the pattern, path or glob to see the rest)`);
       if (skippedLarge > 0) notes.push(`(${skippedLarge} file(s) over ${MAX_GREP_FILE_BYTES} bytes were not searched)`);
       if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
+      notes.push(...walk.withheld.note);
       const list = matches.length > 0 ? matches.join('\n') : 'No matches.';
-      return { text: [list, ...notes].join('\n\n'), partial: hitMax || walk.truncated };
+      return { text: [list, ...notes].join('\n\n'), partial: hitMax || walk.truncated, ...(walk.withheld.data && { data: walk.withheld.data }) };
     },
   };
 }

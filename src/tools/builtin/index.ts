@@ -1,3 +1,4 @@
+import type { PathRules } from '../../policy/index.js';
 import type { Tool } from '../tool.js';
 import { createWorkspace, type Workspace } from '../workspace.js';
 import { createEditTool } from './edit.js';
@@ -10,11 +11,12 @@ import { createWriteTool } from './write.js';
 /**
  * The workspace file tools (Read, Write, Edit, Glob, Grep, LS) confined to
  * `workspaceRoot`, which must exist. Throws at once when it does not, so a
- * misconfigured root stops start-up rather than every call.
+ * misconfigured root stops start-up rather than every call. The walkers
+ * (Glob, Grep, LS) apply `paths` to every entry they meet.
  */
-export function createBuiltinTools(workspaceRoot: string): Tool[] {
+export function createBuiltinTools(workspaceRoot: string, paths: PathRules): Tool[] {
   const ws = createWorkspace(workspaceRoot);
-  const tools = [createReadTool(ws), createWriteTool(ws), createEditTool(ws), createGlobTool(ws), createGrepTool(ws), createLsTool(ws)];
+  const tools = [createReadTool(ws), createWriteTool(ws), createEditTool(ws), createGlobTool(ws, paths), createGrepTool(ws, paths), createLsTool(ws, paths)];
   return tools.map((tool) => withCanonicalPath(tool, ws));
 }
 

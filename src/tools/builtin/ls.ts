@@ -1,14 +1,32 @@
-import { readdir, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { stricter, type Decision, type PathRules } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString } from './args.js';
 import { byName, resolveAsJudged } from './walk.js';
+import { entryJudge, Withheld, type WalkJudge } from './withheld.js';
 
 export const MAX_LS_ENTRIES = 1000;
 
-export function createLsTool(ws: Workspace): Tool {
+/**
+ * The policy's decision on one entry of the listed directory `real`: by its own path, and for a symbolic link also
+ * by where it leads inside the workspace, as the permission gate judges a path through a link.
+ */
+async function judgeEntry(ws: Workspace, judge: WalkJudge, real: string, entry: Dirent): Promise<Decision> {
+  const own = judge.below(entry.name);
+  if (own === 'deny' || !entry.isSymbolicLink()) return own;
+  const target = await realpath(path.join(real, entry.name)).catch(() => undefined);
+  const inside = target === undefined ? undefined : ws.relative(target);
+  // A link out of the workspace leads nowhere a rule speaks of; Read refuses it anyway.
+  if (inside === undefined || inside === '..' || inside.startsWith('../')) return own;
+  return stricter(own, judge.at(inside));
+}
+
+export function createLsTool(ws: Workspace, paths: PathRules): Tool {
   return {
     name: 'LS',
     description:
@@ -42,15 +60,22 @@ export function createLsTool(ws: Workspace): Tool {
           suggestion: 'Use Read to open a file; LS lists directories.',
         });
       }
-      const entries = (await readdir(real, { withFileTypes: true })).sort(byName);
+      let entries = (await readdir(real, { withFileTypes: true })).sort(byName);
+      const withheld = new Withheld();
+      const judge = entryJudge(ws, paths, 'LS', args, shown, real);
+      if (judge) {
+        const decisions = await Promise.all(entries.map((entry) => judgeEntry(ws, judge, real, entry)));
+        entries = entries.filter((_, i) => !withheld.withholds(decisions[i]!));
+      }
       const shownEntries = entries.slice(0, MAX_LS_ENTRIES).map((entry) => {
         if (entry.isDirectory()) return `${entry.name}/`;
         return entry.isSymbolicLink() ? `${entry.name}@` : entry.name;
       });
       const cut = entries.length > MAX_LS_ENTRIES;
-      if (shownEntries.length === 0) return { text: '(empty directory)' };
       const notes = cut ? [`(${entries.length - MAX_LS_ENTRIES} more entries not shown; use Glob to narrow down)`] : [];
-      return { text: [shownEntries.join('\n'), ...notes].join('\n\n'), partial: cut };
+      notes.push(...withheld.note);
+      const text = [shownEntries.length === 0 ? '(empty directory)' : shownEntries.join('\n'), ...notes].join('\n\n');
+      return { text, partial: cut, ...(withheld.data && { data: withheld.data }) };
     },
   };
 }

@@ -1,8 +1,10 @@
 import type { Dirent } from 'node:fs';
+import type { Decision } from '../../policy/index.js';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
+import { Withheld } from './withheld.js';
 
 /** Directories a walk never descends into: tool noise that would swamp results and the entry cap. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
@@ -16,9 +18,11 @@ export interface WalkedFile {
 }
 
 export interface FileWalk {
-  files: AsyncIterable<WalkedFile>;
+  files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>;
   /** True once the walk stopped at {@link MAX_WALK_ENTRIES}. */
   readonly truncated: boolean;
+  /** The entries the policy withheld: neither yielded nor, for a directory, entered. */
+  readonly withheld: Withheld;
 }
 
 /** Code-unit order: the same on every machine, unlike locale order. */
@@ -49,13 +53,23 @@ export async function resolveAsJudged(ws: Workspace, shown: string, args: object
   return real;
 }
 
+/** Which entries a walk yields, by their paths relative to its base. */
+export interface WalkFilter {
+  /** Files the caller wants (a glob); others are passed over unjudged and uncounted. */
+  wanted?: (rel: string) => boolean;
+  /** The policy's decision on a file or directory (see entryJudge): one it withholds is counted, and neither yielded nor entered. */
+  judge?: (rel: string) => Decision;
+}
+
 /**
  * Regular files under `base` (a real directory in the workspace), depth-first
- * in name order. Symbolic links are neither followed nor yielded, so a walk
- * never leaves the directory it started in.
+ * in name order, as `filter` lets them through. Symbolic links are neither
+ * followed nor yielded, so a walk never leaves the directory it started in.
  */
-export function walkFiles(base: string, signal: AbortSignal): FileWalk {
+export function walkFiles(base: string, signal: AbortSignal, filter: WalkFilter = {}): FileWalk {
+  const { wanted, judge } = filter;
   let truncated = false;
+  const withheld = new Withheld();
   async function* files(): AsyncGenerator<WalkedFile> {
     const pending = [''];
     let seen = 0;
@@ -68,11 +82,10 @@ export function walkFiles(base: string, signal: AbortSignal): FileWalk {
           return;
         }
         const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
-        if (entry.isDirectory()) {
-          if (!SKIPPED_DIRS.has(entry.name)) subdirs.push(rel);
-        } else if (entry.isFile()) {
-          yield { abs: path.join(base, rel), rel };
-        }
+        const walked = entry.isDirectory() ? !SKIPPED_DIRS.has(entry.name) : entry.isFile() && (!wanted || wanted(rel));
+        if (!walked || (judge && withheld.withholds(judge(rel)))) continue;
+        if (entry.isDirectory()) subdirs.push(rel);
+        else yield { abs: path.join(base, rel), rel };
       }
       pending.push(...subdirs.reverse());
     }
@@ -82,5 +95,6 @@ export function walkFiles(base: string, signal: AbortSignal): FileWalk {
     get truncated() {
       return truncated;
     },
+    withheld,
   };
 }

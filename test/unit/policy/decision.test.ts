@@ -11,7 +11,7 @@ describe('the ranking of decisions', () => {
   });
 
   it('keeps the first of two equally strict verdicts, so the first reason found is the one told', () => {
-    const first = { decision: 'ask' as const, reason: 'first' };
+    const first: { decision: Decision; reason: string } = { decision: 'ask', reason: 'first' };
     expect(strictest(first, { decision: 'ask', reason: 'second' })).toBe(first);
     expect(strictest(first, { decision: 'deny', reason: 'later deny' }).reason).toBe('later deny');
     expect(strictest({ decision: 'deny', reason: 'deny' }, first).reason).toBe('deny');

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Tool, ToolContext } from '../../../src/tools/tool.js';
+import { createPathRules } from '../../../src/policy/index.js';
 import { createBuiltinTools } from '../../../src/tools/builtin/index.js';
 
 export function makeCtx(signal: AbortSignal = new AbortController().signal): ToolContext {
@@ -46,7 +47,7 @@ export async function makeSandbox(): Promise<Sandbox> {
   await Promise.all([mkdir(root), mkdir(outside), mkdir(sibling)]);
   await writeFile(path.join(outside, 'secret.txt'), SENTINEL);
   await writeFile(path.join(sibling, 'secret.txt'), SENTINEL);
-  const tools = Object.fromEntries(createBuiltinTools(root).map((tool) => [tool.name, tool]));
+  const tools = Object.fromEntries(createBuiltinTools(root, createPathRules([])).map((tool) => [tool.name, tool]));
   const list = async (dir: string): Promise<string[]> => (await readdir(dir, { recursive: true })).map(String).sort();
   return {
     base,

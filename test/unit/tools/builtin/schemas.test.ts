@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPathRules } from '../../../../src/policy/index.js';
 import { createBuiltinTools } from '../../../../src/tools/builtin/index.js';
 import type { Tool } from '../../../../src/tools/tool.js';
 
@@ -11,7 +12,7 @@ describe('createBuiltinTools', () => {
   let tools: Tool[];
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'toolgate-schemas-'));
-    tools = createBuiltinTools(root);
+    tools = createBuiltinTools(root, createPathRules([]));
   });
   afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -29,7 +30,7 @@ describe('createBuiltinTools', () => {
   });
 
   it('fails at once when the workspace root does not exist', () => {
-    expect(() => createBuiltinTools(path.join(root, 'missing'))).toThrow();
+    expect(() => createBuiltinTools(path.join(root, 'missing'), createPathRules([]))).toThrow();
   });
 
   it('every schema is a closed object that ajv (draft 2020-12, strict) compiles, and its examples validate', () => {
