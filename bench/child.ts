@@ -10,12 +10,18 @@ export interface TargetStats {
   rssBytes: number;
 }
 
+/** V8's CPU profiler, or its sampling heap profiler counting every allocation (those collected since included). */
+export type ProfileKind = 'cpu' | 'heap';
+
+/** The heap profiler's mean bytes between samples: small enough for the few hundred bytes of a request's objects. */
+const HEAP_SAMPLING_BYTES = 256;
+
 export type ParentMessage =
   | { type: 'stats' }
   | { type: 'cpu' }
   | { type: 'stop' }
-  | { type: 'profile-start' }
-  | { type: 'profile-stop'; file: string }
+  | { type: 'profile-start'; kind: ProfileKind }
+  | { type: 'profile-stop'; kind: ProfileKind; file: string }
   | { type: 'resources-start' }
   | { type: 'resources-stop' };
 export type ChildMessage =
@@ -35,8 +41,9 @@ export interface RunningTarget {
 /**
  * The child side of a target process: report the port over IPC, answer stats
  * and CPU-time requests, close and exit on `stop`, and run V8's CPU profiler (the one
- * `node --cpu-prof` drives) between `profile-start` and `profile-stop`, so the
- * profile holds the timed run only, not start-up and module loading. Between
+ * `node --cpu-prof` drives) or its sampling heap profiler between `profile-start`
+ * and `profile-stop`, so the profile holds the timed run only, not start-up and
+ * module loading. Between
  * `resources-start` and `resources-stop` it counts the async resources created,
  * by type (which of them are thread-pool work: see syscalls.ts); the hook is
  * off otherwise, as async hooks slow every promise down. A runner that dies
@@ -73,14 +80,20 @@ export async function serveTarget(start: () => Promise<RunningTarget>): Promise<
         break;
       case 'profile-start':
         profiler.connect();
-        void profiler
-          .post('Profiler.enable')
-          .then(() => profiler.post('Profiler.start'))
-          .then(() => send({ type: 'profiled' }));
+        void (
+          message.kind === 'cpu'
+            ? profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'))
+            : profiler.post('HeapProfiler.enable').then(() =>
+                profiler.post('HeapProfiler.startSampling', {
+                  samplingInterval: HEAP_SAMPLING_BYTES,
+                  includeObjectsCollectedByMajorGC: true,
+                  includeObjectsCollectedByMinorGC: true,
+                }),
+              )
+        ).then(() => send({ type: 'profiled' }));
         break;
       case 'profile-stop':
-        void profiler
-          .post('Profiler.stop')
+        void (message.kind === 'cpu' ? profiler.post('Profiler.stop') : profiler.post('HeapProfiler.stopSampling'))
           .then(({ profile }) => writeFile(message.file, JSON.stringify(profile)))
           .then(() => send({ type: 'profiled' }));
         break;

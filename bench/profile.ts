@@ -95,7 +95,7 @@ export async function summarizeProfile(file: string, requests: number, cpuUsPerR
     `Main thread, µs per request by stage (${requests} requests; ${perRequest(busy).trim()} µs busy per request on the main thread, ` +
       `${Number.isNaN(cpuUsPerRequest) ? '–' : cpuUsPerRequest.toFixed(1)} µs of process CPU time, every thread):`,
     ...STAGES.filter((stage) => stages.has(stage)).map((stage) => {
-      const { us, functions } = stages.get(stage)!;
+      const { total: us, functions } = stages.get(stage)!;
       const most = [...functions].sort((a, b) => b[1] - a[1]).slice(0, 3);
       return `  ${perRequest(us)} µs  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${stage}: ${most.map(([name, t]) => `${name} ${(t / requests).toFixed(1)}`).join(', ')}`;
     }),
@@ -108,5 +108,49 @@ export async function summarizeProfile(file: string, requests: number, cpuUsPerR
     '',
     `Top ${count} toolgate functions by inclusive time:`,
     ...fmt(top(inclusive, busy, count)),
+  ].join('\n');
+}
+
+interface HeapNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/**
+ * Bytes allocated per request, by stage (stages.ts) and by function, from a
+ * sampling heap profile that kept the objects collected since (so it counts
+ * every allocation, not what is alive at the end) of a run of `requests`
+ * requests.
+ */
+export async function summarizeAllocations(file: string, requests: number, count = 25): Promise<string> {
+  const { head } = JSON.parse(await readFile(file, 'utf8')) as { head: HeapNode };
+  const nodes: ProfileNode[] = [];
+  const self = new Map<number, number>();
+  const flatten = (node: HeapNode): void => {
+    nodes.push({ id: node.id, callFrame: node.callFrame, children: node.children.map((c) => c.id) });
+    self.set(node.id, node.selfSize);
+    node.children.forEach(flatten);
+  };
+  flatten(head);
+  const all = [...self.values()].reduce((a, b) => a + b, 0);
+  const stages = stageTimes(nodes, self);
+  const bytes = (n: number) => (n / requests).toFixed(0).padStart(7);
+  const byFunction = new Map<string, number>();
+  for (const node of nodes) byFunction.set(frameName(node), (byFunction.get(frameName(node)) ?? 0) + self.get(node.id)!);
+  return [
+    `${bytes(all).trim()} bytes allocated per request on the JS heap (${requests} requests), by stage:`,
+    ...STAGES.filter((stage) => stages.has(stage)).map((stage) => {
+      const { total: us, functions } = stages.get(stage)!;
+      const most = [...functions].sort((a, b) => b[1] - a[1]).slice(0, 3);
+      return `  ${bytes(us)} B  ${stage}: ${most.map(([name, b]) => `${name} ${(b / requests).toFixed(0)}`).join(', ')}`;
+    }),
+    '',
+    `Top ${count} functions by bytes allocated per request:`,
+    ...[...byFunction]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([name, b]) => `  ${bytes(b)} B  ${name}`),
   ].join('\n');
 }

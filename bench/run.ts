@@ -7,7 +7,7 @@ import type { GatewayOptions } from './gateway.js';
 import { drive } from './load.js';
 import { measurer } from './measure.js';
 import { choosePinning, pinRunner, type Pinning } from './pin.js';
-import { summarizeProfile } from './profile.js';
+import { summarizeAllocations, summarizeProfile } from './profile.js';
 import { startRedis, type BenchRedis } from './redis.js';
 import { verdicts } from './goals.js';
 import { markdown, type BenchReport, type ManyToolsReport, type ScenarioReport, type SyscallSample } from './report.js';
@@ -39,7 +39,9 @@ const HELP = `npm run bench [-- options]
   --log-level <level>   toolgate's log level (default info)
   --profile             instead: CPU-profile the first of --targets (memory, the default, or
                         any other) during one run of the first scenario at the first
-                        connection count (default 16) for --duration (default 10) s`;
+                        connection count (default 16) for --duration (default 10) s
+  --alloc               with --profile: V8's sampling heap profile instead, every allocation
+                        counted (collected ones too): bytes per request by stage and function`;
 
 const RESULTS = fileURLToPath(new URL('results/', import.meta.url));
 const ALL_TARGETS: readonly TargetName[] = ['floor', 'memory', 'redis', 'mcp'];
@@ -57,6 +59,7 @@ const { values: flags } = parseArgs({
     targets: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     profile: { type: 'boolean', default: false },
+    alloc: { type: 'boolean', default: false },
     'no-pin': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -244,19 +247,20 @@ async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<
   };
 }
 
-/** `--profile`: V8's CPU profile of one target during one timed run of one scenario, then its hot spots. */
+/** `--profile`: V8's CPU (or, with --alloc, allocation) profile of one target during one timed run of one scenario, then its summary. */
 async function profile(target: Target): Promise<void> {
   const scenario = scenarios[0]!;
   const connections = settings.connections[0]!;
-  const name = `profile-${target.name}-${scenario.id}`;
-  const file = join(RESULTS, `${name}.cpuprofile`);
+  const kind = flags.alloc ? 'heap' : 'cpu';
+  const name = `profile-${target.name}-${scenario.id}${flags.alloc ? '-alloc' : ''}`;
+  const file = join(RESULTS, `${name}.${flags.alloc ? 'heapprofile' : 'cpuprofile'}`);
   await sendChecked(target, scenario);
   if (settings.warmupS > 0) await drive(plan(target, scenario, connections, settings.warmupS));
-  await target.profileStart();
+  await target.profileStart(kind);
   const sample = await drive(plan(target, scenario, connections, settings.durationS));
-  await target.profileStop(file);
+  await target.profileStop(kind, file);
   log(`${scenario.id} at ${connections} conn. under the profiler: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms, ${Math.round(sample.cpuUsPerRequest)} CPU µs/req`);
-  const summary = await summarizeProfile(file, sample.requests, sample.cpuUsPerRequest);
+  const summary = flags.alloc ? await summarizeAllocations(file, sample.requests) : await summarizeProfile(file, sample.requests, sample.cpuUsPerRequest);
   await writeFile(join(RESULTS, `${name}.txt`), `${summary}\n`);
   console.log(summary);
   log(`\nprofile: ${file} (Chrome DevTools or speedscope open it); summary in ${join(RESULTS, `${name}.txt`)}`);

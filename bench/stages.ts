@@ -70,12 +70,13 @@ function fallbackOf(node: Node): Stage | undefined {
 }
 
 export interface StageTime {
-  us: number;
+  /** Microseconds of a CPU profile, bytes of a heap profile. */
+  total: number;
   /** Self time of the functions charged to the stage, by `<name> <url>`. */
   functions: Map<string, number>;
 }
 
-/** Microseconds of samples per stage (idle excluded), from the profile's nodes, samples and time deltas. */
+/** The self time (or bytes) of a profile's nodes summed per stage, idle excluded. */
 export function stageTimes(nodes: readonly Node[], self: ReadonlyMap<number, number>): Map<Stage, StageTime> {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const totals = new Map<Stage, StageTime>();
@@ -84,9 +85,9 @@ export function stageTimes(nodes: readonly Node[], self: ReadonlyMap<number, num
     const stage = ruleOf(node) ?? (inherited === 'other' ? fallbackOf(node) : undefined) ?? inherited;
     const us = self.get(node.id) ?? 0;
     if (us > 0) {
-      const time = totals.get(stage) ?? { us: 0, functions: new Map<string, number>() };
+      const time = totals.get(stage) ?? { total: 0, functions: new Map<string, number>() };
       const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(node_modules|dist|src|bench)\//, '$1/')}`.trim();
-      time.us += us;
+      time.total += us;
       time.functions.set(name, (time.functions.get(name) ?? 0) + us);
       totals.set(stage, time);
     }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ChildMessage, ParentMessage, TargetStats } from './child.js';
+import type { ChildMessage, ParentMessage, ProfileKind, TargetStats } from './child.js';
 
 /** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
 export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools';
@@ -19,9 +19,9 @@ export interface Target {
   /** Count the async resources the target creates from now until `resourcesStop`, by type. */
   resourcesStart(): Promise<void>;
   resourcesStop(): Promise<Record<string, number>>;
-  /** Start V8's CPU profiler in the target; `profileStop` writes what it recorded to `file` (a .cpuprofile). */
-  profileStart(): Promise<void>;
-  profileStop(file: string): Promise<void>;
+  /** Start V8's CPU profiler or sampling heap profiler in the target; `profileStop` writes what it recorded to `file`. */
+  profileStart(kind: ProfileKind): Promise<void>;
+  profileStop(kind: ProfileKind, file: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -79,8 +79,8 @@ export async function startTarget(name: TargetName, options: object, cpus?: stri
       if (reply.type !== 'resources') throw new Error(`${name} answered ${reply.type} to resources-stop`);
       return reply.created;
     },
-    profileStart: async () => void (await request(child, { type: 'profile-start' })),
-    profileStop: async (file) => void (await request(child, { type: 'profile-stop', file })),
+    profileStart: async (kind) => void (await request(child, { type: 'profile-start', kind })),
+    profileStop: async (kind, file) => void (await request(child, { type: 'profile-stop', kind, file })),
     async stop() {
       if (child.exitCode === null && child.connected) child.send({ type: 'stop' } satisfies ParentMessage);
       // A child that does not close in time is killed: the bench must not leave servers behind.
