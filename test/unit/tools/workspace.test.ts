@@ -29,6 +29,26 @@ describe('createWorkspace: confinement of caller paths', () => {
     expect(ws.relative(ws.root)).toBe('.');
   });
 
+  it('spells every relative path as path.resolve and path.relative would, outside ones refused', () => {
+    // The common spellings take a shortcut (a prefix instead of path.resolve): every combination of odd segments must agree.
+    const segments = ['a', '.', '..', '', '.env', '...', 'b.ts'];
+    for (const x of segments) {
+      for (const y of segments) {
+        for (const z of segments) {
+          for (const p of [`${x}/${y}/${z}`, `${x}/${y}`, `${x}${y}/${z}/`]) {
+            if (p.length === 0) continue;
+            const rel = path.relative(ws.root, path.resolve(ws.root, p));
+            const expected = rel === '..' || rel.startsWith('../') ? p : rel || '.';
+            expect(ws.canonical(p), p).toBe(expected);
+          }
+        }
+      }
+    }
+    expect(ws.relative(`${ws.root}/src/a.ts`)).toBe('src/a.ts');
+    expect(ws.relative(`${ws.root}/src//x/../a.ts`)).toBe('src/a.ts');
+    expect(ws.relative(path.dirname(ws.root))).toBe('..');
+  });
+
   it('accepts an absolute path inside the root, spelled through the configured root or its real path', async () => {
     const alias = path.join(sb.base, 'alias');
     await symlink(sb.root, alias);
