@@ -3,8 +3,9 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Which folders of src/ each folder may import: requests flow down
- * http → queue → pipeline → registry/tools/state/spill → protocol, and config,
- * policy and shared are below everything that reads them. A folder not
+ * http → queue → pipeline → approvals → webhooks → registry/tools/state/spill → protocol,
+ * and config, policy and shared are below everything that reads them. The
+ * console is a page and its assets, registered by the app. A folder not
  * listed for another is off limits to it, and so are the entry points
  * (app, server, cli, startup) for every folder.
  */
@@ -18,9 +19,12 @@ const LAYERS = {
   state: ['shared', 'protocol', 'config', 'observability'],
   tools: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill'],
   registry: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools'],
-  pipeline: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry'],
-  queue: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline'],
-  http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'queue'],
+  webhooks: ['shared', 'protocol', 'config', 'observability', 'tools'],
+  approvals: ['shared', 'protocol', 'config', 'observability', 'tools', 'webhooks'],
+  pipeline: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'approvals', 'webhooks'],
+  queue: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'approvals', 'webhooks'],
+  http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'queue', 'approvals', 'webhooks'],
+  console: ['shared', 'protocol'],
 };
 const ENTRY_POINTS = ['app', 'server', 'worker', 'cli', 'startup'];
 
@@ -61,6 +65,13 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // The console's script runs in the browser, on these of its globals only.
+    files: ['src/console/static/**/*.js'],
+    languageOptions: {
+      globals: { document: 'readonly', fetch: 'readonly', sessionStorage: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
+  },
   {
     files: ['scripts/**', 'bench/**', 'examples/**'],
     rules: { 'no-console': 'off' },

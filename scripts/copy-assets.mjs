@@ -1,11 +1,14 @@
-// tsc compiles only TypeScript; the Redis store's Lua scripts are read at run time from beside the compiled code.
+// tsc compiles only TypeScript; the Redis store's Lua scripts and the console's page and assets are read at run
+// time from beside the compiled code.
 // A script already there unchanged is not copied again: a build with nothing to do writes nothing.
 import { cpSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { URL } from 'node:url';
 
 const unchanged = (from, to) => existsSync(to) && readFileSync(from).equals(readFileSync(to));
 
-cpSync(new URL('../src/state/redis/lua', import.meta.url), new URL('../dist/state/redis/lua', import.meta.url), {
-  recursive: true,
-  filter: (from, to) => statSync(from).isDirectory() || !unchanged(from, to),
-});
+for (const dir of ['state/redis/lua', 'console/static']) {
+  cpSync(new URL(`../src/${dir}`, import.meta.url), new URL(`../dist/${dir}`, import.meta.url), {
+    recursive: true,
+    filter: (from, to) => statSync(from).isDirectory() || !unchanged(from, to),
+  });
+}

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config/schema.js';
+import { consoleRoutes } from './console/route.js';
 import { adminRoutes } from './http/admin.js';
+import { approvalRoutes } from './http/approvals.js';
 import { installAuth } from './http/auth.js';
 import { frameworkErrorOptions, installErrorHandling } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
@@ -29,6 +31,7 @@ import type { ToolRegistry } from './registry/registry.js';
 import type { SpillStore } from './spill/spill-store.js';
 import type { Clock } from './shared/clock.js';
 import type { StateStore } from './state/state-store.js';
+import type { WebhookOutbox } from './webhooks/index.js';
 
 /** Everything the app uses from outside; tests pass memory stores, a manual clock and their own registry. */
 export interface AppDeps {
@@ -45,6 +48,8 @@ export interface AppDeps {
   executions?: ExecutionQueue;
   /** With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): a span per request and per call. The app does not shut it down. */
   tracing?: Tracing;
+  /** With `approvals.webhook_url`: where approval events wait for delivery. The app does not close it. */
+  outbox?: WebhookOutbox;
 }
 
 /**
@@ -105,7 +110,9 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   await app.register(executionsRoutes(deps.executions));
   await app.register(mcpRoutes(pipeline));
   await app.register(outputsRoutes(deps.spill));
+  await app.register(approvalRoutes(pipeline));
   await app.register(adminRoutes(pipeline));
+  await app.register(consoleRoutes());
 
   if (deps.executions) registerQueueDepth(metrics.registry, deps.executions.queue);
 

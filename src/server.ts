@@ -4,7 +4,7 @@ import { inspectConfig } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { startTracing } from './observability/tracing.js';
-import { ExecutionQueue, queueConnectionOptions, startWorkers, type ExecutionWorkers } from './queue/index.js';
+import { createWebhookOutbox, ExecutionQueue, queueConnectionOptions, startWorkers, type ExecutionWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
 import { createStateStore, onStopSignals, prepare } from './startup.js';
 import { createHttpDispatchers } from './tools/http/index.js';
@@ -25,8 +25,9 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const state = createStateStore(config, logger, metrics);
   const connection = queueConnectionOptions(config);
   const executions = connection ? new ExecutionQueue(connection, config.async) : undefined;
+  const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: true });
   const app = await buildApp(
-    { state, spill, registry, clock: systemClock, logger, metrics, ...(executions && { executions }), ...(tracing && { tracing }) },
+    { state, spill, registry, clock: systemClock, logger, metrics, ...(executions && { executions }), ...(tracing && { tracing }), ...(outbox && { outbox }) },
     config,
   );
   let workers: ExecutionWorkers | undefined;
@@ -55,6 +56,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     // After the requests, which may still queue batches; each inline worker finishes the batches it holds.
     await workers?.close();
     await executions?.close();
+    // After the requests and workers, which may still tell it of approvals; queued deliveries stay in Redis for another replica.
+    await outbox?.close();
     await metricsApp?.close();
     await mcp.close();
     await state.close();

@@ -1,6 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import { webhookUrlProblem } from './approvals/index.js';
 import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from 'pino';
@@ -129,7 +130,8 @@ export async function prepare(
 ): Promise<Prepared> {
   const { config } = report;
   const traces = tracingSettings(env);
-  const problems = [...report.problems, ...traces.problems];
+  const webhook = webhookUrlProblem(config.approvals);
+  const problems = [...report.problems, ...traces.problems, ...(webhook ? [webhook] : [])];
   const create = problems.length === 0;
   const workspace = resolve(config.workspace);
   if (create) {

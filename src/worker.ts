@@ -4,7 +4,7 @@ import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { startTracing } from './observability/tracing.js';
 import { createPipelineDeps } from './pipeline/deps.js';
-import { queueConnectionOptions, startWorkers } from './queue/index.js';
+import { createWebhookOutbox, queueConnectionOptions, startWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
 import { createStateStore, onStopSignals, prepare } from './startup.js';
 import { createHttpDispatchers } from './tools/http/index.js';
@@ -28,7 +28,9 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   const { config, registry, spill, mcp, tracing: traces } = await prepare(report, env, dispatchers, metrics, logger);
   const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
-  const pipeline = createPipelineDeps({ registry, state, spill, clock: systemClock, logger, metrics }, config);
+  // A batch may open approval requests: their events are queued, and the servers deliver them.
+  const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: false });
+  const pipeline = createPipelineDeps({ registry, state, spill, clock: systemClock, logger, metrics, ...(outbox && { outbox }) }, config);
   const concurrency = options.concurrency ?? config.async.concurrency;
   const workers = startWorkers({ pipeline, config: config.async, connection, dispatchers, logger, ...(tracing && { tracing }) }, { count: 1, concurrency });
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(metrics, pipeline, logger);
@@ -37,6 +39,7 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   onStopSignals(logger, 'the batches it holds (another worker takes them over)', async (signal) => {
     logger.info({ signal }, 'worker stopping: finishing the batches it holds, taking no new one');
     await workers.close();
+    await outbox?.close();
     await metricsApp?.close();
     await mcp.close();
     await state.close();

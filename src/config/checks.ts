@@ -47,6 +47,9 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
     problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
   }
   if (sound('state')) problems.push(...redisProblems(config.state));
+  if (sound('approvals') && config.approvals.webhook_url !== undefined && config.approvals.webhook_secret === undefined) {
+    problems.push('approvals.webhook_secret: required with approvals.webhook_url, which receives every event signed with it (x-toolgate-signature)');
+  }
   if (sound('async') && sound('state') && config.async.inline_workers > 0 && !hasRedis(config.state)) {
     problems.push('async.inline_workers: async batches are queued in Redis; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or set inline_workers to 0');
   }

@@ -143,23 +143,34 @@ export function keyProblems(entry: unknown): string[] {
 }
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-/** A callback signature is only as strong as its key. */
-const CALLBACK_SECRET_MIN = 16;
+/** A signature is only as strong as its key. */
+const SIGNING_SECRET_MIN = 16;
 
-/** `async.callback_secret` with its `${VAR}` references filled from the environment, in place; what is wrong, if anything. */
-function resolveCallbackSecret(config: Config, env: NodeJS.ProcessEnv): string[] {
-  const written = config.async?.callback_secret;
-  if (written === undefined) return [];
+/** The secrets that sign what toolgate POSTs: async callbacks and the approvals webhook. */
+const SIGNING_SECRETS = [
+  ['async', 'callback_secret'],
+  ['approvals', 'webhook_secret'],
+] as const;
+
+/** Each signing secret with its `${VAR}` references filled from the environment, in place; what is wrong, if anything. */
+function resolveSigningSecrets(config: Config, env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
-  const secret = written.replace(ENV_REF, (_, name: string) => {
-    const value = env[name];
-    if (value === undefined || value === '') problems.push(`async.callback_secret: uses \${${name}}, which is not set in the environment`);
-    return value ?? '';
-  });
-  if (problems.length === 0 && secret.length < CALLBACK_SECRET_MIN) {
-    problems.push(`async.callback_secret: must be at least ${CALLBACK_SECRET_MIN} characters (e.g. openssl rand -hex 32)`);
+  for (const [section, key] of SIGNING_SECRETS) {
+    const settings = config[section] as Record<string, unknown> | undefined;
+    const written = settings?.[key];
+    if (typeof written !== 'string') continue;
+    const found: string[] = [];
+    const secret = written.replace(ENV_REF, (_, name: string) => {
+      const value = env[name];
+      if (value === undefined || value === '') found.push(`${section}.${key}: uses \${${name}}, which is not set in the environment`);
+      return value ?? '';
+    });
+    if (found.length === 0 && secret.length < SIGNING_SECRET_MIN) {
+      found.push(`${section}.${key}: must be at least ${SIGNING_SECRET_MIN} characters (e.g. openssl rand -hex 32)`);
+    }
+    settings![key] = secret;
+    problems.push(...found);
   }
-  config.async.callback_secret = secret;
   return problems;
 }
 
@@ -228,7 +239,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv, file: string | undefined =
     if (problem) problems.push(`${name}: ${problem}`);
   }
   const report = inspect(raw, problems, file ? dirname(resolve(file)) : process.cwd());
-  report.problems.push(...resolveCallbackSecret(report.config, env));
+  report.problems.push(...resolveSigningSecrets(report.config, env));
   return report;
 }
 
@@ -243,6 +254,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, file: string | undefined = en
 /** A complete configuration from defaults plus overrides, for tests and tools; a relative `keys_file` is read from the working directory. */
 export function configFrom(overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Config {
   const report = inspect(structuredClone(overrides), [], process.cwd());
-  report.problems.push(...resolveCallbackSecret(report.config, env));
+  report.problems.push(...resolveSigningSecrets(report.config, env));
   return acceptConfig(report);
 }

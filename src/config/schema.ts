@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ApprovalsSchema } from './approvals-schema.js';
 
 const PositiveInt = (options: { default?: number; maximum?: number; description?: string } = {}) =>
   Type.Integer({ minimum: 1, ...options });
@@ -251,6 +252,7 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    approvals: ApprovalsSchema,
     tools: Type.Array(ToolConfigSchema, { default: [] }),
     mcp_servers: Type.Array(McpServerSchema, { default: [] }),
     openapi_sources: Type.Array(OpenApiSourceSchema, { default: [] }),

@@ -3,13 +3,11 @@ import { Type } from 'typebox';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
 import { breakerScope } from '../pipeline/gates/breaker.js';
-import type { Caller, PipelineDeps } from '../pipeline/types.js';
-import { LOCAL_CALLER } from './auth.js';
+import type { PipelineDeps } from '../pipeline/types.js';
+import { refuseCrossOrigin } from './origin.js';
 
 /**
- * Operators' routes. An admin key sees and decides only its own tenant's
- * approvals; only the unauthenticated loopback caller (no keys configured)
- * sees every tenant's. Circuits are those of the tools the key may use, under
+ * Operators' circuit routes (approvals: approvals.ts). Circuits are those of the tools the key may use, under
  * the caller's breaker scope: with `per_tenant_breakers` an admin of tenant T
  * sees and resets T's breakers only, otherwise the shared ones. The loopback
  * caller is tenant "local", the tenant of every call made without keys, so it
@@ -17,53 +15,6 @@ import { LOCAL_CALLER } from './auth.js';
  */
 export function adminRoutes(deps: PipelineDeps) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    const tenantOf = (caller: Caller) => (caller === LOCAL_CALLER ? null : caller.tenant);
-
-    app.get(
-      '/approvals',
-      {
-        config: { scope: 'admin' },
-        schema: {
-          summary: 'Pending approval requests',
-          response: { 200: Type.Object({ approvals: Type.Array(schemaRef('Approval')) }), ...errorResponses(401, 403, 503) },
-        },
-      },
-      async (request) => {
-        const approvals = await deps.state.listApprovals(tenantOf(request.caller), deps.clock.now());
-        return { approvals: approvals.filter((a) => a.status === 'pending') };
-      },
-    );
-
-    app.post(
-      '/approvals/:id',
-      {
-        config: { scope: 'admin' },
-        schema: {
-          summary: 'Approve or deny a pending call',
-          params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
-          body: Type.Object(
-            { decision: Type.Enum(['approve', 'deny']), reason: Type.Optional(Type.String({ maxLength: 1000 })) },
-            { additionalProperties: false },
-          ),
-          response: { 200: schemaRef('Approval'), ...errorResponses(400, 401, 403, 404, 503) },
-        },
-      },
-      async (request) => {
-        const { id } = request.params as { id: string };
-        const { decision, reason } = request.body as { decision: 'approve' | 'deny'; reason?: string };
-        const record = await deps.state.decideApproval(
-          id,
-          tenantOf(request.caller),
-          decision === 'approve' ? 'approved' : 'denied',
-          reason,
-          deps.clock.now(),
-        );
-        if (!record) throw new GatewayError('NOT_FOUND', { message: 'No pending approval with this id.' });
-        request.log.info({ approval_id: id, decision, key_id: request.caller.keyId }, 'approval decided');
-        return record;
-      },
-    );
-
     app.get(
       '/circuits',
       {
@@ -85,6 +36,7 @@ export function adminRoutes(deps: PipelineDeps) {
       '/circuits/:tool/reset',
       {
         config: { scope: 'admin' },
+        preHandler: refuseCrossOrigin,
         schema: {
           summary: 'Force a breaker closed',
           params: Type.Object({ tool: Type.String({ maxLength: 200 }) }),

@@ -40,8 +40,7 @@ async function refreshStoreGauges(metrics: Metrics, deps: PipelineDeps): Promise
 /** Every tenant's pending approvals; with the store away NaN (unknown: a gap in a graph), neither 0 nor a stale count. */
 async function refreshApprovalsGauge(metrics: Metrics, deps: PipelineDeps): Promise<void> {
   try {
-    const approvals = await within(() => deps.state.listApprovals(null, deps.clock.now()));
-    metrics.approvalsPending.set(approvals.filter((a) => a.status === 'pending').length);
+    metrics.approvalsPending.set(await within(() => deps.state.countPendingApprovals(deps.clock.now())));
   } catch {
     metrics.approvalsPending.set(Number.NaN);
   }

@@ -14,15 +14,24 @@ export const REDACTED = '[REDACTED]';
  * keys cut to their first items, deep nesting bounded (arguments come from
  * models and can be anything).
  */
-export function redactForLog(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…(${value.length} chars)` : value;
+export function redactForLog(value: unknown): unknown {
+  return redacted(value, MAX_STRING, 0);
+}
+
+/** As {@link redactForLog}, with strings kept up to `maxString` characters: what a person reads before approving a call. */
+export function redactSecrets(value: unknown, maxString: number): unknown {
+  return redacted(value, maxString, 0);
+}
+
+function redacted(value: unknown, maxString: number, depth: number): unknown {
+  if (typeof value === 'string') return value.length > maxString ? `${value.slice(0, maxString)}…(${value.length} chars)` : value;
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[…]';
-  if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((item) => redactForLog(item, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((item) => redacted(item, maxString, depth + 1));
   const out: Record<string, unknown> = {};
   const keys = Object.keys(value);
   for (const key of keys.slice(0, MAX_ITEMS)) {
-    out[key] = SECRET_KEY.test(key) ? REDACTED : redactForLog((value as Record<string, unknown>)[key], depth + 1);
+    out[key] = SECRET_KEY.test(key) ? REDACTED : redacted((value as Record<string, unknown>)[key], maxString, depth + 1);
   }
   if (keys.length > MAX_ITEMS) out['…'] = `(${keys.length - MAX_ITEMS} more keys)`;
   return out;

@@ -19,6 +19,7 @@ export interface Metrics {
   mcpServerReconnects: Counter<'server'>;
   storeUp: Gauge<'store'>;
   approvalsPending: Gauge;
+  webhookDeliveries: Counter<'outcome'>;
 }
 
 /** Numeric breaker states for the `toolgate_breaker_state` gauge. */
@@ -116,6 +117,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     approvalsPending: new Gauge({
       name: 'toolgate_approvals_pending',
       help: 'Approval requests waiting for a decision, every tenant, read from the state store at scrape time.',
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'toolgate_approval_webhook_deliveries_total',
+      help: 'Approvals webhook delivery attempts by outcome: delivered, http_error, network_error, refused, dropped.',
+      labelNames: ['outcome'],
       registers,
     }),
   };

@@ -1,6 +1,6 @@
 import { GatewayError } from '../protocol/errors.js';
 import { StateUnavailableError, type AdmitRequest, type Admission, type CallRef, type StoredResult } from '../state/state-store.js';
-import { approvalDeniedError, approvalPart, approvalPendingError } from './gates/approval.js';
+import { approvalDeniedError, approvalPart, approvalPendingError, openApprovals } from './gates/approval.js';
 import { breakerPart, circuitOpenError } from './gates/breaker.js';
 import { injectLock, lockPathToFetch } from './gates/lock.js';
 import { rateLimitedError, rateLimitPart } from './gates/rate-limit.js';
@@ -80,6 +80,9 @@ function interpret(call: PlannedCall, request: AdmitRequest, admission: Admissio
       return stop(call, mismatchError(call));
     case 'approval_pending':
       return stop(call, approvalPendingError(call, admission.approvalId));
+    case 'approval_absent':
+      // Asked again with the request to open (openApprovals), a call is never answered so; should a store do it, the call waits.
+      return stop(call, stateUnavailable(`${call.name} needs an approval request the state store did not open; nothing was run.`));
     case 'approval_denied':
       return stop(call, approvalDeniedError(call, admission.approvalId, admission.reason));
     case 'circuit_open':
@@ -98,7 +101,7 @@ export async function admitBatch(calls: readonly PlannedCall[], ctx: ExecContext
   const requests = calls.map((call) => admitRequest(call, ctx, deps));
   let admissions: Admission[];
   try {
-    admissions = await deps.state.admit(requests, deps.clock.now());
+    admissions = await openApprovals(calls, requests, await deps.state.admit(requests, deps.clock.now()), deps);
     deps.health.ok(ctx.log);
   } catch (err) {
     if (!(err instanceof StateUnavailableError)) throw err;

@@ -1,10 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { approvalEvents } from '../approvals/index.js';
 import type { Config } from '../config/schema.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
+import type { WebhookOutbox } from '../webhooks/index.js';
 import { createPolicy } from '../policy/index.js';
 import { Outage, type OutageLines } from './outage.js';
 import type { PipelineDeps } from './types.js';
@@ -27,11 +29,15 @@ export interface PipelineParts {
   clock: Clock;
   logger: FastifyBaseLogger;
   metrics: Metrics;
+  /** Where approval events wait for the webhook (`approvals.webhook_url`); none without one. */
+  outbox?: WebhookOutbox;
 }
 
 /** The pipeline's dependencies, built once per process part that runs batches: the same for a request and a queued job. */
 export function createPipelineDeps(parts: PipelineParts, config: Config): PipelineDeps {
+  const webhook = config.approvals.webhook_url;
   return {
+    ...(parts.outbox && webhook !== undefined && { approvalEvents: approvalEvents(parts.outbox, webhook) }),
     registry: parts.registry,
     state: parts.state,
     spill: parts.spill,
@@ -40,6 +46,6 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
     policy: createPolicy(config.policy.rules),
     health: new Outage(parts.logger, parts.metrics.stateUnavailable, STATE_OUTAGE),
     spillHealth: new Outage(parts.logger, parts.metrics.spillFailures, SPILL_OUTAGE),
-    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys, toolsets: config.toolsets },
+    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys, toolsets: config.toolsets, approvals: config.approvals },
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ApprovalEvents } from '../approvals/index.js';
 import type { Config } from '../config/schema.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { TraceSpan } from '../observability/tracing.js';
@@ -55,7 +56,9 @@ export interface PipelineDeps {
   health: Outage;
   spillHealth: Outage;
   /** `keys`: which tenants exist, for the per-tenant breaker gauge; `toolsets`: the named sets requests may ask for. */
-  config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys' | 'toolsets'>;
+  config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys' | 'toolsets' | 'approvals'>;
+  /** With `approvals.webhook_url`: each approval request opened, and each decision, is told to it. */
+  approvalEvents?: ApprovalEvents;
 }
 
 /** A call on its way through the gates. Later gates fill in what earlier ones found. */

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { ApprovalPreviewSchema, ApprovalSchema } from './approval.js';
 import { ERROR_CODES } from './errors.js';
 
 /**
@@ -120,21 +121,6 @@ const CircuitSchema = Type.Object(
   { $id: 'Circuit' },
 );
 
-const ApprovalSchema = Type.Object(
-  {
-    id: Type.String(),
-    tenant: Type.String(),
-    session_id: Type.String(),
-    tool: Type.String(),
-    arguments: Type.Unknown({ description: 'The call arguments, secrets redacted.' }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied')]),
-    reason: Type.Optional(Type.String()),
-    created_at: Type.Integer(),
-    expires_at: Type.Integer(),
-  },
-  { $id: 'Approval' },
-);
-
 export const WIRE_SCHEMAS: readonly TSchema[] = [
   ErrorCodeSchema,
   CallErrorSchema,
@@ -146,6 +132,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   ExecutionAcceptedSchema,
   ExecutionSchema,
   CircuitSchema,
+  ApprovalPreviewSchema,
   ApprovalSchema,
 ];
 

@@ -1,3 +1,4 @@
+import type { ApprovalPreview, ApprovalRecord } from '../protocol/approval.js';
 import type { BreakerSettings } from '../shared/settings.js';
 
 /** mtime and size of a file as a Read saw it; the lock an Edit or Write is checked against. */
@@ -36,8 +37,13 @@ export interface AdmitRequest extends CallRef {
   tool: string;
   /** Call-id replay for side-effecting calls. */
   replay?: { fingerprint: string; leaseMs: number };
-  /** The policy said ASK: an approved request for these arguments admits the call once. */
-  approval?: { argsHash: string; ttlMs: number; summary: ApprovalSummary };
+  /**
+   * The policy said ASK: an approved request for these arguments admits the
+   * call once. Where no request is live, one is opened with `open`; without
+   * it the answer is `approval_absent`, so the preview is computed only for
+   * a request that will be made, and a call asking again sends none.
+   */
+  approval?: { argsHash: string; ttlMs: number; open?: ApprovalOpening };
   /** Fetch the session's last lock metadata for this workspace path. */
   lockPath?: string;
   breaker: { scope: string } & BreakerSettings;
@@ -49,7 +55,9 @@ export type Admission =
   | { outcome: 'replayed'; result: StoredResult }
   | { outcome: 'in_flight' }
   | { outcome: 'mismatch' }
-  | { outcome: 'approval_pending'; approvalId: string }
+  | { outcome: 'approval_absent' }
+  /** `opened`: the request this very admission made, as stored. */
+  | { outcome: 'approval_pending'; approvalId: string; opened?: ApprovalRecord }
   | { outcome: 'approval_denied'; approvalId: string; reason?: string }
   | { outcome: 'circuit_open'; retryAfterMs: number }
   | { outcome: 'rate_limited'; retryAfterMs: number };
@@ -63,23 +71,31 @@ export interface SettleRequest extends CallRef {
   replay?: { result: StoredResult; ttlMs: number };
 }
 
-export interface ApprovalSummary {
+/** What a new approval request shows the person who decides it. */
+export interface ApprovalOpening {
   tool: string;
   /** Arguments with secrets redacted, for the approver to read. */
   arguments: unknown;
+  preview: ApprovalPreview;
 }
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied';
+/** Which approvals a listing wants: pending ones oldest first, or decided ones most recently decided first. */
+export interface ApprovalQuery {
+  status: 'pending' | 'decided';
+  limit: number;
+}
 
-export interface ApprovalRecord extends ApprovalSummary {
-  id: string;
-  tenant: string;
-  session_id: string;
-  status: ApprovalStatus;
+/** An operator's decision, and how long and how many decided requests the store keeps for listing and lookup. */
+export interface ApprovalDecision {
+  status: 'approved' | 'denied';
+  /** The deciding key's id. */
+  by: string;
   reason?: string;
-  created_at: number;
-  expires_at: number;
+  history: { ttlMs: number; count: number };
 }
+
+/** `decided`: this decision was taken; `already`: an earlier one had been, and stands (the record says whose). */
+export type DecideOutcome = { outcome: 'decided' | 'already'; record: ApprovalRecord };
 
 /** Outcome of claiming a whole-request Idempotency-Key. */
 export type RequestClaim =
@@ -109,9 +125,14 @@ export interface StateStore {
   circuits(scopes: string[], now: number): Promise<CircuitStatus[]>;
   resetCircuit(scope: string): Promise<void>;
 
-  /** Pending and decided approvals visible to a tenant (all tenants when null). */
-  listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]>;
-  decideApproval(id: string, tenant: string | null, decision: 'approved' | 'denied', reason: string | undefined, now: number): Promise<ApprovalRecord | null>;
+  /** A tenant's approvals (every tenant's when null), at most `query.limit`. */
+  listApprovals(tenant: string | null, query: ApprovalQuery, now: number): Promise<ApprovalRecord[]>;
+  /** One approval, pending or kept after its decision; null when unknown, expired undecided, or another tenant's. */
+  getApproval(id: string, tenant: string | null, now: number): Promise<ApprovalRecord | null>;
+  /** Decide a pending request; null when there is none by this id for the tenant (unknown, expired, another tenant's). */
+  decideApproval(id: string, tenant: string | null, decision: ApprovalDecision, now: number): Promise<DecideOutcome | null>;
+  /** Every tenant's pending requests, counted (the pending-approvals gauge). */
+  countPendingApprovals(now: number): Promise<number>;
 
   /**
    * Add `cost` (default 1; 0 only reads) to a fixed-window counter and say

@@ -67,6 +67,25 @@ export interface ToolOutput {
   error?: GatewayError;
 }
 
+/** mtime and size of a file, as optimistic locking compares them. */
+export interface FileStampView {
+  file_mtime_ms: number;
+  file_size_bytes: number;
+}
+
+/** What a call would change in a file, for the person who approves it: the file as it is now and as the call would leave it. */
+export interface ProposedChange {
+  /** Workspace-relative. */
+  path: string;
+  /** The file's text now; null when there is no file yet. */
+  before: string | null;
+  after: string;
+  /** The file `before` was read from; null when there is none. */
+  base: FileStampView | null;
+  /** What the diff cannot show (a file there that is not text). */
+  note?: string;
+}
+
 /** Where a tool's commands run, for GET /tools/{name}: the sandbox in force and the setting that chose it. */
 export interface SandboxInfo {
   mode: 'bwrap' | 'none';
@@ -135,5 +154,13 @@ export interface Tool {
   upstream?: UpstreamOrigin;
   /** Bash: the sandbox its commands run in, for GET /tools/{name}. */
   sandbox?: SandboxInfo;
+  /**
+   * Write and Edit: the change a call would make to the file as it is now,
+   * for an approval request's preview. Throws a GatewayError when the call
+   * would fail as things are (old_string not found…). Never writes.
+   */
+  proposeChange?(args: Record<string, unknown>): Promise<ProposedChange>;
+  /** With proposeChange: the file at a workspace-relative path as it is now, null when there is none, to tell a person the preview is stale. */
+  stampNow?(path: string): Promise<FileStampView | null>;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }

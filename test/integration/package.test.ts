@@ -76,10 +76,12 @@ describe('the npm package', { timeout: TEST_MS }, () => {
     expect(packed.code, packed.stderr).toBe(0);
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
     const paths = files.map((f) => f.path);
-    // The compiled code and the Lua scripts beside it, and the docs/ pages the README links to; no sources, maps or build state.
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'docs/configuration.md', 'dist/cli.js', 'dist/server.js', 'dist/state/redis/lua/admit.lua']));
+    // The compiled code, the Lua scripts and the console's files beside it, and the docs/ pages the README links to; no sources, maps or build state.
+    expect(paths).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'docs/configuration.md', 'dist/cli.js', 'dist/server.js', 'dist/state/redis/lua/admit.lua', 'dist/console/static/index.html']),
+    );
     const docs = readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`);
-    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$/.test(p)).sort()).toEqual(['README.md', ...docs, 'package.json'].sort());
+    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$|^dist\/console\/static\/[a-z]+\.(css|html)$/.test(p)).sort()).toEqual(['README.md', ...docs, 'package.json'].sort());
 
     const prefix = join(scratch, 'prefix');
     // The runtime dependencies' tarballs are in npm's cache since npm ci: only their metadata may need the registry.
@@ -112,6 +114,10 @@ describe('the npm package', { timeout: TEST_MS }, () => {
     const stopped = new Promise((resolve) => server.once('exit', resolve));
     try {
       expect(await answers(`http://127.0.0.1:${port}/readyz`, 60_000)).toBe(true);
+      // The console's page and assets are read from the installed dist/ too.
+      for (const asset of ['console', 'console/console.js', 'console/console.css']) {
+        expect((await fetch(`http://127.0.0.1:${port}/${asset}`)).status, asset).toBe(200);
+      }
     } finally {
       server.kill('SIGTERM');
       await stopped;

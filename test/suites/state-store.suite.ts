@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
 import type { Admission, AdmitRequest, SettleRequest, StateStore } from '../../src/state/state-store.js';
+import { describeApprovals, OPEN } from './state-store-approvals.js';
 
 /** A fresh, isolated store whose `now`-less operations read `clock`. */
 export interface StateStoreHarness {
@@ -12,13 +13,6 @@ export interface StateStoreHarness {
 const TENANT = 'acme';
 const BREAKER = { scope: 'Edit', failureThreshold: 3, recoveryMs: 300_000 };
 const LEASE = { fingerprint: 'fp-1', leaseMs: 30_000 };
-const SUMMARY = { tool: 'Edit', arguments: { path: 'a.txt', list: [] as unknown[] } };
-
-/** The id of an `approval_pending` answer; fails the test on any other. */
-function pendingId(answer: Admission): string {
-  if (answer.outcome !== 'approval_pending') throw new Error(`expected approval_pending, got ${answer.outcome}`);
-  return answer.approvalId;
-}
 
 function call(overrides: Partial<AdmitRequest> = {}): AdmitRequest {
   return { tenant: TENANT, sessionId: 's1', callId: 'c1', tool: 'Edit', breaker: BREAKER, ...overrides };
@@ -157,101 +151,20 @@ export function describeStateStore(name: string, make: () => Promise<StateStoreH
       });
     });
 
-    describe('approvals', () => {
-      const ask = (overrides: Partial<AdmitRequest> = {}) =>
-        call({ approval: { argsHash: 'h1', ttlMs: 3_600_000, summary: SUMMARY }, ...overrides });
-
-      it('creates one pending request per (tenant, session, tool, arguments) and lists it', async () => {
-        const first = await admit1(ask());
-        const id = pendingId(first);
-        expect(id).toMatch(/^\S{16,}$/);
-        expect(await admit1(ask({ callId: 'other-call' }))).toEqual(first);
-        const other = await admit1(ask({ approval: { argsHash: 'h2', ttlMs: 3_600_000, summary: SUMMARY } }));
-        expect(other).toMatchObject({ outcome: 'approval_pending' });
-        expect(other).not.toEqual(first);
-        expect(await store.listApprovals(TENANT, clock.now())).toContainEqual({
-          id,
-          tenant: TENANT,
-          session_id: 's1',
-          tool: 'Edit',
-          arguments: SUMMARY.arguments,
-          status: 'pending',
-          created_at: clock.now(),
-          expires_at: clock.now() + 3_600_000,
-        });
-      });
-
-      it('admits an approved call once, then asks again', async () => {
-        const id = pendingId(await admit1(ask()));
-        const decided = await store.decideApproval(id, TENANT, 'approved', undefined, clock.now());
-        expect(decided).toMatchObject({ id, status: 'approved' });
-        expect(await admit1(ask())).toEqual({ outcome: 'admitted', lock: null, probe: false });
-        const again = await admit1(ask());
-        expect(again).toMatchObject({ outcome: 'approval_pending' });
-        expect(again).not.toMatchObject({ approvalId: id });
-        expect((await store.listApprovals(null, clock.now())).map((a) => a.id)).not.toContain(id);
-      });
-
-      it('turns a denied request into approval_denied with the reason', async () => {
-        const id = pendingId(await admit1(ask()));
-        expect(await store.decideApproval(id, TENANT, 'denied', 'too risky', clock.now())).toMatchObject({
-          status: 'denied',
-          reason: 'too risky',
-        });
-        expect(await admit1(ask())).toEqual({ outcome: 'approval_denied', approvalId: id, reason: 'too risky' });
-        expect(await store.listApprovals(TENANT, clock.now())).toMatchObject([{ id, status: 'denied' }]);
-      });
-
-      it('decides only pending, unexpired requests of the same tenant', async () => {
-        const id = pendingId(await admit1(ask()));
-        expect(await store.decideApproval('apr_unknown', null, 'approved', undefined, clock.now())).toBeNull();
-        expect(await store.decideApproval(id, 'other', 'approved', undefined, clock.now())).toBeNull();
-        expect(await store.decideApproval(id, null, 'denied', undefined, clock.now())).toMatchObject({ status: 'denied' });
-        expect(await store.decideApproval(id, null, 'approved', undefined, clock.now())).toBeNull();
-        const lateId = pendingId(await admit1(ask({ sessionId: 's2' })));
-        clock.advance(3_600_000);
-        expect(await store.decideApproval(lateId, TENANT, 'approved', undefined, clock.now())).toBeNull();
-      });
-
-      it('expires requests: unlisted, and the call asks anew', async () => {
-        const pending = await admit1(ask());
-        clock.advance(3_600_000);
-        expect(await store.listApprovals(TENANT, clock.now())).toEqual([]);
-        const renewed = await admit1(ask());
-        expect(renewed).toMatchObject({ outcome: 'approval_pending' });
-        expect(renewed).not.toEqual(pending);
-      });
-
-      it('lists per tenant, or every tenant for null, oldest first', async () => {
-        await admit1(ask());
-        clock.advance(1);
-        await admit1(ask({ tenant: 'globex' }));
-        expect((await store.listApprovals('globex', clock.now())).map((a) => a.tenant)).toEqual(['globex']);
-        expect((await store.listApprovals(null, clock.now())).map((a) => a.tenant)).toEqual([TENANT, 'globex']);
-      });
-
-      it('does not consume an approval when a later gate stops the call', async () => {
-        const id = pendingId(await admit1(ask()));
-        await store.decideApproval(id, TENANT, 'approved', undefined, clock.now());
-        await openBreaker();
-        expect((await admit1(ask())).outcome).toBe('circuit_open');
-        await store.resetCircuit(BREAKER.scope);
-        expect((await admit1(ask())).outcome).toBe('admitted');
-      });
-    });
+    describeApprovals(() => ({ store, clock }), call, admit1);
 
     describe('gate order: the first check that stops the call wins', () => {
       it('replay before approval: a replayed call creates no approval request', async () => {
         await admit1(call({ replay: LEASE }));
         await settle(outcome('success', { replay: { result: { text: 'x' }, ttlMs: 60_000 } }));
-        const answer = await admit1(call({ replay: LEASE, approval: { argsHash: 'h', ttlMs: 60_000, summary: SUMMARY } }));
+        const answer = await admit1(call({ replay: LEASE, approval: { argsHash: 'h', ttlMs: 60_000, open: OPEN } }));
         expect(answer.outcome).toBe('replayed');
-        expect(await store.listApprovals(null, clock.now())).toEqual([]);
+        expect(await store.listApprovals(null, { status: 'pending', limit: 10 }, clock.now())).toEqual([]);
       });
 
       it('approval before breaker, breaker before rate limit', async () => {
         await openBreaker();
-        const approval = { argsHash: 'h', ttlMs: 60_000, summary: SUMMARY };
+        const approval = { argsHash: 'h', ttlMs: 60_000, open: OPEN };
         expect((await admit1(call({ approval }))).outcome).toBe('approval_pending');
         const rateLimit = { subject: 'key-1', perMinute: 1 };
         expect((await admit1(call({ rateLimit }))).outcome).toBe('circuit_open');

@@ -1,36 +1,39 @@
-import { byCreation, newApprovalId } from '../approval-records.js';
-import type { Admission, AdmitRequest, ApprovalRecord } from '../state-store.js';
+import type { ApprovalRecord } from '../../protocol/approval.js';
+import { asKept, byCreation, byDecision, decidedRecord, newApprovalId, openedRecord } from '../approval-records.js';
+import type { Admission, AdmitRequest, ApprovalDecision, ApprovalQuery, DecideOutcome } from '../state-store.js';
 
-type ApprovalStop = Extract<Admission, { outcome: 'approval_pending' | 'approval_denied' }>;
+type ApprovalStop = Extract<Admission, { outcome: 'approval_absent' | 'approval_pending' | 'approval_denied' }>;
+
+/** A decided request kept for listing and lookup, and whether its approved call ran. */
+interface Kept {
+  record: ApprovalRecord;
+  ran: boolean;
+  until: number;
+}
 
 /**
  * The approval transitions of the memory store (as lua/includes/approval.lua
  * and lua/decide.lua for Redis): admission opens a pending request for a
  * call's arguments, or answers with the one there, and an approved request
- * is consumed by the one call it admits; an operator decides pending ones.
+ * is consumed by the one call it admits; an operator decides pending ones,
+ * and decided ones are kept apart, within the history's age and count.
  */
 export class MemoryApprovals {
   private readonly byKey = new Map<string, ApprovalRecord>();
   /** Approval id → its key, so an operator can decide by id. */
   private readonly keyOfId = new Map<string, string>();
+  /** Decided requests by id, in the order they were decided. */
+  private readonly decided = new Map<string, Kept>();
 
-  /** A pending or denied request stops the call (a new one is opened when none is live); an approved one passes. */
-  check(key: string, tenant: string, sessionId: string, approval: NonNullable<AdmitRequest['approval']>, now: number): ApprovalStop | 'approved' {
+  /** A pending or denied request stops the call (a new one is opened when none is live and `open` says how); an approved one passes. */
+  check(key: string, r: AdmitRequest, approval: NonNullable<AdmitRequest['approval']>, now: number): ApprovalStop | 'approved' {
     const found = this.live(key, now);
     if (!found) {
-      const record: ApprovalRecord = {
-        id: newApprovalId(),
-        tenant,
-        session_id: sessionId,
-        tool: approval.summary.tool,
-        arguments: structuredClone(approval.summary.arguments),
-        status: 'pending',
-        created_at: now,
-        expires_at: now + approval.ttlMs,
-      };
+      if (!approval.open) return { outcome: 'approval_absent' };
+      const record = openedRecord(r, structuredClone(approval.open), newApprovalId(), approval.ttlMs, now);
       this.byKey.set(key, record);
       this.keyOfId.set(record.id, key);
-      return { outcome: 'approval_pending', approvalId: record.id };
+      return { outcome: 'approval_pending', approvalId: record.id, opened: structuredClone(record) };
     }
     if (found.status === 'pending') return { outcome: 'approval_pending', approvalId: found.id };
     if (found.status === 'denied') {
@@ -41,31 +44,70 @@ export class MemoryApprovals {
     return 'approved';
   }
 
-  /** An approval admits its call once. */
+  /** An approval admits its call once; its kept record remembers that it ran. */
   consume(key: string): void {
+    const record = this.byKey.get(key);
+    if (!record) return;
+    const kept = this.decided.get(record.id);
+    if (kept) kept.ran = true;
     this.drop(key);
   }
 
-  list(tenant: string | null, now: number): ApprovalRecord[] {
-    const found: ApprovalRecord[] = [];
-    for (const [key, approval] of this.byKey) {
-      if (approval.expires_at <= now) this.drop(key);
-      else if (tenant === null || approval.tenant === tenant) found.push(structuredClone(approval));
+  list(tenant: string | null, query: ApprovalQuery, now: number): ApprovalRecord[] {
+    this.sweep(now);
+    const mine = (record: ApprovalRecord) => tenant === null || record.tenant === tenant;
+    if (query.status === 'pending') {
+      const pending = [...this.byKey.values()].filter((record) => record.status === 'pending' && mine(record));
+      return pending.sort(byCreation).slice(0, query.limit).map((record) => structuredClone(record));
     }
-    return found.sort(byCreation);
+    const kept = [...this.decided.values()].filter((entry) => mine(entry.record));
+    return kept
+      .map((entry) => asKept(structuredClone(entry.record), entry.ran, now))
+      .sort(byDecision)
+      .slice(0, query.limit);
   }
 
-  decide(approvalId: string, tenant: string | null, decision: 'approved' | 'denied', reason: string | undefined, now: number): ApprovalRecord | null {
-    const key = this.keyOfId.get(approvalId);
-    const record = key === undefined ? undefined : this.live(key, now);
-    if (!record || record.status !== 'pending' || (tenant !== null && record.tenant !== tenant)) return null;
-    record.status = decision;
-    if (reason !== undefined) record.reason = reason;
-    return structuredClone(record);
+  get(id: string, tenant: string | null, now: number): ApprovalRecord | null {
+    const found = this.find(id, now);
+    if (!found || (tenant !== null && found.record.tenant !== tenant)) return null;
+    return found.kept ? asKept(structuredClone(found.record), found.kept.ran, now) : structuredClone(found.record);
+  }
+
+  decide(id: string, tenant: string | null, decision: ApprovalDecision, now: number): DecideOutcome | null {
+    const found = this.find(id, now);
+    if (!found || (tenant !== null && found.record.tenant !== tenant)) return null;
+    if (found.kept || found.record.status !== 'pending') {
+      return { outcome: 'already', record: asKept(structuredClone(found.record), found.kept?.ran ?? false, now) };
+    }
+    const record = decidedRecord(found.record, decision, now);
+    this.byKey.set(this.keyOfId.get(id)!, record);
+    this.decided.set(id, { record: structuredClone(record), ran: false, until: now + decision.history.ttlMs });
+    // Oldest decisions first out, past the count.
+    for (const old of this.decided.keys()) {
+      if (this.decided.size <= decision.history.count) break;
+      this.decided.delete(old);
+    }
+    return { outcome: 'decided', record: structuredClone(record) };
+  }
+
+  countPending(now: number): number {
+    let count = 0;
+    for (const record of this.byKey.values()) if (record.status === 'pending' && record.expires_at > now) count++;
+    return count;
   }
 
   sweep(now: number): void {
     for (const [key, approval] of this.byKey) if (approval.expires_at <= now) this.drop(key);
+    for (const [id, kept] of this.decided) if (kept.until <= now) this.decided.delete(id);
+  }
+
+  /** A decided request as kept, else a live one by id. */
+  private find(id: string, now: number): { record: ApprovalRecord; kept?: Kept } | undefined {
+    const kept = this.decided.get(id);
+    if (kept && kept.until > now) return { record: kept.record, kept };
+    const key = this.keyOfId.get(id);
+    const record = key === undefined ? undefined : this.live(key, now);
+    return record?.id === id ? { record } : undefined;
   }
 
   private live(key: string, now: number): ApprovalRecord | undefined {

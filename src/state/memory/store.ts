@@ -1,10 +1,13 @@
+import type { ApprovalRecord } from '../../protocol/approval.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import type {
   Admission,
   AdmitRequest,
-  ApprovalRecord,
+  ApprovalDecision,
+  ApprovalQuery,
   CallRef,
   CircuitStatus,
+  DecideOutcome,
   RequestClaim,
   SettleRequest,
   StateStore,
@@ -70,7 +73,7 @@ export class MemoryStateStore implements StateStore {
     let approval: string | undefined;
     if (r.approval) {
       approval = approvalKey(r.tenant, r.sessionId, r.tool, r.approval.argsHash);
-      const answer = this.approvals.check(approval, r.tenant, r.sessionId, r.approval, now);
+      const answer = this.approvals.check(approval, r, r.approval, now);
       if (answer !== 'approved') return answer;
     }
 
@@ -152,18 +155,20 @@ export class MemoryStateStore implements StateStore {
     this.breakers.reset(scope);
   }
 
-  async listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]> {
-    return this.approvals.list(tenant, now);
+  async listApprovals(tenant: string | null, query: ApprovalQuery, now: number): Promise<ApprovalRecord[]> {
+    return this.approvals.list(tenant, query, now);
   }
 
-  async decideApproval(
-    approvalId: string,
-    tenant: string | null,
-    decision: 'approved' | 'denied',
-    reason: string | undefined,
-    now: number,
-  ): Promise<ApprovalRecord | null> {
-    return this.approvals.decide(approvalId, tenant, decision, reason, now);
+  async getApproval(id: string, tenant: string | null, now: number): Promise<ApprovalRecord | null> {
+    return this.approvals.get(id, tenant, now);
+  }
+
+  async decideApproval(id: string, tenant: string | null, decision: ApprovalDecision, now: number): Promise<DecideOutcome | null> {
+    return this.approvals.decide(id, tenant, decision, now);
+  }
+
+  async countPendingApprovals(now: number): Promise<number> {
+    return this.approvals.countPending(now);
   }
 
   async hit(subject: string, limit: number, windowMs: number, now: number, cost = 1): Promise<{ allowed: boolean; retryAfterMs: number }> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newApprovalId } from '../approval-records.js';
+import { newApprovalId, openedRecord } from '../approval-records.js';
 import type { Admission, AdmitRequest, SettleRequest } from '../state-store.js';
 import { breakerTtl, KeyList, toAdmission, type AdmitReply } from './codec.js';
 import type { RedisKeys } from './keys.js';
@@ -52,7 +52,7 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
     const script = tenants.for(tenantKey);
     const keys = script.keys;
     const approval = r.approval && approvalSpec(r, r.approval, keys, tenantKey, ctx);
-    if (approval && approval.ptr === undefined) globalApart.add(i);
+    if (approval && !together(ctx, ctx.keys.approvalIndex(null), tenantKey)) globalApart.add(i);
     script.specs.push({
       replay: r.replay && { k: keys.add(ctx.keys.call(r)), fp: r.replay.fingerprint, lease: r.replay.leaseMs },
       approval,
@@ -68,7 +68,13 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
   }
   return replies.map((reply, i) => {
     const apart = breakers.get(i)?.reply;
-    return toAdmission(reply.o === 'admitted' && apart?.o === 'admitted' ? { ...reply, probe: apart.probe } : reply);
+    const admission = toAdmission(reply.o === 'admitted' && apart?.o === 'admitted' ? { ...reply, probe: apart.probe } : reply);
+    const r = requests[i]!;
+    // The request this admission opened, as the script stored it (same fields, same times).
+    if (admission.outcome === 'approval_pending' && reply.o === 'approval_pending' && reply.new && r.approval?.open) {
+      admission.opened = openedRecord(r, r.approval.open, reply.id, r.approval.ttlMs, now);
+    }
+    return admission;
   });
 }
 
@@ -105,19 +111,19 @@ function breakerSpec(r: AdmitRequest, apart: BreakerApart | undefined, keys: Key
   return apart.reply.o === 'admitted' ? undefined : { stop: apart.reply };
 }
 
-/** A new request's fields, should the call open one; the id pointer and global index only when they share the tenant's slot. */
+/** The approval check; with `open`, a new request's fields, its id pointer and global index only when they share the tenant's slot. */
 function approvalSpec(r: AdmitRequest, approval: NonNullable<AdmitRequest['approval']>, keys: KeyList, tenantKey: string, ctx: BatchContext): Spec {
-  const id = newApprovalId();
   const spec: Spec = {
-    id,
     k: keys.add(ctx.keys.approval(r.tenant, r.sessionId, r.tool, approval.argsHash)),
     tidx: keys.add(ctx.keys.approvalIndex(r.tenant)),
+    hist: keys.add(ctx.keys.approvalHistory(r.tenant)),
     ttl: approval.ttlMs,
     tenant: r.tenant,
     session: r.sessionId,
-    tool: approval.summary.tool,
-    args: JSON.stringify(approval.summary.arguments ?? null),
   };
+  if (!approval.open) return spec;
+  const id = newApprovalId();
+  spec.open = { id, tool: approval.open.tool, args: JSON.stringify(approval.open.arguments ?? null), preview: JSON.stringify(approval.open.preview) };
   const global = ctx.keys.approvalIndex(null);
   if (together(ctx, global, tenantKey)) {
     spec.ptr = keys.add(ctx.keys.approvalId(id));

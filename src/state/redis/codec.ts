@@ -1,4 +1,5 @@
-import type { Admission, ApprovalRecord, ApprovalStatus, StoredResult } from '../state-store.js';
+import type { ApprovalPreview, ApprovalRecord, ApprovalStatus } from '../../protocol/approval.js';
+import type { Admission, StoredResult } from '../state-store.js';
 
 // What the store's scripts are handed and answer, to and from the interface's types.
 
@@ -12,7 +13,8 @@ export type AdmitReply =
   | { o: 'admitted'; lock?: string; probe: boolean }
   | { o: 'replayed'; r: string }
   | { o: 'in_flight' | 'mismatch' }
-  | { o: 'approval_pending'; id: string; exp: number }
+  | { o: 'approval_absent' }
+  | { o: 'approval_pending'; id: string; exp: number; new?: boolean }
   | { o: 'approval_denied'; id: string; reason?: string }
   | { o: 'circuit_open' | 'rate_limited'; retry: number };
 
@@ -56,18 +58,29 @@ export function toAdmission(reply: AdmitReply): Admission {
 }
 
 export function toApprovalRecord(hash: Record<string, string>): ApprovalRecord {
+  const args: unknown = JSON.parse(hash.arguments ?? 'null');
   const record: ApprovalRecord = {
     id: hash.id ?? '',
     tenant: hash.tenant ?? '',
     session_id: hash.session_id ?? '',
     tool: hash.tool ?? '',
-    arguments: JSON.parse(hash.arguments ?? 'null'),
+    arguments: args,
+    // A request opened by an earlier version, without a preview, shows its arguments.
+    preview: hash.preview === undefined ? { kind: 'arguments', arguments: args } : (JSON.parse(hash.preview) as ApprovalPreview),
     status: hash.status as ApprovalStatus,
     created_at: Number(hash.created_at),
     expires_at: Number(hash.expires_at),
   };
+  if (hash.decided_at !== undefined) record.decided_at = Number(hash.decided_at);
+  if (hash.decided_by !== undefined) record.decided_by = hash.decided_by;
   if (hash.reason !== undefined) record.reason = hash.reason;
   return record;
+}
+
+/** A record as decide.lua keeps it (the hash as a JSON array of field, value), unless the history has forgotten it by `now`. */
+export function fromKept(json: string, now: number): ApprovalRecord | null {
+  const hash = hashOf(JSON.parse(json) as string[]);
+  return Number(hash.kept_until) > now ? toApprovalRecord(hash) : null;
 }
 
 /** An HGETALL-style flat reply (`field, value, …`) as a hash. */

@@ -8,14 +8,16 @@ import type { CallRef } from '../state-store.js';
  *
  * Slots (see docs/replicas.md, "Sharding and capacity"):
  * - `{<prefix>:tenant:<tenant>}`: everything of one tenant (call-id and
- *   Idempotency-Key records, approvals and the tenant's approval index, Read
+ *   Idempotency-Key records, approvals, the tenant's approval index and its
+ *   decided approvals kept for listing and lookup, Read
  *   locks, rate-limit buckets, and the tenant's own breakers when breakers are
  *   per tenant). A batch is one tenant's, so its tenant work is one script in
  *   one slot, and tenants spread over the cluster.
  * - `{<prefix>:breakers}`: the breakers every tenant shares; a batch checks
  *   them in a script of their own (store.ts says in which order).
- * - `{<prefix>:approvals}`: the index of every tenant's approvals and the
- *   id → approval pointers, for an admin who decides by id alone.
+ * - `{<prefix>:approvals}`: the indexes of every tenant's approvals, pending
+ *   and decided, and the id → approval pointers, for an admin who decides by
+ *   id alone.
  * - `{<prefix>:hit:<subject>}`: one failed-login counter each.
  *
  * Parts are URI-encoded, so `:` inside a tenant, session or path cannot make
@@ -64,9 +66,30 @@ export class RedisKeys {
     return this.key(this.approvals, 'approval-id', id);
   }
 
-  /** Sorted set of approval keys by expiry, in the tenant's slot, or of all tenants for null. */
+  /** Sorted set of pending approval keys by expiry, in the tenant's slot, or of all tenants for null. */
   approvalIndex(tenant: string | null): string {
     return tenant === null ? this.key(this.approvals, 'approvals-all') : this.key(this.tenant(tenant), 'approvals');
+  }
+
+  /** Sorted set of decided approval ids by decision time, in the tenant's slot, or of all tenants for null. */
+  decidedIndex(tenant: string | null): string {
+    return tenant === null ? this.key(this.approvals, 'approvals-decided-all') : this.key(this.tenant(tenant), 'approvals-decided');
+  }
+
+  /** Hash of a tenant's decided approvals: id → the record as decided, `ran:<id>` once its call ran. */
+  approvalHistory(tenant: string): string {
+    return this.key(this.tenant(tenant), 'approval-history');
+  }
+
+  /** The tenant slot's hash tag of an approval key, as the id pointer leads to it; its history is in that slot. */
+  slotOf(approvalKey: string): string {
+    return approvalKey.slice(0, approvalKey.indexOf('}') + 1);
+  }
+
+  /** The approval keys of the tenant an approval key belongs to: as {@link approvalIndex}, {@link decidedIndex} and {@link approvalHistory}. */
+  tenantApprovalKeys(approvalKey: string): { pending: string; decided: string; history: string } {
+    const tag = this.slotOf(approvalKey);
+    return { pending: this.key(tag, 'approvals'), decided: this.key(tag, 'approvals-decided'), history: this.key(tag, 'approval-history') };
   }
 
   lock(tenant: string, sessionId: string, path: string): string {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ADMISSION_CONSTANTS } from '../admission-constants.js';
 
-export const SCRIPTS = ['admit', 'settle', 'unprobe', 'index', 'claim', 'complete', 'release', 'decide', 'hit'] as const;
+export const SCRIPTS = ['admit', 'settle', 'unprobe', 'index', 'claim', 'complete', 'release', 'decide', 'decided', 'hit'] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
 /** The client command a script is defined as on the connection. */
 export type ScriptCommandName = `toolgate_${ScriptName}`;

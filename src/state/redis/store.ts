@@ -1,22 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainableCommander } from 'ioredis';
-import { byCreation } from '../approval-records.js';
+import type { ApprovalRecord } from '../../protocol/approval.js';
+import { asKept, byCreation } from '../approval-records.js';
 import { circuitView } from '../circuit-view.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { windowStart, windowVerdict } from '../rate-window.js';
 import type {
   Admission,
   AdmitRequest,
-  ApprovalRecord,
+  ApprovalDecision,
+  ApprovalQuery,
   CallRef,
   CircuitStatus,
+  DecideOutcome,
   RequestClaim,
   SettleRequest,
   StateStore,
   StoredResult,
 } from '../state-store.js';
 import { admitBatch, settleBatch, type BatchContext } from './batch.js';
-import { hashOf, toApprovalRecord } from './codec.js';
+import { fromKept, hashOf, toApprovalRecord } from './codec.js';
 import { RedisConnection, type RedisConnectionOptions } from './connection.js';
 import { RedisKeys } from './keys.js';
 import type { RedisClient } from './topology.js';
@@ -137,30 +140,88 @@ export class RedisStateStore implements StateStore {
     await this.connection.run(() => this.client.del(this.keys.breaker(scope)));
   }
 
-  async listApprovals(tenant: string | null, now: number): Promise<ApprovalRecord[]> {
-    const members = await this.connection.run(() => this.client.zrangebyscore(this.keys.approvalIndex(tenant), `(${now}`, '+inf'));
+  async listApprovals(tenant: string | null, query: ApprovalQuery, now: number): Promise<ApprovalRecord[]> {
+    if (query.status === 'decided') return this.listDecided(tenant, query.limit, now);
+    const index = this.keys.approvalIndex(tenant);
+    const members = await this.connection.run(() => this.client.zrangebyscore(index, `(${now}`, '+inf', 'LIMIT', 0, query.limit));
     if (members.length === 0) return [];
     const hashes = await this.readEach<Record<string, string>>(members, (pipeline, key) => pipeline.hgetall(key));
     return hashes
-      .filter((hash) => hash.id !== undefined && Number(hash.expires_at) > now)
+      .filter((hash) => hash.id !== undefined && hash.status === 'pending' && Number(hash.expires_at) > now)
       .map(toApprovalRecord)
       .sort(byCreation);
   }
 
-  /** Two round trips: the record's key is found by id first, so the script declares every key it touches. */
-  async decideApproval(
-    id: string,
-    tenant: string | null,
-    decision: 'approved' | 'denied',
-    reason: string | undefined,
-    now: number,
-  ): Promise<ApprovalRecord | null> {
-    const recordKey = await this.connection.run(() => this.client.get(this.keys.approvalId(id)));
-    if (recordKey === null) return null;
-    const args = [id, now, decision, tenant === null ? '1' : '0', tenant ?? '', ...(reason === undefined ? [] : [reason])];
-    const flat = (await this.script('decide', [recordKey], args)) as string[] | null;
-    if (flat === null) return null;
-    return toApprovalRecord(hashOf(flat));
+  /** Most recently decided first: the decided index, then each record from its tenant's history. */
+  private async listDecided(tenant: string | null, limit: number, now: number): Promise<ApprovalRecord[]> {
+    const index = this.keys.decidedIndex(tenant);
+    const ids = await this.connection.run(() => this.client.zrevrangebyscore(index, '+inf', `(${now}`, 'LIMIT', 0, limit));
+    if (ids.length === 0) return [];
+    let histories: (string | null)[];
+    if (tenant !== null) {
+      histories = ids.map(() => this.keys.approvalHistory(tenant));
+    } else {
+      const targets = await this.readEach<string | null>(ids.map((id) => this.keys.approvalId(id)), (pipeline, key) => pipeline.get(key));
+      histories = targets.map((target) => (target === null ? null : this.keys.tenantApprovalKeys(target).history));
+    }
+    const found = ids.flatMap((id, i) => (histories[i] ? [{ id, history: histories[i] }] : []));
+    const kept = await this.readEach<(string | null)[]>(
+      found.map((f) => f.history),
+      (pipeline, key, i) => pipeline.hmget(key, found[i]!.id, `ran:${found[i]!.id}`),
+    );
+    return kept.flatMap(([json, ran]) => {
+      const record = json ? fromKept(json, now) : null;
+      return record ? [asKept(record, ran != null, now)] : [];
+    });
+  }
+
+  /**
+   * The id pointer first, which names the request's key and so its tenant's
+   * slot; then the request and its kept decision, both in that slot.
+   */
+  async getApproval(id: string, tenant: string | null, now: number): Promise<ApprovalRecord | null> {
+    const target = await this.ownTarget(id, tenant);
+    if (target === null) return null;
+    const { history } = this.keys.tenantApprovalKeys(target);
+    const pipeline = this.client.pipeline().hmget(history, id, `ran:${id}`).hgetall(target);
+    const [[json, ran], hash] = (await this.connection.exec(pipeline)) as [(string | null)[], Record<string, string>];
+    const kept = json ? fromKept(json, now) : null;
+    if (kept) return asKept(kept, ran != null, now);
+    if (hash.id !== id || hash.status !== 'pending' || Number(hash.expires_at) <= now) return null;
+    return toApprovalRecord(hash);
+  }
+
+  /** Two round trips (three on a Cluster): the record's key is found by id first, so the script declares every key it touches. */
+  async decideApproval(id: string, tenant: string | null, decision: ApprovalDecision, now: number): Promise<DecideOutcome | null> {
+    const target = await this.ownTarget(id, tenant);
+    if (target === null) return null;
+    const own = this.keys.tenantApprovalKeys(target);
+    const pending = this.keys.approvalIndex(null);
+    const decided = this.keys.decidedIndex(null);
+    const pointer = this.keys.approvalId(id);
+    const global = !this.sharded || groupOf(pending, true) === groupOf(target, true) ? [pending, decided, pointer] : [];
+    const { history } = decision;
+    const args = [id, now, decision.status, decision.by, history.ttlMs, history.count, ...(decision.reason === undefined ? [] : [decision.reason])];
+    const keys = [target, own.pending, own.decided, own.history, ...global];
+    const reply = (await this.script('decide', keys, args)) as [string, string, string?] | null;
+    if (reply === null) return null;
+    const [outcome, json, ran] = reply;
+    // A decision the history has forgotten, but the request still holds: it stands, as the request says.
+    const record = fromKept(json, now) ?? toApprovalRecord(hashOf(JSON.parse(json) as string[]));
+    if (outcome === 'already') return { outcome, record: asKept(record, ran === '1', now) };
+    if (global.length === 0) await this.script('decided', [pending, decided, pointer], [target, id, now, history.ttlMs, history.count]);
+    return { outcome: 'decided', record };
+  }
+
+  /** The key the id pointer leads to, when it is the tenant's (any tenant's for null). */
+  private async ownTarget(id: string, tenant: string | null): Promise<string | null> {
+    const target = await this.connection.run(() => this.client.get(this.keys.approvalId(id)));
+    if (target === null) return null;
+    return tenant === null || this.keys.slotOf(target) === this.keys.tenant(tenant) ? target : null;
+  }
+
+  async countPendingApprovals(now: number): Promise<number> {
+    return this.connection.run(() => this.client.zcount(this.keys.approvalIndex(null), `(${now}`, '+inf'));
   }
 
   async hit(
@@ -188,7 +249,7 @@ export class RedisStateStore implements StateStore {
    * One read per key: a pipeline per slot group (a Cluster pipeline must stay
    * within one slot's node), all sent at once; on a single node, one pipeline.
    */
-  private async readEach<T>(keys: string[], read: (pipeline: ChainableCommander, key: string) => unknown): Promise<T[]> {
+  private async readEach<T>(keys: string[], read: (pipeline: ChainableCommander, key: string, i: number) => unknown): Promise<T[]> {
     const groups = new Map<string, number[]>();
     keys.forEach((key, i) => {
       const group = groupOf(key, this.sharded);
@@ -200,7 +261,7 @@ export class RedisStateStore implements StateStore {
     await Promise.all(
       [...groups.values()].map(async (at) => {
         const pipeline = this.client.pipeline();
-        for (const i of at) read(pipeline, keys[i] as string);
+        for (const i of at) read(pipeline, keys[i] as string, i);
         const out = await this.connection.exec(pipeline);
         at.forEach((i, j) => (replies[i] = out[j] as T));
       }),

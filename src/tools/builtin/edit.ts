@@ -24,7 +24,7 @@ interface Loaded {
   mode: number;
 }
 
-async function load(ws: Workspace, real: string, shown: string): Promise<Loaded> {
+export async function load(ws: Workspace, real: string, shown: string): Promise<Loaded> {
   const handle = await ws.open(real, READ_FLAGS);
   try {
     const stats = await handle.stat();
@@ -113,20 +113,16 @@ export function createEditTool(ws: Workspace): Tool {
   };
 }
 
-interface EditRequest {
+export interface EditRequest {
   oldString: string;
   newString: string;
   replaceAll: boolean;
   expected: Expected;
 }
 
-/** Load, replace and write back, with no other Write or Edit of this file in between (see withFileLock). */
-async function editLocked(ws: Workspace, real: string, shown: string, request: EditRequest, signal: AbortSignal): Promise<ToolOutput> {
-  const { oldString, newString, replaceAll, expected } = request;
-  // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
-  throwIfAborted(signal);
-  const { content, stamp, mode } = await load(ws, real, shown);
-  assertExpected(stamp, expected, shown);
+/** The file's content with the edit made; throws as the call would (nothing found, too many matches, too large). */
+export function applyEdit(content: string, sizeBytes: number, request: Omit<EditRequest, 'expected'>, shown: string): { updated: string; replaced: number } {
+  const { oldString, newString, replaceAll } = request;
   const count = countOccurrences(content, oldString);
   if (count === 0) {
     throw new GatewayError('INVALID_ARGS', {
@@ -143,7 +139,7 @@ async function editLocked(ws: Workspace, real: string, shown: string, request: E
   }
   // Bound what the replacement builds before building it: one short old_string replaced everywhere by a
   // 50,000-character new_string would make a string of up to 1 GB on the event loop (and a file that size).
-  const resultBytes = stamp.file_size_bytes + count * (Buffer.byteLength(newString) - Buffer.byteLength(oldString));
+  const resultBytes = sizeBytes + count * (Buffer.byteLength(newString) - Buffer.byteLength(oldString));
   if (resultBytes > MAX_EDIT_BYTES) {
     throw new GatewayError('INVALID_ARGS', {
       message: `Replacing ${count} occurrence${count === 1 ? '' : 's'} would make ${shown} ${resultBytes} bytes, over Edit's ${MAX_EDIT_BYTES}-byte limit; nothing was changed.`,
@@ -152,15 +148,22 @@ async function editLocked(ws: Workspace, real: string, shown: string, request: E
     });
   }
   const at = content.indexOf(oldString);
-  const updated = replaceAll
-    ? content.split(oldString).join(newString)
-    : content.slice(0, at) + newString + content.slice(at + oldString.length);
+  if (replaceAll) return { updated: content.split(oldString).join(newString), replaced: count };
+  return { updated: content.slice(0, at) + newString + content.slice(at + oldString.length), replaced: 1 };
+}
+
+/** Load, replace and write back, with no other Write or Edit of this file in between (see withFileLock). */
+async function editLocked(ws: Workspace, real: string, shown: string, request: EditRequest, signal: AbortSignal): Promise<ToolOutput> {
+  // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
+  throwIfAborted(signal);
+  const { content, stamp, mode } = await load(ws, real, shown);
+  assertExpected(stamp, request.expected, shown);
+  const { updated, replaced } = applyEdit(content, stamp.file_size_bytes, request, shown);
   const written = await writeAtomic(ws, real, updated, {
     mode,
     signal,
     // Whatever the caller expected, the change was computed from `stamp`; anything newer must not be overwritten.
     beforeRename: async () => assertExpected(await currentStamp(real), expectedOf(stamp), shown),
   });
-  const replaced = replaceAll ? count : 1;
   return { text: `Replaced ${replaced} occurrence${replaced === 1 ? '' : 's'} in ${shown}.`, data: written };
 }

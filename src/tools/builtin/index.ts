@@ -5,6 +5,7 @@ import { createEditTool } from './edit.js';
 import { createGlobTool } from './glob.js';
 import { createGrepTool } from './grep.js';
 import { createLsTool } from './ls.js';
+import { editProposal, writeProposal } from './proposal.js';
 import { createReadTool } from './read.js';
 import { createWriteTool } from './write.js';
 
@@ -16,7 +17,9 @@ import { createWriteTool } from './write.js';
  */
 export function createBuiltinTools(workspaceRoot: string, paths: PathRules): Tool[] {
   const ws = createWorkspace(workspaceRoot);
-  const tools = [createReadTool(ws), createWriteTool(ws), createEditTool(ws), createGlobTool(ws, paths), createGrepTool(ws, paths), createLsTool(ws, paths)];
+  const write = Object.assign(createWriteTool(ws), writeProposal(ws));
+  const edit = Object.assign(createEditTool(ws), editProposal(ws));
+  const tools = [createReadTool(ws), write, edit, createGlobTool(ws, paths), createGrepTool(ws, paths), createLsTool(ws, paths)];
   return tools.map((tool) => withCanonicalPath(tool, ws));
 }
 

@@ -5,6 +5,9 @@ import { scopeOf } from '../../../src/state/breaker-scope.js';
 import { createRedisStateStore, type RedisStateStore } from '../../../src/state/redis/index.js';
 import type { AdmitRequest, SettleRequest } from '../../../src/state/state-store.js';
 import { describeStateStore } from '../../suites/state-store.suite.js';
+import { OPEN } from '../../suites/state-store-approvals.js';
+
+const DECISION = { status: 'approved' as const, by: 'ops', history: { ttlMs: 60_000, count: 10 } };
 import { clusterSlot, crc16 } from '../../helpers/cluster-slot.js';
 import { OwnRedis, waitFor } from '../../helpers/redis.js';
 
@@ -15,7 +18,7 @@ const PREFIX = 'toolgate';
 const TENANTS = ['acme', 'globex', 'other'];
 const BREAKER = { failureThreshold: 3, recoveryMs: 300_000 };
 /** Commands that name one key, at args[1]; the store sends no multi-key command but its scripts. */
-const SINGLE_KEY = new Set(['hmget', 'hgetall', 'get', 'del', 'zrangebyscore']);
+const SINGLE_KEY = new Set(['hmget', 'hgetall', 'get', 'del', 'zrangebyscore', 'zrevrangebyscore', 'zcount']);
 const KEYLESS = new Set(['ping', 'info', 'quit', 'echo', 'client', 'select', 'flushall', 'script']);
 
 /** One command as the server ran it, from a client (MONITOR leaves out nothing a client sent). */
@@ -88,7 +91,7 @@ describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on
       replay: { fingerprint: 'f', leaseMs: 60_000 },
       lockPath: `p${i}`,
       rateLimit: { subject: `${tenant}-key`, perMinute: 100 },
-      approval: i === 2 ? { argsHash: 'h', ttlMs: 60_000, summary: { tool: 'Edit', arguments: {} } } : undefined,
+      approval: i === 2 ? { argsHash: 'h', ttlMs: 60_000, open: OPEN } : undefined,
       breaker: { scope, ...BREAKER },
     });
     const settled = (r: AdmitRequest, outcome: SettleRequest['breaker']['outcome']): SettleRequest => ({
@@ -109,9 +112,9 @@ describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on
         }
         expect(await store.circuits([scopeOf('Edit', tenant)], clock.now())).toMatchObject([{ state: 'open', failures: 3 }]);
         await store.resetCircuit(scopeOf('Edit', tenant));
-        await store.listApprovals(tenant, clock.now());
+        await store.listApprovals(tenant, { status: 'pending', limit: 10 }, clock.now());
       }
-      expect((await store.listApprovals(null, clock.now())).map((a) => a.tenant).sort()).toEqual(TENANTS);
+      expect((await store.listApprovals(null, { status: 'pending', limit: 10 }, clock.now())).map((a) => a.tenant).sort()).toEqual(TENANTS);
     });
 
     it('kept every script’s keys in one slot, and every other command to one key', async () => {
@@ -232,7 +235,7 @@ describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on
       sessionId: 's',
       callId: 'c',
       tool: 'Edit',
-      approval: { argsHash: 'lost', ttlMs: 60_000, summary: { tool: 'Edit', arguments: {} } },
+      approval: { argsHash: 'lost', ttlMs: 60_000, open: OPEN },
       breaker: { scope: 'Edit', ...BREAKER },
     };
     const [first] = await store.admit([ask], clock.now());
@@ -240,12 +243,13 @@ describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on
     const id = (first as { approvalId: string }).approvalId;
     // As if the write to the index's slot had failed after the tenant's script opened the request.
     await admin.del(`{${PREFIX}:approvals}:approvals-all`, `{${PREFIX}:approvals}:approval-id:${id}`);
-    expect(await store.listApprovals(null, clock.now())).toEqual([]);
-    expect(await store.decideApproval(id, null, 'approved', undefined, clock.now())).toBeNull();
+    expect(await store.listApprovals(null, { status: 'pending', limit: 10 }, clock.now())).toEqual([]);
+    expect(await store.decideApproval(id, null, DECISION, clock.now())).toBeNull();
     clock.advance(1);
-    expect(await store.admit([ask], clock.now())).toEqual([first]);
-    expect((await store.listApprovals(null, clock.now())).map((a) => a.id)).toEqual([id]);
-    expect(await store.decideApproval(id, null, 'approved', undefined, clock.now())).toMatchObject({ id, status: 'approved' });
+    expect(await store.admit([ask], clock.now())).toEqual([{ outcome: 'approval_pending', approvalId: id }]);
+    expect((await store.listApprovals(null, { status: 'pending', limit: 10 }, clock.now())).map((a) => a.id)).toEqual([id]);
+    expect(await store.decideApproval(id, null, DECISION, clock.now())).toMatchObject({ outcome: 'decided', record: { id, status: 'approved' } });
+    expect((await store.listApprovals(null, { status: 'decided', limit: 10 }, clock.now())).map((a) => a.id)).toEqual([id]);
     expect(await store.admit([ask], clock.now())).toEqual([{ outcome: 'admitted', lock: null, probe: false }]);
   });
 });

@@ -10,6 +10,7 @@ import { RedisConnection } from '../../../src/state/redis/connection.js';
 import { createRedisStateStore } from '../../../src/state/redis/index.js';
 import { StateUnavailableError, type AdmitRequest, type StateStore } from '../../../src/state/state-store.js';
 import { describeStateStore } from '../../suites/state-store.suite.js';
+import { OPEN } from '../../suites/state-store-approvals.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
 import { accepts, waitFor } from '../../helpers/redis.js';
 
@@ -105,7 +106,7 @@ describe.skipIf(!redisBinary)('RedisStateStore on a server of its own', () => {
           call({
             callId: `c${n}-${i}`,
             replay: { fingerprint: 'f', leaseMs: 60_000 },
-            approval: i % 2 ? { argsHash: `h${i}`, ttlMs: 60_000, summary: { tool: 'Edit', arguments: {} } } : undefined,
+            approval: i % 2 ? { argsHash: `h${i}`, ttlMs: 60_000, open: OPEN } : undefined,
             lockPath: `p${i}`,
             breaker: { ...BREAKER, scope: `tool-${i % 5}` },
             rateLimit: { subject: 'key', perMinute: 1000 },
@@ -149,8 +150,10 @@ describe.skipIf(!redisBinary)('RedisStateStore on a server of its own', () => {
         awaitRequest: () => s.awaitRequest('acme', 'k', 5000),
         circuits: () => s.circuits(['Edit'], now),
         resetCircuit: () => s.resetCircuit('Edit'),
-        listApprovals: () => s.listApprovals(null, now),
-        decideApproval: () => s.decideApproval('apr_x', null, 'approved', undefined, now),
+        listApprovals: () => s.listApprovals(null, { status: 'pending', limit: 10 }, now),
+        getApproval: () => s.getApproval('apr_x', null, now),
+        decideApproval: () => s.decideApproval('apr_x', null, { status: 'approved', by: 'k', history: { ttlMs: 1000, count: 1 } }, now),
+        countPendingApprovals: () => s.countPendingApprovals(now),
         hit: () => s.hit('ip', 5, 1000, now),
         ping: () => s.ping(),
       };
@@ -267,12 +270,11 @@ describe('RedisStateStore on the shared server', () => {
     const prefix = newPrefix();
     const store = open(prefix, clock);
     const now = clock.now();
-    const summary = { tool: 'Edit', arguments: { a: 1 } };
     await store.admit(
       [
         call({ replay: { fingerprint: 'f', leaseMs: 60_000 }, lockPath: 'a', rateLimit: { subject: 'key', perMinute: 5 } }),
         call({ callId: 'c2', replay: { fingerprint: 'f', leaseMs: 60_000 } }),
-        call({ callId: 'c3', approval: { argsHash: 'h', ttlMs: 60_000, summary } }),
+        call({ callId: 'c3', approval: { argsHash: 'h', ttlMs: 60_000, open: OPEN } }),
       ],
       now,
     );

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { signature } from '../../../src/queue/index.js';
+import { signature } from '../../../src/webhooks/index.js';
 
 const PAGE = new URL('../../../docs/async.md', import.meta.url);
 

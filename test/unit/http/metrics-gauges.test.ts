@@ -64,7 +64,7 @@ describe('toolgate_approvals_pending: approval requests waiting for a decision',
     t = await buildTestApp({ state, builtins: false, tools: [slowTool('Deploy', { safe: false, ms: 1 })], config: { policy: { rules: [{ tool: 'Deploy', decision: 'ask' }] } } });
     await execute(t.app, call('a', {}));
     expect(await scrape(t, 'toolgate_approvals_pending ')).toEqual(['toolgate_approvals_pending 1']);
-    state.listApprovals = async () => {
+    state.countPendingApprovals = async () => {
       throw new StateUnavailableError();
     };
     // prom-client writes "Nan"; Prometheus parses the value case-insensitively (Go's ParseFloat).

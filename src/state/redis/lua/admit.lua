@@ -1,8 +1,9 @@
 --[[ admit: KEYS[1..n] every key the batch reads or writes, named by each request by index
      · ARGV[1] now_ms, ARGV[2] JSON array, one object per call, in order:
          replay?   {k, fp, lease}     call record hash (fp, exp, res?)
-         approval? {k, ptr, tidx, gidx, id, ttl, tenant, session, tool, args}
-                   approval hash; for a new request with id `id`: its id pointer, tenant and global index
+         approval? {k, tidx, hist, ptr?, gidx?, ttl, tenant, session, open?: {id, tool, args, preview}}
+                   approval hash, the tenant's pending index and history hash; for a new request: its id
+                   pointer and the global index (includes/approval.lua)
          lock?     k                  lock hash (meta, exp)
          breaker?  {k, recovery, ttl, token?} breaker hash (state, failures, reopens_at, probe_until, probe_token),
                    or {stop} the verdict of a breaker in another slot that stops the call (store.ts), or absent
@@ -48,7 +49,7 @@ for i, r in ipairs(requests) do
     out[i] = cjson.encode(verdict)
   else
     if r.replay then replay_take(r.replay, now) end
-    if consume then approval_consume(consume) end
+    if consume then approval_consume(consume, now) end
     if probe then breaker_take_probe(r.breaker, now) end
     if level then bucket_take(r.rate, level, now) end
     out[i] = cjson.encode({ o = 'admitted', lock = lock, probe = probe })

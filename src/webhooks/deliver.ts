@@ -1,0 +1,39 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Counter } from 'prom-client';
+import type { HttpDispatchers } from '../tools/http/index.js';
+import type { RetryPolicy, WebhookDelivery } from './outbox.js';
+import { postSigned, type PostOutcome } from './post.js';
+
+/** What every outbox delivers with: the secret, the pools and whether private targets are allowed, the retry policy. */
+export interface DeliveryDeps {
+  secret: string;
+  allowPrivateNetwork: boolean;
+  dispatchers: HttpDispatchers;
+  retry: RetryPolicy;
+  /** Attempts by outcome (`toolgate_approval_webhook_deliveries_total`). */
+  deliveries: Counter<'outcome'>;
+  logger: FastifyBaseLogger;
+}
+
+/** One attempt (1 the first), counted and logged; the caller retries what is neither delivered nor refused. */
+export async function deliverOnce(delivery: WebhookDelivery, attempt: number, deps: DeliveryDeps): Promise<PostOutcome> {
+  const outcome = await postSigned({
+    url: delivery.url,
+    body: delivery.body,
+    secret: deps.secret,
+    headers: { ...delivery.headers, 'x-toolgate-delivery': String(attempt) },
+    dispatcher: deps.allowPrivateNetwork ? deps.dispatchers.open : deps.dispatchers.guarded,
+    timeoutMs: deps.retry.timeoutMs,
+  });
+  deps.deliveries.inc({ outcome: outcome.outcome });
+  const log = deps.logger.child({ webhook_delivery: delivery.id, delivery: attempt });
+  if (outcome.outcome === 'delivered') log.info({ status: outcome.status }, 'webhook delivered');
+  else if (outcome.outcome === 'refused') log.warn({ err: outcome.error }, 'webhook refused by the SSRF guard; not retried');
+  else log.warn(outcome.outcome === 'http_error' ? { status: outcome.status } : { err: outcome.error }, 'webhook delivery failed');
+  return outcome;
+}
+
+/** The wait before attempt `next` (2 the first retry): the backoff, doubled for each retry after the first. */
+export function retryDelay(policy: RetryPolicy, next: number): number {
+  return policy.backoffMs * 2 ** (next - 2);
+}
