@@ -20,7 +20,7 @@ const LAYERS = {
   tools: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill'],
   registry: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools'],
   webhooks: ['shared', 'protocol', 'config', 'observability', 'tools'],
-  approvals: ['shared', 'protocol', 'config', 'observability', 'tools', 'webhooks'],
+  approvals: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools', 'webhooks'],
   pipeline: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'approvals', 'webhooks'],
   queue: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'approvals', 'webhooks'],
   http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'queue', 'approvals', 'webhooks'],

@@ -1,7 +1,8 @@
 import { redactSecrets } from '../observability/logger.js';
 import type { ApprovalPreview } from '../protocol/approval.js';
 import { isGatewayError } from '../protocol/errors.js';
-import type { ToolDecision, Tool } from '../tools/tool.js';
+import { stricter, type Decision } from '../policy/index.js';
+import type { Tool } from '../tools/tool.js';
 import { unifiedDiff } from './diff.js';
 
 /**
@@ -10,8 +11,6 @@ import { unifiedDiff } from './diff.js';
  * by the preview's diff and need not be stored twice.
  */
 export const ARGUMENT_CHARS = 4096;
-
-const RANK: Record<ToolDecision, number> = { allow: 0, ask: 1, deny: 2 };
 
 /** The arguments an approval request shows: secrets redacted, long strings cut. */
 export function approvalArguments(args: Record<string, unknown>): unknown {
@@ -23,12 +22,12 @@ function commandPreview(tool: Tool, args: Record<string, unknown>): ApprovalPrev
   const command = args.command;
   if (typeof command !== 'string' || !tool.sandbox || !tool.classify) return undefined;
   const classified = tool.classify(args);
-  let decision: ToolDecision = 'allow';
+  let decision: Decision = 'allow';
   let reasons: string[] = [];
   if (typeof classified === 'string') decision = classified === 'unknown' ? 'deny' : classified;
   else if ('unknown' in classified) [decision, reasons] = ['deny', [classified.unknown]];
   else {
-    for (const part of classified.parts) if (RANK[part.decision] > RANK[decision]) decision = part.decision;
+    for (const part of classified.parts) decision = stricter(decision, part.decision);
     reasons = classified.parts.map((part) => part.reason);
   }
   return { kind: 'command', command: redactSecrets(command, ARGUMENT_CHARS) as string, class: decision, reasons, sandbox: tool.sandbox.mode };
