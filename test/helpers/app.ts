@@ -19,6 +19,7 @@ import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/htt
 import { startMcpServers, type McpServers } from '../../src/startup.js';
 import { loadTools } from '../../src/tools/index.js';
 import type { Tool } from '../../src/tools/tool.js';
+import type { WebhookOutbox } from '../../src/webhooks/index.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -53,6 +54,8 @@ export interface TestAppOptions {
   executions?: ExecutionQueue;
   /** Tracing on (src/observability/tracing.ts); the test shuts it down. */
   tracing?: Tracing;
+  /** Where approval events wait for the webhook (`approvals.webhook_url`); the test closes it. */
+  outbox?: WebhookOutbox;
 }
 
 const BUILTIN_NAMES = new Set(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS']);
@@ -82,7 +85,17 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const { mcp, problems } = await startMcpServers(config, registry, { env: options.env ?? {}, dispatchers, metrics, logger });
   if (problems.length > 0) throw new Error(problems.join('\n'));
   const app = await buildApp(
-    { state, spill, registry, clock, logger, metrics, ...(options.executions && { executions: options.executions }), ...(options.tracing && { tracing: options.tracing }) },
+    {
+      state,
+      spill,
+      registry,
+      clock,
+      logger,
+      metrics,
+      ...(options.executions && { executions: options.executions }),
+      ...(options.tracing && { tracing: options.tracing }),
+      ...(options.outbox && { outbox: options.outbox }),
+    },
     config,
   );
   await app.ready();
