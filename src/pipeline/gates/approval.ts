@@ -28,8 +28,9 @@ export async function openApprovals(
   admissions: Admission[],
   deps: PipelineDeps,
 ): Promise<Admission[]> {
+  // Every batch comes here: one pass, no allocation, unless a call needs a request opened.
+  if (!admissions.some((admission) => admission.outcome === 'approval_absent')) return admissions;
   const absent = admissions.flatMap((admission, i) => (admission.outcome === 'approval_absent' ? [i] : []));
-  if (absent.length === 0) return admissions;
   const again = await Promise.all(
     absent.map(async (i): Promise<AdmitRequest> => {
       const { entry, args } = calls[i]!;
