@@ -13,12 +13,14 @@ import { GatewayError } from '../protocol/errors.js';
 export async function refuseCrossOrigin(request: FastifyRequest): Promise<void> {
   const origin = request.headers.origin;
   if (origin === undefined) return;
-  let host: string | undefined;
+  let same = false;
   try {
-    host = new URL(origin).host;
+    const from = new URL(origin);
+    // The Host header read as the origin's scheme reads it, so a default port written out or not compares equal.
+    same = from.host === new URL(`${from.protocol}//${request.headers.host ?? ''}`).host;
   } catch {
-    host = undefined;
+    same = false;
   }
-  if (host !== undefined && host === request.headers.host) return;
+  if (same) return;
   throw new GatewayError('FORBIDDEN', { message: 'Admin decisions are taken from the gateway\'s own origin only (its console at /console); this request came from another.' });
 }

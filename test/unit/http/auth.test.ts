@@ -53,6 +53,7 @@ describe('authentication per route', () => {
     // No Redis here, so no execution exists: with the right key, 404.
     { method: 'GET', path: '/executions/{id}', url: `/executions/exec_${'0'.repeat(32)}`, scope: 'execute', ok: 404 },
     { method: 'GET', path: '/approvals', url: '/approvals', scope: 'admin', ok: 200 },
+    { method: 'GET', path: '/approvals/{id}', url: '/approvals/no-such-approval', scope: 'admin', ok: 404 },
     { method: 'POST', path: '/approvals/{id}', url: '/approvals/no-such-approval', scope: 'admin', payload: { decision: 'approve' }, ok: 404 },
     { method: 'GET', path: '/circuits', url: '/circuits', scope: 'admin', ok: 200 },
     { method: 'POST', path: '/circuits/{tool}/reset', url: '/circuits/Read/reset', scope: 'admin', ok: 200 },
