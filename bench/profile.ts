@@ -86,8 +86,9 @@ export async function summarizeProfile(file: string, requests: number, cpuUsPerR
   subtree(profile.nodes[0]!);
 
   const fmt = (rows: Row[]) => rows.map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`);
-  const busy = all - idle;
   const stages = stageTimes(profile.nodes, self);
+  // What the bench itself did in the target (the profiler stopping, IPC answers) is not the server's work.
+  const busy = all - idle - (stages.get('bench harness')?.total ?? 0);
   const perRequest = (us: number) => (us / requests).toFixed(1).padStart(7);
   return [
     `${(all / 1e6).toFixed(1)} s sampled, ${((idle / all) * 100).toFixed(1)}% idle; shares below are of the ${(busy / 1e6).toFixed(1)} s busy.`,

@@ -22,6 +22,7 @@ export const STAGES = [
   'garbage collection',
   'native, not attributed',
   'other',
+  'bench harness',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 
@@ -29,6 +30,8 @@ type Rule = readonly [Stage, RegExp];
 
 /** Matched against `<function name> <url>`; the first rule that matches a frame names its stage. */
 const RULES: readonly Rule[] = [
+  // The target's side of the bench: the profiler writing its profile when told to stop, the CPU-time and stats answers.
+  ['bench harness', /node:inspector|bench\/child\./],
   ['tool: deadline timer and AbortSignal', /^(runWithTimeout|LazyAbortController|get signal|abort|createAbortSignal|AbortController|AbortSignal|throwIfAborted)\b|\/(pipeline\/timeout|tools\/builtin\/abort)\.(js|ts)|node:timers|node:internal\/timers|node:internal\/abort_controller/],
   ['permission and path resolution', /^(resolveCanonical|locate|locateFor|locateAsDecided|spellingsOf|canonicalArgs|tool\.canonicalArgs|lexical|canonical|isSymlink|contains|isInside) .*\/(tools\/workspace|pipeline\/plan|tools\/builtin\/index)\.|\/pipeline\/gates\/permission\.|\/policy\//],
   ['tool: file work', /\/tools\/(builtin|workspace|opened-file|utf8)|\/tools\/noop\.|bench\/raw-tools\.|^(Read|Noop) .*bench\//],
