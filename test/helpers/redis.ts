@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inject } from 'vitest';
 import { freePort } from './redis-global-setup.js';
 
 /** Whether something accepts TCP connections on 127.0.0.1:port right now. */
@@ -14,6 +15,23 @@ export function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * The redis-server binary, for a test that starts servers of its own (to
+ * stop, restart or count them). With REDIS_URL set and no binary, such a
+ * test fails with the install hint rather than skip: without it the
+ * proof it gives is missing.
+ */
+export function redisServerBinary(): string {
+  const binary = inject('redisBinary');
+  if (!binary) {
+    throw new Error(
+      'This test starts redis-servers of its own, and found no redis-server (REDIS_SERVER_BIN, or on PATH): install it ' +
+        '(Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis).',
+    );
+  }
+  return binary;
 }
 
 /**

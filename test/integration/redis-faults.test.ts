@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configFrom } from '../../src/config/load.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createRedisStateStore, type RedisStateStore } from '../../src/state/redis/index.js';
 import { buildTestApp, execute, type TestApp } from '../helpers/app.js';
-import { OwnRedis, waitFor } from '../helpers/redis.js';
+import { OwnRedis, redisServerBinary, waitFor } from '../helpers/redis.js';
 import { slowTool } from '../helpers/tools.js';
 
-const redisBinary = inject('redisBinary');
 const STATE = configFrom().state;
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ id, name, arguments: args });
@@ -43,7 +42,7 @@ const INFO = 30;
 
 /** A store on a server of the test's own, with the timeouts server.ts sets from the config. */
 async function ownStore(clock: ManualClock): Promise<RedisStateStore> {
-  server = await OwnRedis.start(redisBinary);
+  server = await OwnRedis.start(redisServerBinary());
   store = createRedisStateStore({
     url: server.url,
     keyPrefix: `faults-${randomUUID()}`,
@@ -55,7 +54,7 @@ async function ownStore(clock: ManualClock): Promise<RedisStateStore> {
   return store;
 }
 
-describe.skipIf(!redisBinary)('Redis stopped mid-run, then restarted on the same port: calls that need state answer STATE_UNAVAILABLE', () => {
+describe('Redis stopped mid-run, then restarted on the same port: calls that need state answer STATE_UNAVAILABLE', () => {
   it.each(['SIGKILL', 'SIGTERM'] as const)('%s: read-only calls run, calls that need state fail fast and write nothing; all recovers without a restart', async (signal) => {
     const clock = new ManualClock();
     const store = await ownStore(clock);

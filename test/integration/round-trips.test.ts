@@ -2,12 +2,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStateStore, type RedisStateStore } from '../../src/state/redis/index.js';
 import { buildTestApp, execute, type TestApp } from '../helpers/app.js';
-import { OwnRedis } from '../helpers/redis.js';
+import { OwnRedis, redisServerBinary } from '../helpers/redis.js';
 
-const redisBinary = inject('redisBinary');
 
 const TOKEN = 'tg_round_trips_test_key';
 /** With keys configured every request also asks the store about failed logins; a deployment with Redis has keys. */
@@ -68,7 +67,7 @@ const LAYOUTS = [
   { layout: 'Cluster layout, shared breakers', sharded: true, perUnsafeCall: 3 },
 ];
 
-describe.skipIf(!redisBinary).each(LAYOUTS)('Redis round trips per request (house style: a number we track), $layout', ({ sharded, perUnsafeCall }) => {
+describe.each(LAYOUTS)('Redis round trips per request (house style: a number we track), $layout', ({ sharded, perUnsafeCall }) => {
   let server: OwnRedis;
   let client: Redis;
   let admin: Redis;
@@ -77,7 +76,7 @@ describe.skipIf(!redisBinary).each(LAYOUTS)('Redis round trips per request (hous
   let counter: RoundTrips;
 
   beforeAll(async () => {
-    server = await OwnRedis.start(redisBinary);
+    server = await OwnRedis.start(redisServerBinary());
     admin = new Redis(server.url, { connectionName: 'admin' });
     await admin.config('SET', 'slowlog-log-slower-than', '0');
     await admin.config('SET', 'slowlog-max-len', '10000');

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { scopeOf } from '../../../src/state/breaker-scope.js';
 import { createRedisStateStore, type RedisStateStore } from '../../../src/state/redis/index.js';
@@ -9,9 +9,8 @@ import { OPEN } from '../../suites/state-store-approvals.js';
 
 const DECISION = { status: 'approved' as const, by: 'ops', history: { ttlMs: 60_000, count: 10 } };
 import { clusterSlot, crc16 } from '../../helpers/cluster-slot.js';
-import { OwnRedis, waitFor } from '../../helpers/redis.js';
+import { OwnRedis, redisServerBinary, waitFor } from '../../helpers/redis.js';
 
-const redisBinary = inject('redisBinary');
 
 /** Fixed, so the slots are known: each test starts from an empty server instead of a prefix of its own. */
 const PREFIX = 'toolgate';
@@ -27,7 +26,7 @@ type Sent = string[];
 const scriptKeys = (args: Sent): string[] => args.slice(3, 3 + Number(args[2]));
 const isScript = (args: Sent) => args[0] === 'evalsha' || args[0] === 'eval';
 
-describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on one server', () => {
+describe('RedisStateStore sharded (one script per slot), on one server', () => {
   let server: OwnRedis;
   let admin: Redis;
   let watcher: Redis;
@@ -50,7 +49,7 @@ describe.skipIf(!redisBinary)('RedisStateStore sharded (one script per slot), on
   };
 
   beforeAll(async () => {
-    server = await OwnRedis.start(redisBinary);
+    server = await OwnRedis.start(redisServerBinary());
     admin = new Redis(server.url);
     watcher = new Redis(server.url);
     monitor = await watcher.monitor();

@@ -12,10 +12,9 @@ import { StateUnavailableError, type AdmitRequest, type StateStore } from '../..
 import { describeStateStore } from '../../suites/state-store.suite.js';
 import { OPEN } from '../../suites/state-store-approvals.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
-import { accepts, waitFor } from '../../helpers/redis.js';
+import { accepts, redisServerBinary, waitFor } from '../../helpers/redis.js';
 
 const url = inject('redisUrl');
-const redisBinary = inject('redisBinary');
 
 const newPrefix = () => `test-${randomUUID()}`;
 const BREAKER = { scope: 'Edit', failureThreshold: 3, recoveryMs: 300_000 };
@@ -45,7 +44,7 @@ class OwnRedis {
   }
 
   async start(): Promise<void> {
-    this.child = spawn(redisBinary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()], {
+    this.child = spawn(redisServerBinary(), ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()], {
       stdio: 'ignore',
     });
     for (let attempt = 0; !(await accepts(this.port)); attempt++) {
@@ -72,7 +71,7 @@ class OwnRedis {
   }
 }
 
-describe.skipIf(!redisBinary)('RedisStateStore on a server of its own', () => {
+describe('RedisStateStore on a server of its own', () => {
   let server: OwnRedis;
   beforeAll(async () => {
     server = new OwnRedis(await freePort());
