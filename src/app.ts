@@ -56,7 +56,7 @@ export interface AppDeps {
  * fastify's default is no limit: a client that sends headers and then
  * trickles (or stops sending) its body holds an in-flight slot for ever.
  * Generous for a 1 MiB body; only the arrival of the request is timed, not
- * the tool calls that follow. Past it Node answers 408 (clientErrorHandler).
+ * the tool calls that follow. Past it the answer is 408 REQUEST_TIMEOUT (clientErrorHandler).
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
 

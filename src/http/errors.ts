@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { ERROR_CODES, GatewayError, isGatewayError, type ErrorCode } from '../protocol/errors.js';
@@ -90,6 +90,17 @@ export function noRoute(request: FastifyRequest): GatewayError {
   return new GatewayError('NOT_FOUND', { message: `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}.` });
 }
 
+/** What Node's HTTP server refuses before fastify sees a request, by its error code; anything else it cannot parse is BAD_REQUEST. */
+const PARSER_CODES: Record<string, 'REQUEST_TIMEOUT' | 'HEADERS_TOO_LARGE'> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+};
+const PARSER_MESSAGES: Record<'BAD_REQUEST' | 'REQUEST_TIMEOUT' | 'HEADERS_TOO_LARGE', string> = {
+  BAD_REQUEST: 'The request is not valid HTTP.',
+  REQUEST_TIMEOUT: `The request's headers and body did not arrive within the request timeout; send it again.`,
+  HEADERS_TOO_LARGE: `The request line and headers are over Node's limit of ${maxHeaderSize} bytes.`,
+};
+
 /**
  * fastify options: the error envelope and `x-request-id` also for what
  * fastify answers before any route or hook runs, so that these too carry an `x-request-id` and our error envelope: a URL the
@@ -107,9 +118,9 @@ export const frameworkErrorOptions = {
   clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
     // A reset connection has no one left to answer (Node's own rule).
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
-    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const message = status === 408 ? 'The request took too long to arrive.' : status === 431 ? 'The request headers are too large.' : 'The request is not valid HTTP.';
-    const body = JSON.stringify({ error: { code: 'BAD_REQUEST', message } });
+    const code = PARSER_CODES[err.code ?? ''] ?? 'BAD_REQUEST';
+    const { status } = ERROR_CODES[code];
+    const body = JSON.stringify({ error: { code, message: PARSER_MESSAGES[code] } });
     if (socket.writable) {
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +

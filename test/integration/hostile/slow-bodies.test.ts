@@ -119,7 +119,7 @@ describe('slow and unfinished bodies cannot hold the gateway', () => {
     expect(cut).toBe(true);
     for (const s of stalled) {
       expect(s.received()).toMatch(/^HTTP\/1\.1 408 /);
-      expect(s.received()).toContain('"error":{"code":"BAD_REQUEST"');
+      expect(s.received()).toContain('"error":{"code":"REQUEST_TIMEOUT"');
     }
     const served = await fetch(`http://127.0.0.1:${server.port}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
     expect(served.status).toBe(200);

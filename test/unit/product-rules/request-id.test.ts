@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMetricsApp } from '../../../src/app.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
+import { ERROR_CODES, type ErrorCode } from '../../../src/protocol/errors.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /**
@@ -97,18 +98,21 @@ describe('x-request-id on every response (no keys)', () => {
   it('a request the HTTP parser refuses (malformed, headers too large) still gets an envelope with x-request-id', async () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as AddressInfo;
-    const cases: Array<[string, number]> = [
-      ['GARBAGE\r\n\r\n', 400],
-      ['GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: x\r\n\r\n', 400],
-      [`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    // Each status with the code the error table gives it: 431 is HEADERS_TOO_LARGE (a long URL counts too), not BAD_REQUEST.
+    const cases: Array<[string, number, string]> = [
+      ['GARBAGE\r\n\r\n', 400, 'BAD_REQUEST'],
+      ['GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: x\r\n\r\n', 400, 'BAD_REQUEST'],
+      [`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+      [`GET /healthz?${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
     ];
-    for (const [request, status] of cases) {
+    for (const [request, status, code] of cases) {
       const answer = parseRaw(await raw(port, request));
       expect(answer.status).toBe(status);
       expect(answer.headers['x-request-id']).toMatch(UUID);
       const body = JSON.parse(answer.body);
       expect(Object.keys(body)).toEqual(['error']);
-      expect(body.error.code).toBe('BAD_REQUEST');
+      expect(body.error.code).toBe(code);
+      expect(ERROR_CODES[code as ErrorCode].status).toBe(status);
     }
   });
 
