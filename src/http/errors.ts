@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import { ERROR_CODES, GatewayError, isGatewayError, type ErrorCode } from '../protocol/errors.js';
 import { StateUnavailableError } from '../state/state-store.js';
 import { newRequestId } from './plugins/request-id.js';
+import { counted } from '../shared/count.js';
 
 /** Fastify's own errors that are the client's fault, mapped to our codes (JSON bodies: see json-body.ts). */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -58,7 +59,7 @@ function fromFastify(err: FastifyError, request: FastifyRequest): GatewayError |
 function tooLarge(request: FastifyRequest): GatewayError {
   const limit = request.routeOptions.bodyLimit;
   return new GatewayError('PAYLOAD_TOO_LARGE', {
-    message: `The request body is over the limit of ${limit} bytes (limits.body_bytes); send fewer or smaller calls per request, or raise the setting.`,
+    message: `The request body is over the limit of ${counted(limit, 'byte')} (limits.body_bytes); send fewer or smaller calls per request, or raise the setting.`,
     details: { limit, setting: 'limits.body_bytes' },
   });
 }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import type { SpillStore } from '../spill/spill-store.js';
+import { counted } from '../shared/count.js';
 
 /**
  * Parse a single-range `Range: bytes=…` header (RFC 9110 14.1.2) against a size.
@@ -30,7 +31,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
     end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
   }
   if (start > end || start >= size) {
-    throw new GatewayError('RANGE_NOT_SATISFIABLE', { message: `The range is outside the output of ${size} bytes.`, details: { size } });
+    throw new GatewayError('RANGE_NOT_SATISFIABLE', { message: `The range is outside the output of ${counted(size, 'byte')}.`, details: { size } });
   }
   return { start, end };
 }

@@ -1,5 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { coalescingDestination } from './log-destination.js';
+import { counted } from '../shared/count.js';
 
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key|bearer/i;
 const MAX_DEPTH = 16;
@@ -33,7 +34,7 @@ function redacted(value: unknown, maxString: number, depth: number): unknown {
   for (const key of keys.slice(0, MAX_ITEMS)) {
     out[key] = SECRET_KEY.test(key) ? REDACTED : redacted((value as Record<string, unknown>)[key], maxString, depth + 1);
   }
-  if (keys.length > MAX_ITEMS) out['…'] = `(${keys.length - MAX_ITEMS} more keys)`;
+  if (keys.length > MAX_ITEMS) out['…'] = `(${counted(keys.length - MAX_ITEMS, 'more key')})`;
   return out;
 }
 

@@ -7,6 +7,7 @@
  * when the spill store failed, that the whole output was not kept).
  */
 import type { TruncationRecord } from '../protocol/result.js';
+import { counted } from '../shared/count.js';
 
 /**
  * A tool's way to resume a cut output with another call (`Tool.resumeHint`):
@@ -29,7 +30,7 @@ function wholeOutput(record: VisibleRecord): string {
 
 /** The note line a cut ends with: the tool's resume hint where it has one for this cut, and the url of the whole output. */
 function noteFor(kept: string, rest: string, record: VisibleRecord, hint: ResumeHint | undefined, midLine: boolean): string {
-  const whole = `${wholeOutput(record)} (${record.original_bytes} bytes)`;
+  const whole = `${wholeOutput(record)} (${counted(record.original_bytes, 'byte')})`;
   const tool = midLine ? undefined : hint?.(kept, rest);
   if (tool !== undefined) return `[${tool}, or ${whole}]`;
   if (kept === '') return `[cut before line 1: ${whole}]`;

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../protocol/errors.js';
 import type { RegisteredTool } from '../../registry/registry.js';
 import type { LocalGate } from '../types.js';
+import { counted } from '../../shared/count.js';
 
 const MAX_REPORTED_ERRORS = 20;
 
@@ -25,11 +26,11 @@ function oversizedArgument(entry: RegisteredTool, args: Record<string, unknown>)
     if (!path) continue;
     const setting = isContent ? `builtins.${entry.name}.max_arg_chars` : otherIsOwn ? `max_arg_chars of ${entry.name}` : 'limits.arg_chars';
     return new GatewayError('ARG_TOO_LARGE', {
-      message: `The argument at ${path} is over ${limit} characters, the limit set by ${setting}.`,
+      message: `The argument at ${path} is over ${counted(limit, 'character')}, the limit set by ${setting}.`,
       details: { path, limit, setting },
       suggestion: isContent
         ? `Send the file in parts: Write the first part, then add each next one with Edit (old_string: the last line so far, new_string: that line followed by the part); or raise ${setting}.`
-        : `Send a value of at most ${limit} characters, or raise ${setting}${otherIsOwn ? '' : ` (max_arg_chars of ${entry.name} for this tool alone)`}.`,
+        : `Send a value of at most ${counted(limit, 'character')}, or raise ${setting}${otherIsOwn ? '' : ` (max_arg_chars of ${entry.name} for this tool alone)`}.`,
     });
   }
   return undefined;

@@ -65,7 +65,7 @@ export function parseEnvelope(body: unknown, options: ParseEnvelopeOptions): Par
   });
   if (found.length > options.maxCalls) {
     throw new GatewayError('TOO_MANY_CALLS', {
-      message: `The batch has ${found.length} calls; at most ${options.maxCalls} are allowed.`,
+      message: `The batch has ${found.length} calls; at most ${options.maxCalls} ${options.maxCalls === 1 ? 'is' : 'are'} allowed.`,
       details: { max: options.maxCalls, got: found.length },
     });
   }

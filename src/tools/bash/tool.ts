@@ -8,6 +8,7 @@ import { commandEnv } from './env.js';
 import type { Identity } from './identity.js';
 import { runCommand, type Captured, type RunOutcome } from './run.js';
 import type { ResourceLimits, Sandbox } from './sandbox.js';
+import { counted } from '../../shared/count.js';
 
 /** What the model reads: the sandbox's part only when one is in force, so the text never promises what does not hold. */
 function descriptionFor(sandbox: Sandbox): string {
@@ -41,7 +42,7 @@ function shown(name: string, captured: Captured, capBytes: number, noted: boolea
   const text = utf8Prefix(captured.head, capBytes);
   if (!captured.spilled || !noted) return text;
   const where = isSpillFailure(captured.spilled) ? 'the rest was not kept (the spill store is unavailable)' : `the whole stream: /outputs/${captured.spilled.id}`;
-  return `${text}${text.endsWith('\n') ? '' : '\n'}[${name} cut at ${capBytes} of ${captured.bytes} bytes; ${where}]\n`;
+  return `${text}${text.endsWith('\n') ? '' : '\n'}[${name} cut at ${capBytes} of ${counted(captured.bytes, 'byte')}; ${where}]\n`;
 }
 
 /**

@@ -12,6 +12,7 @@ import { compileSearchPattern, type LinePattern } from './regex.js';
 import { cutLine, looksBinary } from './text.js';
 import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles, type FileWalk, type WalkedFile } from './walk.js';
 import { entryJudge, Withheld } from './withheld.js';
+import { counted } from '../../shared/count.js';
 
 export const DEFAULT_GREP_RESULTS = 100;
 export const MAX_GREP_RESULTS = 1000;
@@ -144,7 +145,7 @@ export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
       const hitMax = matches.length === max;
       const notes: string[] = [];
       if (hitMax) notes.push(`(stopped at max_results=${max}; narrow the pattern, path or glob to see the rest)`);
-      if (skippedLarge > 0) notes.push(`(${skippedLarge} file(s) over ${MAX_GREP_FILE_BYTES} bytes were not searched)`);
+      if (skippedLarge > 0) notes.push(`(${counted(skippedLarge, 'file')} over ${MAX_GREP_FILE_BYTES} bytes not searched)`);
       if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
       notes.push(...walk.withheld.note);
       const list = matches.length > 0 ? matches.join('\n') : 'No matches.';

@@ -9,6 +9,7 @@ import { throwIfAborted } from './abort.js';
 import { optionalString } from './args.js';
 import { byName, resolveAsJudged } from './walk.js';
 import { entryJudge, Withheld, type WalkJudge } from './withheld.js';
+import { counted } from '../../shared/count.js';
 
 export const MAX_LS_ENTRIES = 1000;
 
@@ -72,7 +73,7 @@ export function createLsTool(ws: Workspace, paths: PathRules): Tool {
         return entry.isSymbolicLink() ? `${entry.name}@` : entry.name;
       });
       const cut = entries.length > MAX_LS_ENTRIES;
-      const notes = cut ? [`(${entries.length - MAX_LS_ENTRIES} more entries not shown; use Glob to narrow down)`] : [];
+      const notes = cut ? [`(${counted(entries.length - MAX_LS_ENTRIES, 'more entry', 'more entries')} not shown; use Glob to narrow down)`] : [];
       notes.push(...withheld.note);
       const text = [shownEntries.length === 0 ? '(empty directory)' : shownEntries.join('\n'), ...notes].join('\n\n');
       return { text, partial: cut, ...(withheld.data && { data: withheld.data }) };

@@ -8,6 +8,7 @@ import { throwIfAborted } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
 import { stampOf } from './stamp.js';
 import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
+import { counted } from '../../shared/count.js';
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -121,7 +122,7 @@ function resumeHint(kept: string, rest: string): string | undefined {
 function render(lines: Lines, window: Window, limitGiven: boolean): { text: string; partial: boolean } {
   if (lines.seen === 0) return { text: '(empty file)', partial: false };
   if (lines.numbered.length === 0) {
-    return { text: `(the file has ${lines.seen} lines; offset ${window.offset} is past the end)`, partial: false };
+    return { text: `(the file has ${counted(lines.seen, 'line')}; offset ${window.offset} is past the end)`, partial: false };
   }
   const notes: string[] = [];
   if (lines.cut) notes.push(`(lines longer than ${MAX_LINE_CHARS} characters were cut)`);

@@ -1,5 +1,6 @@
 import { stricter, type Decision, type PathRules } from '../../policy/index.js';
 import type { Workspace } from '../workspace.js';
+import { counted } from '../../shared/count.js';
 
 /** `data.withheld` of a walk's result: how many entries the policy kept from it, never which. */
 export interface WithheldCounts {
@@ -30,7 +31,7 @@ export class Withheld {
     if (denied + asking === 0) return [];
     const total = denied + asking;
     const parts = [denied > 0 ? `${denied} denied` : '', asking > 0 ? `${asking} needing approval` : ''].filter(Boolean);
-    return [`(${total} ${total === 1 ? 'entry' : 'entries'} withheld by the permission policy: ${parts.join(', ')})`];
+    return [`(${counted(total, 'entry', 'entries')} withheld by the permission policy: ${parts.join(', ')})`];
   }
 }
 

@@ -9,6 +9,7 @@ import { classifyPath } from './config-paths.js';
 import { withFileLock } from './file-lock.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { assertExpected, currentStamp, expectedFrom, stampOf } from './stamp.js';
+import { counted } from '../../shared/count.js';
 
 function countLines(content: string): number {
   if (content === '') return 0;
@@ -73,7 +74,7 @@ export function createWriteTool(ws: Workspace): Tool {
         });
         const verb = before === null ? 'Created' : 'Overwrote';
         return {
-          text: `${verb} ${shown} (${stamp.file_size_bytes} bytes, ${countLines(content)} lines).`,
+          text: `${verb} ${shown} (${counted(stamp.file_size_bytes, 'byte')}, ${counted(countLines(content), 'line')}).`,
           data: stamp,
         };
       });

@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import type { HttpDispatchers } from '../http/dispatcher.js';
 import { findForbidden } from '../http/ssrf.js';
+import { counted } from '../../shared/count.js';
 
 /** Where a document came from and its parsed content (JSON or YAML). */
 export interface SpecText {
@@ -28,7 +29,7 @@ async function capped(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Bu
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > maxBytes) throw new Error(`the document is larger than max_spec_bytes (${maxBytes} bytes)`);
+    if (size > maxBytes) throw new Error(`the document is larger than max_spec_bytes (${counted(maxBytes, 'byte')})`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
@@ -114,7 +115,7 @@ export async function fetchSpec(spec: string, options: FetchSpecOptions): Promis
     } catch (err) {
       throw new Error(`could not be read: ${(err as Error).message}`);
     }
-    if (bytes.length > options.maxBytes) throw new Error(`the document is larger than max_spec_bytes (${options.maxBytes} bytes)`);
+    if (bytes.length > options.maxBytes) throw new Error(`the document is larger than max_spec_bytes (${counted(options.maxBytes, 'byte')})`);
   }
   return { location, isUrl, document: parseDocument(bytes.toString('utf8')) };
 }

@@ -244,6 +244,11 @@ describe('parseEnvelope: TOO_MANY_CALLS', () => {
     const error = errorOf(() => parse(calls(6), { maxCalls: 5 }));
     expect(error.code).toBe('TOO_MANY_CALLS');
     expect(error.details).toEqual({ max: 5, got: 6 });
+    expect(error.message).toBe('The batch has 6 calls; at most 5 are allowed.');
+  });
+
+  it('says a maximum of one in the singular', () => {
+    expect(errorOf(() => parse(calls(2), { maxCalls: 1 })).message).toBe('The batch has 2 calls; at most 1 is allowed.');
   });
 
   it('counts calls only, not the text blocks between them', () => {

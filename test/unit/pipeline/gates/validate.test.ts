@@ -75,6 +75,12 @@ describe('validate gate: string sizes, then the tool\'s JSON Schema, or INVALID_
     });
   });
 
+  it('a limit of one character is said in the singular', () => {
+    const error = validate(arriving({ path: 'ab' }, { maxArgChars: 1 }))!.toCallError();
+    expect(error.message).toBe('The argument at /path is over 1 character, the limit set by max_arg_chars of T.');
+    expect(error.suggestion).toBe('Send a value of at most 1 character, or raise max_arg_chars of T.');
+  });
+
   it('a content argument has its own limit, named builtins.<tool>.max_arg_chars, and says how to send a file in parts', () => {
     const writeLike = { name: 'W', contentArgs: ['content'], maxArgChars: 5, parameters: { type: 'object' } };
     expect(validate(plannedCall(writeLike, { content: 'x'.repeat(5), path: 'y'.repeat(40) }))).toBeUndefined();

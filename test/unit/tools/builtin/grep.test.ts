@@ -69,7 +69,7 @@ describe('Grep', () => {
     await writeFile(path.join(sb.root, 'big.log'), `TODO\n${'y'.repeat(MAX_GREP_FILE_BYTES)}`);
     const out = await run(sb, 'Grep', { pattern: 'TODO' });
     expect(out.text).not.toMatch(/bin\.dat|big\.log:/);
-    expect(out.text).toMatch(/1 file\(s\) over .* bytes were not searched/);
+    expect(out.text).toContain(`(1 file over ${MAX_GREP_FILE_BYTES} bytes not searched)`);
   });
 
   it('stops with TIMEOUT when the call is aborted', async () => {

@@ -33,6 +33,8 @@ describe('Read', () => {
     expect(out.partial).toBeFalsy();
     expect((await run(sb, 'Read', { path: 'a.txt', offset: 5 })).text).toBe('     5\tl5');
     expect((await run(sb, 'Read', { path: 'a.txt', offset: 9 })).text).toMatch(/has 5 lines; offset 9 is past the end/);
+    await sb.put({ 'one.txt': 'only\n' });
+    expect((await run(sb, 'Read', { path: 'one.txt', offset: 3 })).text).toBe('(the file has 1 line; offset 3 is past the end)');
   });
 
   it('stops at the default limit with partial and a note on how to continue', async () => {
@@ -48,6 +50,8 @@ describe('Read', () => {
     await sb.put({ 'long.txt': `${'x'.repeat(MAX_LINE_CHARS + 300)}\nshort\n` });
     const out = await run(sb, 'Read', { path: 'long.txt' });
     expect(out.text).toContain(`${'x'.repeat(MAX_LINE_CHARS)}… [300 more characters]`);
+    await sb.put({ 'one-over.txt': 'y'.repeat(MAX_LINE_CHARS + 1) });
+    expect((await run(sb, 'Read', { path: 'one-over.txt' })).text).toContain(`${'y'.repeat(MAX_LINE_CHARS)}… [1 more character]`);
     expect(out.text).toContain('     2\tshort');
     expect(out.partial).toBe(true);
   });

@@ -18,6 +18,12 @@ describe('Write', () => {
     expect(out.text).toBe('Created a/b/c.txt (12 bytes, 2 lines).');
   });
 
+  it('says its counts in the singular for one: 1 byte, 1 line', async () => {
+    expect((await run(sb, 'Write', { path: 'hello.txt', content: 'hi\n' })).text).toBe('Created hello.txt (3 bytes, 1 line).');
+    expect((await run(sb, 'Write', { path: 'one.txt', content: 'x' })).text).toBe('Created one.txt (1 byte, 1 line).');
+    expect((await run(sb, 'Write', { path: 'empty.txt', content: '' })).text).toBe('Created empty.txt (0 bytes, 0 lines).');
+  });
+
   it('overwrites an existing file, keeping its permission bits', async () => {
     await sb.put({ 'run.sh': 'echo old\n' });
     await chmod(path.join(sb.root, 'run.sh'), 0o750);
