@@ -9,7 +9,7 @@ import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import { canDefer, deferMatcher, renderTools, withDeferredLoading, wrapTools } from '../registry/dialects/index.js';
 import type { RegisteredTool } from '../registry/registry.js';
-import { tokenize } from '../registry/search.js';
+import { hasSearchWords, tokenize } from '../registry/search.js';
 import type { CircuitStatus } from '../state/state-store.js';
 import { inToolset, ToolsetParam } from './toolsets.js';
 
@@ -20,7 +20,10 @@ const ToolsQuery = Type.Object({
   strict: Type.Optional(Type.Boolean({ description: 'openai and responses: emit strict-mode schemas.' })),
   include_unavailable: Type.Optional(Type.Boolean({ description: 'List every tool the key may use, with an x-toolgate object.' })),
   q: Type.Optional(
-    Type.String({ maxLength: MAX_QUERY_CHARS, description: 'Words describing the tools wanted: only the `limit` most relevant are returned, best first.' }),
+    Type.String({
+      maxLength: MAX_QUERY_CHARS,
+      description: 'Words describing the tools wanted: only the `limit` most relevant are returned, best first. One with no search words (empty, blank) is a 400.',
+    }),
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT.max, description: `With q: how many tools (default ${SEARCH_LIMIT.listing}).` })),
   defer: Type.Optional(
@@ -113,6 +116,12 @@ export function toolsRoutes(deps: PipelineDeps) {
           });
         }
         if (query.limit !== undefined && query.q === undefined) throw new GatewayError('BAD_REQUEST', { message: 'limit goes with q: it bounds a search.' });
+        if (query.q !== undefined && !hasSearchWords(query.q)) {
+          throw new GatewayError('BAD_REQUEST', {
+            message: 'q has no search words (it is empty, blank, punctuation or only words like "the"): send words describing the tools wanted, or leave q out for the whole listing.',
+            details: { errors: [{ path: '/q', message: 'has no search words' }] },
+          });
+        }
         const registry = deps.registry.list();
         const search = query.q !== undefined;
         const limit = search ? (query.limit ?? SEARCH_LIMIT.listing) : Number.POSITIVE_INFINITY;

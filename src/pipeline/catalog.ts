@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { renderTools, wrapTools } from '../registry/dialects/index.js';
 import type { RegisteredTool } from '../registry/registry.js';
-import { searchTools } from '../registry/search.js';
+import { hasSearchWords, searchTools } from '../registry/search.js';
 import type { CircuitStatus } from '../state/state-store.js';
 import type { CatalogView } from '../tools/tool.js';
 import { circuitsFor } from './circuits.js';
@@ -61,6 +61,7 @@ export async function searchAllowed(
 export function catalogView(ctx: ExecContext, deps: PipelineDeps): CatalogView {
   return {
     format: ctx.format ?? 'openai',
+    hasSearchWords,
     async search(query, { limit, format, exclude }) {
       // One more than asked for, in case `exclude` is among them.
       const { matches, circuits } = await searchAllowed(query, limit + 1, ctx.caller, deps, ctx.log);

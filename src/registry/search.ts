@@ -43,6 +43,16 @@ export function tokenize(text: string): string[] {
 }
 
 /**
+ * Whether `query` holds a word a search looks for. One that is empty, blank,
+ * punctuation or only stop words ("the") can match no tool, so GET /tools?q=
+ * and tool_search refuse it, naming the parameter, rather than answer an
+ * empty list a client would take for "no tool does this".
+ */
+export function hasSearchWords(query: string): boolean {
+  return tokenize(query).length > 0;
+}
+
+/**
  * How much a word counts by where it is: a word of the name says most about
  * a tool, its description next, its parameters least.
  */

@@ -32,6 +32,13 @@ export const toolSearchTool: Tool = {
     const limit = optionalNumber(args, 'limit', 1, SEARCH_LIMIT.max, true) ?? SEARCH_LIMIT.tool;
     const format = (optionalString(args, 'format') as ToolFormat | undefined) ?? ctx.catalog?.format ?? 'openai';
     if (!ctx.catalog) throw new GatewayError('EXECUTION_FAILED', { message: 'tool_search runs only inside the gateway pipeline.' });
+    if (!ctx.catalog.hasSearchWords(query)) {
+      throw new GatewayError('INVALID_ARGS', {
+        message: `query ${JSON.stringify(query.slice(0, 100))} has no search words: it is blank, punctuation or only words like "the".`,
+        suggestion: 'Describe the tool you need in a few words, e.g. "create github issue" or "current weather".',
+        details: { errors: [{ path: '/query', message: 'has no search words' }] },
+      });
+    }
     // The model has this tool already: it is never among the finds.
     const { tools, names } = await ctx.catalog.search(query, { limit, format, exclude: TOOL_SEARCH_NAME });
     const quoted = JSON.stringify(query);

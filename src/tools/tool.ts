@@ -48,6 +48,8 @@ export interface ToolContext {
 export interface CatalogView {
   /** The dialect of the request's calls (POST /execute's `format`, or the one its calls' shape implies; `mcp` over /mcp). */
   format: ToolFormat;
+  /** Whether a search for `query` looks for any word: false for an empty, blank or punctuation-only query, or one of only stop words ("the"). */
+  hasSearchWords(query: string): boolean;
   /** The `limit` best matches for `query` but `exclude`, best first, rendered as `GET /tools?format=&q=` renders them, and their names. */
   search(query: string, options: { limit: number; format: ToolFormat; exclude?: string }): Promise<{ tools: unknown[]; names: string[] }>;
 }

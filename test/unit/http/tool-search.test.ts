@@ -102,6 +102,20 @@ describe('tool_search', () => {
     }
   });
 
+  it('a query with no search words (blank, punctuation, only "the") is INVALID_ARGS naming query, not "no tool matches"', async () => {
+    for (const query of ['   ', '\t\n', '?!', 'the']) {
+      const result = await search({ query });
+      expect(result.status, JSON.stringify(query)).toBe('error');
+      expect(result.error).toMatchObject({
+        code: 'INVALID_ARGS',
+        message: expect.stringMatching(/has no search words/),
+        suggestion: expect.stringMatching(/^Describe the tool you need/),
+        details: { errors: [{ path: '/query', message: 'has no search words' }] },
+      });
+    }
+    expect((await search({ query: '  create an issue  ', limit: 1 })).data.tools[0].function.name).toBe('issues_create');
+  });
+
   it('concurrency-safe: several searches in one batch run together and each gets its own answer', async () => {
     const info = (await t.app.inject({ method: 'GET', url: '/tools/tool_search', headers: as(KEY.all) })).json();
     expect(info['x-toolgate'].concurrency_safe).toBe(true);

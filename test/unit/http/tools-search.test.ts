@@ -82,7 +82,20 @@ describe('GET /tools?q=', () => {
     const res = await get('/tools?q=zzyzx+qwerty');
     expect(res.statusCode).toBe(200);
     expect(res.json().tools).toEqual([]);
-    expect((await get('/tools?q=&format=gemini')).json().tools).toEqual([{ functionDeclarations: [] }]);
+    expect((await get('/tools?q=zzyzx&format=gemini')).json().tools).toEqual([{ functionDeclarations: [] }]);
+  });
+
+  // A client that builds ?q=${input} from empty input would otherwise hand its model no tools, silently.
+  it('a query with no search words (empty, blank, punctuation, only "the") is a 400 naming q, in every format and with limit', async () => {
+    for (const url of ['/tools?q=', '/tools?q=%20%20', '/tools?q=+%09+', '/tools?q=%3F!%2C', '/tools?q=the', '/tools?q=&format=gemini', '/tools?q=%20&limit=3', '/tools?q=&include_unavailable=true']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error, url).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^q has no search words/), details: { errors: [{ path: '/q', message: 'has no search words' }] } });
+    }
+    // One word among blanks is searched.
+    expect(names((await get('/tools?q=%20%20create%20an%20issue%20%20&limit=1')).json())).toEqual(['issues_create']);
+    // Without q: the whole listing, as before.
+    expect((await get('/tools')).json().tools.length).toBeGreaterThan(100);
   });
 
   it('ETag per result: If-None-Match gets 304; the same words spelled otherwise share it; other words, limit or format do not', async () => {

@@ -108,6 +108,15 @@ describe('GET /tools?q= within a toolset', () => {
     expect(namesOf((await get('/tools?q=issue+tickets&limit=10&toolset=github')).json(), 'openai').sort()).toEqual(['gh_create_issue', 'gh_list_issues']);
   });
 
+  it('a blank q is a 400 naming q within a set too, never the set\'s whole listing or an empty one', async () => {
+    for (const url of ['/tools?q=%20%20&toolset=github', '/tools?toolset=support&q=']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'BAD_REQUEST', details: { errors: [{ path: '/q', message: 'has no search words' }] } });
+    }
+    expect((await get('/tools?q=%20%20&toolset=nope')).statusCode).toBe(404);
+  });
+
   it('a key held to its sets searches within them', async () => {
     const names = namesOf((await get('/tools?q=issue+tickets&limit=10', KEYS.coder)).json(), 'openai');
     expect(names.sort()).toEqual(['gh_create_issue', 'gh_list_issues']);
