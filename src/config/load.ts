@@ -6,6 +6,7 @@ import { ConfigSchema, KeySchema, type Config, type KeyConfig } from './schema.j
 import { isRecord } from '../protocol/json.js';
 import { patternProblems, semanticProblems } from './checks.js';
 import { soundPart } from './sound-part.js';
+import { patternProblem } from '../policy/index.js';
 
 /** Start-up refused: every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -213,6 +214,8 @@ function inspect(raw: Record<string, unknown>, problems: string[], baseDir: stri
   // The cross-value checks still run on every section that validated, so one run lists every problem.
   const broken = new Set(errors.map((e) => e.instancePath.split('/')[1]));
   const config = errors.length === 0 ? (raw as Config) : soundPart(raw, errors, validate);
+  // A rule whose pattern RE2 refuses (listed above) is left out like one the schema refused: the checks that follow compile the rules.
+  config.policy.rules = config.policy.rules.filter((rule) => Object.values(rule.when ?? {}).every((pattern) => patternProblem(pattern) === undefined));
   config.keys.push(...fileKeys);
   problems.push(...semanticProblems(config, (section) => !broken.has(section)));
   return { problems, config, written, baseDir };
