@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces (contract 8), off unless an OTLP endpoint is set.
+ * OpenTelemetry traces, off unless an OTLP endpoint is set.
  * This module holds what the rest of the code sees of them — the span
  * interfaces and the reading of the standard OTEL_* variables — and imports
  * no OpenTelemetry package: the SDK (./otel.ts) is loaded by startTracing

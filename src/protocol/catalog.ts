@@ -1,4 +1,4 @@
-/** The dialects GET /tools renders tool schemas in (contract section 2); tool_search answers in the same ones. */
+/** The dialects GET /tools renders tool schemas in; tool_search answers in the same ones. */
 export const TOOL_FORMATS = ['openai', 'responses', 'anthropic', 'gemini', 'mcp'] as const;
 
 export type ToolFormat = (typeof TOOL_FORMATS)[number];

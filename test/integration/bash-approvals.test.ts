@@ -44,7 +44,7 @@ async function twoReplicas() {
   return { a: apps[0], b: apps[1], runs, bash, decide };
 }
 
-describe('Bash approvals across replicas (contract 4.1, 6): one Redis, any replica', () => {
+describe('Bash approvals across replicas: one Redis, any replica', () => {
   it('asked on one replica, approved on the other, run once on either, under another spelling', async () => {
     const { a, b, runs, bash, decide } = await twoReplicas();
     const asked = await bash(a, 'a', 'mkdir -p build');

@@ -10,11 +10,11 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { FIXTURE_SERVER } from '../helpers/mcp.js';
 
 /**
- * Contract 1, /mcp: what an agent framework's MCP client hands the model.
+ * /mcp: what an agent framework's MCP client hands the model.
  * A tool result is the tool's text, not a JSON wrapper around it: no
  * `structuredContent` (no tool declares an `outputSchema`) and no
  * result-level `_meta`, either of which makes LangChain's adapter wrap it.
- * Tools of an upstream MCP server (fx_*, contract 4.2) reach them the same way.
+ * Tools of an upstream MCP server (fx_*, docs/mcp.md) reach them the same way.
  */
 
 const FILE = 'alpha line\nbeta line\n';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { faultyTool } from '../helpers/tools.js';
 
-/** Contract 1, /mcp: the official MCP TypeScript SDK client drives the gateway over a real socket. */
+/** /mcp: the official MCP TypeScript SDK client drives the gateway over a real socket. */
 
 type TextContent = Array<{ type: string; text: string; _meta?: Record<string, unknown> }>;
 

@@ -100,7 +100,7 @@ function heldTool(name: string, safe: boolean) {
   return held;
 }
 
-describe('two gateways on one Redis share their state (issue 3)', () => {
+describe('two gateways on one Redis share their state', () => {
   it('a breaker opened through A is absent from B’s GET /tools, and B answers CIRCUIT_OPEN without running the tool', async () => {
     const counter = { runs: 0 };
     r = await replicas([faultyTool('Flaky', { counter })]);
@@ -119,7 +119,7 @@ describe('two gateways on one Redis share their state (issue 3)', () => {
     expect(body.results[0].error.retry_after_ms).toBeGreaterThan(0);
     expect(counter.runs).toBe(3);
 
-    // Half open: listed again on both, as the contract says.
+    // Half open: listed again on both, as docs/api.md says.
     r.clock.advance(RECOVERY_MS);
     expect(await toolNames(r.b.app)).toContain('Flaky');
     expect(await toolNames(r.a.app)).toContain('Flaky');

@@ -10,7 +10,7 @@ import { createHttpDispatchers } from '../../src/tools/http/index.js';
 import { asyncGateway, type AsyncGateway } from '../helpers/async.js';
 import { slowTool } from '../helpers/tools.js';
 
-/** Issue 19.3: toolsets checked at start-up against every tool served, and held in a queued batch. */
+/** Toolsets checked at start-up against every tool served, and held in a queued batch. */
 const dispatchers = createHttpDispatchers();
 let dir: string;
 beforeAll(async () => {

@@ -19,7 +19,7 @@ export async function drain(body: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The SpillStore contract (contract section 5), as every spill store must hold it. */
+/** The SpillStore contract, as every spill store must hold it. */
 export function describeSpillStore(name: string, make: () => Promise<SpillStoreHarness>): void {
   describe(`SpillStore suite: ${name}`, () => {
     let harness: SpillStoreHarness;

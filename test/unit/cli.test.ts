@@ -25,7 +25,7 @@ function printed(stdout: string): { key: string; entryText: string } {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Issue 5: `toolgate keys create` prints a new key once and the entry that stores only its hash. */
+/** `toolgate keys create` prints a new key once and the entry that stores only its hash. */
 // Each case starts a process, which under a loaded test run can take many seconds; they run side by side.
 describe.concurrent('toolgate keys create', { timeout: 150_000 }, () => {
   it('prints a key whose sha256 is the entry\'s, in an entry that pastes under keys: and works', async () => {
@@ -75,7 +75,7 @@ describe.concurrent('toolgate keys create', { timeout: 150_000 }, () => {
   });
 });
 
-/** Issue 14: `toolgate worker` is a subcommand; its options are checked before anything starts. */
+/** `toolgate worker` is a subcommand; its options are checked before anything starts. */
 describe.concurrent('toolgate worker', { timeout: 150_000 }, () => {
   it('is in the usage', async () => {
     const { code, stderr } = await cli('help');

@@ -71,7 +71,7 @@ export function createExchange(options: ExchangeOptions): (target: HttpTarget, c
   const sleep = options.sleep ?? realSleep;
 
   async function send(first: HttpTarget, ctx: ToolContext): Promise<Dispatcher.ResponseData> {
-    // The call's span is the upstream's parent (contract 8); it replaces any traceparent the config sets.
+    // The call's span is the upstream's parent; it replaces any traceparent the config sets.
     const trace = ctx.trace;
     let target = trace ? { ...first, headers: { ...first.headers, ...trace } } : first;
     for (let hops = 0; ; hops++) {

@@ -25,7 +25,7 @@ export interface UpstreamLink {
 const SDK_TIMEOUT_SLACK_MS = 1_000;
 
 /**
- * An upstream tool as a gateway tool (contract 4.2): named `prefix + name`,
+ * An upstream tool as a gateway tool: named `prefix + name`,
  * with the upstream's description and inputSchema, `concurrency_safe` from
  * `annotations.readOnlyHint` unless the config says otherwise, and the
  * server's settings with the tool's own override on top.

@@ -47,7 +47,7 @@ const textOf = (content: readonly Block[]) =>
     .join('\n');
 
 /**
- * An upstream tool's result as the gateway's output (contract 4.2): the text
+ * An upstream tool's result as the gateway's output: the text
  * blocks joined into `text`; `structuredContent` as `data`; every other
  * block as a reference in `data.content`, never inlined into `text` (a
  * base64 image there would spend the model's context on noise). A result

@@ -48,7 +48,7 @@ const verified = (body: string, header: string | string[] | undefined) => {
 
 const batch = { tool_calls: [{ id: 'c1', name: 'LS', arguments: {} }] };
 
-/** Contract 7, callbacks: the finished body POSTed, signed, retried with backoff, through the SSRF guard. */
+/** Callbacks: the finished body POSTed, signed, retried with backoff, through the SSRF guard. */
 describe('async callbacks', () => {
   it('POSTs the GET /executions/{id} body, signed with HMAC-SHA256 of the raw body, with the execution id and delivery number', async () => {
     receiver = await receiverAnswering(204);

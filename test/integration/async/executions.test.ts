@@ -36,7 +36,7 @@ async function jobCounts(gateway: AsyncGateway) {
   return gateway.executions.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
 }
 
-/** Contract 7: "mode":"async" queues the batch as a BullMQ job; GET /executions/{id} serves it to its tenant. */
+/** "mode":"async" queues the batch as a BullMQ job; GET /executions/{id} serves it to its tenant. */
 describe('async executions', () => {
   it('202 with the execution id and where to poll; queued until a worker takes it, then completed', async () => {
     g = await asyncGateway({ config: { keys: KEYS } });
@@ -86,7 +86,7 @@ describe('async executions', () => {
     expect(done.results[0].error.code).toBe('UNKNOWN_TOOL');
   });
 
-  it('issue 18: the job carries the model that proposed the calls to the worker\'s per-call log lines', async () => {
+  it('the job carries the model that proposed the calls to the worker\'s per-call log lines', async () => {
     g = await asyncGateway({ config: { keys: KEYS } });
     const message = { type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }] };
     const { body } = await g.submit(message, ACME);

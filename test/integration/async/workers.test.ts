@@ -141,7 +141,7 @@ async function until(what: string, check: () => boolean, ms = 30_000): Promise<v
   }
 }
 
-/** Contract 7, workers: `toolgate worker` processes; one killed mid-job loses nothing and runs nothing twice. */
+/** Workers: `toolgate worker` processes; one killed mid-job loses nothing and runs nothing twice. */
 describe('toolgate worker processes', { timeout: TEST_MS }, () => {
   it('a worker SIGKILLed mid-batch: another worker finishes it; completed calls are replayed, never run again, the rest run', async () => {
     const gateway = await setUp();

@@ -8,7 +8,7 @@ import type { Tool } from '../../../src/tools/tool.js';
 import { bashTool, eventually, makeWorkspace, pidNamespaceOf, processesWith, removeAll, run, tasksIn } from './helpers.js';
 
 /**
- * Issue 16, escape tests: commands in the sandbox (`sandbox: required`, so a
+ * Commands in the sandbox (`sandbox: required`, so a
  * host without a working bubblewrap fails here with an install hint) try to
  * get out, and each test checks that nothing leaked. Everything they aim at
  * is readable and writable by the user commands run as, so only the sandbox

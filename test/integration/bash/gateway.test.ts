@@ -3,7 +3,7 @@ import { execute, type TestApp } from '../../helpers/app.js';
 import { callApproving, gatewayPerTest } from './helpers.js';
 
 /**
- * Contract 4.1 through the whole gateway: Bash is off unless enabled, GET
+ * The Bash tool (docs/bash.md) through the whole gateway: Bash is off unless enabled, GET
  * /tools/Bash says which sandbox is in force, a non-zero exit is
  * COMMAND_FAILED with the output and never trips the breaker, a command
  * past its timeout_ms is TIMEOUT, and a stream over its cap is fetchable

@@ -6,7 +6,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { callApproving, makeWorkspace, NOBODY, removeAll, runningAsRoot } from './helpers.js';
 
 /**
- * HOME is the workspace (contract 4.1) and Write is ALLOW, so a written
+ * HOME is the workspace and Write is ALLOW, so a written
  * config could name a program for an ALLOW `git status` to run: two ALLOW
  * calls adding up to a deletion. Defence in depth: a Write or Edit of a file
  * that configures git (or the shell) is ASK, and even once approved, git

@@ -5,7 +5,7 @@ import { execute } from '../../helpers/app.js';
 import { callApproving, gatewayPerTest, NOBODY, runningAsRoot } from './helpers.js';
 
 /**
- * Contract 4.1: the command runs in the shell its classification parsed it
+ * The command runs in the shell its classification parsed it
  * as (bash, mvdan-sh's LangBash), sandboxed or not. Under /bin/sh (dash on
  * Debian) `echo $'\' ; rm -rf src ; echo pwned #'` is one ALLOWed echo to the
  * classifier and three commands to the shell, the second deleting src.

@@ -12,7 +12,7 @@ import { createHttpDispatchers } from '../../../src/tools/http/index.js';
 import { makeWorkspace, removeAll } from './helpers.js';
 
 /**
- * Contract 4.1: which sandbox is in force is decided at start-up by running
+ * Which sandbox is in force is decided at start-up by running
  * a command in it (bubblewrap can be installed and still refused by the
  * kernel); `required` without a working one stops start-up with the problem
  * listed, `none` and a fallback of `auto` are loud warnings, and the start-up

@@ -9,7 +9,7 @@ import type { Tool } from '../../../src/tools/tool.js';
 import { bashTool, eventually, makeSpill, makeWorkspace, processesWith, removeAll, run } from './helpers.js';
 
 /**
- * Contract 4.1's execution rules with `sandbox: none`, where only the
+ * The Bash execution rules (docs/bash.md) with `sandbox: none`, where only the
  * gateway's own measures hold: the environment built from scratch, the
  * workspace as working directory, the output caps with spill, the deadline
  * killing the process group, the resource limits, stdin at end of file. The

@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
  * ignores Content-Encoding and the charset parameter and parses every body
  * as UTF-8 JSON: a gzipped body was a 400 "not valid JSON", a plain body
  * labelled gzip was run as if unlabelled, a UTF-16 body a 400. The body is
- * not application/json as the gateway reads it: 415 (contract 1), before
+ * not application/json as the gateway reads it: 415, before
  * the body is read.
  */
 describe('bodies in an encoding or charset the gateway does not read', () => {

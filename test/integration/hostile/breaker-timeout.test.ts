@@ -5,7 +5,7 @@ import { slowTool } from '../../helpers/tools.js';
 
 /**
  * Hostile-input sweep: `timeout_ms` on POST /execute lowers each call's
- * timeout (contract 3.1). A TIMEOUT the caller forced that way says nothing
+ * timeout. A TIMEOUT the caller forced that way says nothing
  * about the tool's health, yet it counted as a breaker failure: with shared
  * breakers (the default) one request of one tenant, `{"timeout_ms":1}` and
  * three calls, opened the tool's circuit for every tenant for

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /**
- * Hostile-input sweep: the Read→Edit lock (contract 3.5, gate 5) is keyed by
+ * Hostile-input sweep: the Read→Edit lock is keyed by
  * the path. `./a.txt` and `a.txt` met, but the absolute spelling of the same
  * file (which the tools accept: models echo absolute paths) did not: after a
  * Read of `a.txt` and a change by someone else, an Edit of `/root/a.txt`

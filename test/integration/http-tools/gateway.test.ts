@@ -3,7 +3,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { createTestDispatchers, expectTripwireQuiet, startServer, type TestServer } from './helpers.js';
 
 /**
- * HTTP tools through the whole gateway (issue 4): declared in the config,
+ * HTTP tools through the whole gateway: declared in the config,
  * listed by GET /tools, called through POST /execute, with the breaker
  * counting only the upstream's own failures.
  */

@@ -9,7 +9,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { FIXTURE_SERVER } from '../../helpers/mcp.js';
 
 /**
- * Contract 1, /mcp: the official conformance suite (@modelcontextprotocol/conformance 0.1.13, the
+ * /mcp: the official conformance suite (@modelcontextprotocol/conformance 0.1.13, the
  * newest that runs on Node 20) drives a listening gateway as an MCP client. The tools its scenarios
  * call (test_simple_text, test_error_handling, json_schema_2020_12_tool) come from an upstream
  * fixture server, so each call crosses the whole path: /mcp, the gates, the upstream client and back.

@@ -6,7 +6,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { fixtureEvents, fixtureServer, waitFor } from '../../helpers/mcp.js';
 
 /**
- * Contract 4.2 with our own stdio fixture server (test/helpers/mcp-fixture-server.mjs): the cases a
+ * Upstream MCP tools (docs/mcp.md) with our own stdio fixture server (test/helpers/mcp-fixture-server.mjs): the cases a
  * published server cannot be made to show — a crash mid-call, a slow call and its cancellation, a tool
  * list that changes, schemas and names the gateway must refuse.
  */

@@ -7,7 +7,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, freePort, startEverythingHttp, stop, waitFor } from '../../helpers/mcp.js';
 
 /**
- * Contract 4.2 against MCP servers nobody here wrote, started from node_modules: the reference
+ * Upstream MCP tools (docs/mcp.md) against MCP servers nobody here wrote, started from node_modules: the reference
  * filesystem server (stdio) and the everything server (stdio and Streamable HTTP).
  */
 

@@ -7,7 +7,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { createTestDispatchers, expectTripwireQuiet, startServer, type TestServer } from '../http-tools/helpers.js';
 
 /**
- * Issue 19.1, done when: the fixtures' operations are callable end to end
+ * The fixtures' operations are callable end to end
  * through the pipeline. Each document's tools are served by an app and
  * called through POST /execute against a loopback server that records the
  * method, path, query, headers and body it was sent.

@@ -6,7 +6,7 @@ import { LARGE_OPENAPI_QUERIES } from '../../fixtures/openapi/queries.js';
 import { createTestDispatchers, expectTripwireQuiet, startServer, type TestServer } from '../http-tools/helpers.js';
 
 /**
- * Issue 19, done when search returns the expected tools for a table of
+ * Done when search returns the expected tools for a table of
  * queries over the large fixture: rows of the pinned table
  * (test/fixtures/openapi/queries.ts), asked through GET /tools?q= of an app
  * whose `openapi_sources` entry imports the fixture, and what an agent does

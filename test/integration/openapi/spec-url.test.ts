@@ -11,7 +11,7 @@ import { loadOpenApiSources } from '../../../src/tools/openapi/index.js';
 import { callContext, createTestDispatchers, expectTripwireQuiet, startServer, type TestServer } from '../http-tools/helpers.js';
 
 /**
- * Issue 19.1: a document fetched by URL at start-up goes through the SSRF
+ * A document fetched by URL at start-up goes through the SSRF
  * guard (loopback refused unless allow_private_network), with a timeout and
  * a size cap; base_url wins over the document's servers[0].url, and a
  * relative server URL is resolved against the document's URL.

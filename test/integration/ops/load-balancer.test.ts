@@ -11,7 +11,7 @@ import { slowTool } from '../../helpers/tools.js';
 import { Proc, requireBinary } from './stack.js';
 
 /**
- * Issue 18: the compose stack's load balancer, docker/haproxy/haproxy.cfg,
+ * The compose stack's load balancer, docker/haproxy/haproxy.cfg,
  * run by Debian's haproxy in front of two live gateways, with only the
  * addresses replaced (loopback ports for the compose service names, no
  * Docker DNS). The README's curl examples answer through it; a replica whose

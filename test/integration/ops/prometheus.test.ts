@@ -12,7 +12,7 @@ import { startServer, type TestServer } from '../http-tools/helpers.js';
 import { promtool, renderPrometheusConfig, requireBinary, startPrometheus, toolgate, type Proc, type PrometheusApi, type Sample } from './stack.js';
 
 /**
- * Issue 18: the dashboard and the alert rules are proven against Prometheus,
+ * The dashboard and the alert rules are proven against Prometheus,
  * not drawn. Two gateways and a worker run as processes on one Redis, as in
  * docker-compose.yml; Prometheus (Debian's) scrapes them with the
  * repository's prometheus.yml and alerts.yml, only the targets and intervals

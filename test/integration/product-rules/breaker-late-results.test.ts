@@ -6,7 +6,7 @@ import { createRedisStateStore } from '../../../src/state/redis/index.js';
 import type { AdmitRequest, SettleRequest, StateStore } from '../../../src/state/state-store.js';
 
 /**
- * Contract 3.6: CLOSED → N consecutive failures → OPEN for the recovery time
+ * CLOSED → N consecutive failures → OPEN for the recovery time
  * → HALF_OPEN, where exactly one probe decides. A call admitted while the
  * breaker was closed may report after it opened (a slow call, another
  * replica's call): its outcome must not close the breaker early nor push its

@@ -4,7 +4,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { createTestDispatchers, expectTripwireQuiet, httpToolConfig, startServer, type TestServer } from '../http-tools/helpers.js';
 
 /**
- * Contract 4, "An HTTP tool's answer", through the whole pipeline against a
+ * "An HTTP tool's answer", through the whole pipeline against a
  * real upstream on loopback: what comes back, whether it is retryable, and
  * whether the breaker counts it (3.5 gate 9).
  */

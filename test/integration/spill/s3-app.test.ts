@@ -72,7 +72,7 @@ async function s3App(store: S3SpillStore, clock: ManualClock, more: Parameters<t
   return buildTestApp({ spill: store, clock, config: appConfig(), tools: [bigOutputTool('Big')], ...more });
 }
 
-describe('an S3 spill store behind the app (contract 5)', () => {
+describe('an S3 spill store behind the app', () => {
   it('a 20 MB HTTP body streams to S3 as multipart and back out with bounded memory, Range and sha256 intact', async () => {
     const clock = new ManualClock();
     // The real client and server; the dispatcher only notes the size of each request body the store sends.
@@ -185,7 +185,7 @@ describe('an S3 spill store behind the app (contract 5)', () => {
   });
 });
 
-describe('an S3 store that fails (contract 5: the budget still holds)', () => {
+describe('an S3 store that fails (the budget still holds)', () => {
   let proxy: FaultyProxy;
   let t: TestApp;
   const clock = new ManualClock();

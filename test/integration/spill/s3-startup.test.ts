@@ -26,7 +26,7 @@ function start(env: NodeJS.ProcessEnv) {
   return prepare(inspectConfig(full, undefined), full, dispatchers, createMetrics({ processMetrics: false }), pino({ level: 'silent' }));
 }
 
-/** Contract 9: TOOLGATE_SPILL_URL=s3://… with S3_ENDPOINT and the AWS_* variables, checked before the port opens. */
+/** TOOLGATE_SPILL_URL=s3://… with S3_ENDPOINT and the AWS_* variables, checked before the port opens. */
 describe('start-up with an s3:// spill store', () => {
   const credentials = { AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey };
 

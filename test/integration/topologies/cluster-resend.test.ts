@@ -46,7 +46,7 @@ it("runs a fresh store's first batch of two scripts for one master not connected
 }, 60_000);
 
 /**
- * Issue 17: on a Cluster too, a command in flight when its connection drops
+ * On a Cluster too, a command in flight when its connection drops
  * is failed, never sent again. ioredis' Cluster by default resends it 100 ms
  * later to wherever the slot has gone; here that would run the admit on the
  * new master after all, once the caller could have been told it failed (and

@@ -7,7 +7,7 @@ import { loadKeys } from './under-load.js';
 const slotsOf = (prefix: string) => [loadKeys(prefix).tenant, loadKeys(prefix).breakers, new RedisKeys(prefix).queuePrefix()];
 
 /**
- * Issue 17: three masters with a replica each. The state is spread over slots by tenant, so the master
+ * Three masters with a replica each. The state is spread over slots by tenant, so the master
  * SIGKILLed is the one that owns the load's slots: a prefix is picked whose tenant, shared-breaker and
  * queue slots share one master, and that master's replica takes over all three.
  */

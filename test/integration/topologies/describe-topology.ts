@@ -32,7 +32,7 @@ const STATE = configFrom().state;
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ id, name, arguments: args });
 
 /**
- * Issue 17 items 2 and 4 on one real topology, started for this file: the
+ * Failover and resend on one real topology, started for this file: the
  * shared store suite, BullMQ batches, then the primary killed under load.
  * The failover comes last: it leaves the topology one node short.
  */

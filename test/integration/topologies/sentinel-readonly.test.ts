@@ -10,7 +10,7 @@ import { waitFor } from '../../helpers/redis.js';
 const sentinel = topologyForFile(() => SentinelTopology.start());
 
 /**
- * Issue 17: a primary demoted under a connected client answers its writes
+ * A primary demoted under a connected client answers its writes
  * READONLY, and nothing makes it drop the client. The store fails that
  * write (nothing of it ran), leaves the demoted node for the primary the
  * sentinels name, and does not send the write again there.

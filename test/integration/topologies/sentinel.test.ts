@@ -1,7 +1,7 @@
 import { SentinelTopology } from '../../helpers/redis-topologies.js';
 import { describeTopology } from './describe-topology.js';
 
-/** Issue 17: a primary, its replica and three sentinels; the primary SIGKILLed, the sentinels promote the replica. */
+/** A primary, its replica and three sentinels; the primary SIGKILLed, the sentinels promote the replica. */
 describeTopology<SentinelTopology>('Sentinel', {
   start: () => SentinelTopology.start(),
   redis: (topology) => ({ sentinels: topology.sentinels, name: topology.name }),

@@ -66,7 +66,7 @@ const RETRY_FOR_MS = 20_000;
 const RETRY_PAUSE_MS = 200;
 
 /**
- * Issue 17 item 2: a gateway on `store` under steady load (each request a
+ * A gateway on `store` under steady load (each request a
  * side-effecting call with a new id and a Read) while `kill` takes the
  * primary away (resolving once it is dead, with when Redis has a new
  * one); then the calls that answered STATE_UNAVAILABLE are sent

@@ -3,7 +3,7 @@ import { startTracing, tracingSettings, type Tracing } from '../../../src/observ
 import { asyncGateway, type AsyncGateway } from '../../helpers/async.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
-/** Issue 18 item 5: a queued batch's span, in the worker, continues the trace of the request that submitted it. */
+/** A queued batch's span, in the worker, continues the trace of the request that submitted it. */
 const TRACE_ID = '5bf92f3577b34da6a3ce929d0e0e4737';
 
 let receiver: OtlpReceiver;

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
 /**
- * Issue 18 item 5 through the real `toolgate serve` process: tracing is off
+ * Traces through the real `toolgate serve` process: tracing is off
  * unless OTEL_EXPORTER_OTLP_ENDPOINT is set — then nothing is exported and no
  * part of the SDK is even loaded —; set, spans reach the collector, the last
  * of them on shutdown; a malformed endpoint stops start-up.

@@ -11,7 +11,7 @@ import { startServer, type TestServer } from '../http-tools/helpers.js';
 import { startMcpHttpUpstream, type McpHttpUpstream } from './mcp-http-upstream.js';
 
 /**
- * Issue 18 item 5, contract 8: with OTEL_EXPORTER_OTLP_ENDPOINT set, a span
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, a span
  * per request and per call (gate outcomes as attributes, never arguments or
  * outputs), an incoming W3C traceparent continued and passed on to HTTP and
  * MCP upstreams, and trace ids in the request's log lines. Exported over

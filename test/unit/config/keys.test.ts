@@ -38,7 +38,7 @@ async function files(config: unknown, keys?: string, keysName = 'keys.yaml'): Pr
   return path;
 }
 
-/** Issue 5: keys in the config file or in a keys file it points to, validated like the rest. */
+/** Keys in the config file or in a keys file it points to, validated like the rest. */
 describe('keys_file', () => {
   it('its entries join keys; the path is relative to the config file', async () => {
     const path = await files({ keys: [entry('inline')], keys_file: 'secrets/keys.yaml' }, stringify([entry('from-file', 'globex')]));
@@ -103,7 +103,7 @@ describe('keys_file', () => {
   });
 });
 
-/** Issue 5 and contract 8 (Auth): without keys the gateway stays on loopback unless told otherwise. */
+/** Without keys the gateway stays on loopback unless told otherwise. */
 describe('the safe default at start-up', () => {
   it('no config at all: loopback, no keys', () => {
     const config = loadConfig({}, undefined);

@@ -314,7 +314,7 @@ describe('the loaded configuration is immutable', () => {
   });
 });
 
-/** Issue 14: the async settings are checked at start-up like every other. */
+/** The async settings are checked at start-up like every other. */
 describe('async configuration', () => {
   it('defaults: no inline workers, one batch per worker, 24 h and 10,000 finished executions kept, 5 callback retries', () => {
     expect(loadConfig({}).async).toEqual({
@@ -355,7 +355,7 @@ describe('async configuration', () => {
   });
 });
 
-describe('mcp_servers (contract 4.2)', () => {
+describe('mcp_servers', () => {
   it('takes a stdio server and a Streamable HTTP server, with the documented defaults', async () => {
     const config = loadConfig({}, await file(`
 mcp_servers:

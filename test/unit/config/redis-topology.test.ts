@@ -14,7 +14,7 @@ function problemsOf(env: NodeJS.ProcessEnv, state?: Record<string, unknown>): st
   throw new Error('the configuration was accepted');
 }
 
-/** Issue 17 item 1, contract section 9: one node, Sentinel or Cluster, from the config file or the environment. */
+/** One node, Sentinel or Cluster, from the config file or the environment. */
 describe('the Redis topology', () => {
   it('is one node with REDIS_URL, none without any Redis setting', () => {
     expect(redisTopology(loadConfig({ REDIS_URL: 'rediss://u:p@cache:6380/2' }, undefined).state)).toEqual({ kind: 'single', url: 'rediss://u:p@cache:6380/2' });
@@ -82,7 +82,7 @@ describe('the Redis topology', () => {
     expect(problemsOf({}, { username: 'u' })).toEqual(['state: username apply only to Sentinel and Cluster; there is no Redis configured']);
   });
 
-  it('lists the Redis problems together with those of other settings, in one error (contract section 9)', () => {
+  it('lists the Redis problems together with those of other settings, in one error', () => {
     expect(problemsOf({ PORT: 'eighty', LOG_LEVEL: 'loud', REDIS_SENTINELS: '127.0.0.1:26379' })).toEqual([
       'PORT: must be a whole number, got "eighty"',
       'log_level: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',

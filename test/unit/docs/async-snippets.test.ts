@@ -31,7 +31,7 @@ const CASES: Array<[string, string | null, boolean]> = [
   [BODY, null, false],
 ];
 
-/** Issue 14: the receiver snippets of docs/async.md accept toolgate's signature, and only it. */
+/** The receiver snippets of docs/async.md accept toolgate's signature, and only it. */
 describe('docs/async.md: verifying a callback', () => {
   it('the Node snippet', async () => {
     const program = `${await snippet('js')}

@@ -45,7 +45,7 @@ async function documented(): Promise<Map<string, string>> {
   return rows;
 }
 
-/** Issue 10: the configuration page and src/config/schema.ts describe the same keys. */
+/** The configuration page and src/config/schema.ts describe the same keys. */
 describe('docs/configuration.md', () => {
   it('documents every key of the config schema, and no key the schema lacks', async () => {
     const schema = [...leaves(ConfigSchema as Node, '', new Map()).keys()].sort();

@@ -76,7 +76,7 @@ function brokenLinks(page: string): string[] {
   return problems;
 }
 
-/** Issue 10: the reference moved out of the README into docs/; a later move must not leave a link behind. */
+/** The reference moved out of the README into docs/; a later move must not leave a link behind. */
 describe('documentation links', () => {
   it('the slug rule gives the anchors GitHub gives', () => {
     expect([...anchors('# Settings (`http:`)\n## Mixed batch: 3 Read, 1 Edit, 2 Grep\n```\n# not a heading\n```\n## A b\n## A b\n### max_arg_chars')])

@@ -21,7 +21,7 @@ function excluding(packages: Record<string, LockEntry>, floor: string, dev: bool
   });
 }
 
-/** Issue 10: the Node floor package.json and the README state is one every locked dependency declares it supports. */
+/** The Node floor package.json and the README state is one every locked dependency declares it supports. */
 describe('the Node version floor', () => {
   it('package.json engines.node is a floor the README states', async () => {
     const floor = semver.minVersion((await json('package.json')).engines.node)!;

@@ -14,7 +14,7 @@ function mountOf(service: { volumes?: string[] }, source: string): string | unde
 }
 
 /**
- * Issue 18, what can be checked without a Docker engine (the Prometheus
+ * What can be checked without a Docker engine (the Prometheus
  * test, test/integration/ops/, checks the queries themselves; the compose
  * file is validated by docker-compose there too).
  */
@@ -120,7 +120,7 @@ describe('the toolgate dashboard (docker/grafana/dashboards/toolgate.json)', () 
     }
   });
 
-  it('has the panels issue 18 asks for, each explained in docs/operations.md', async () => {
+  it('has the panels the operators need, each explained in docs/operations.md', async () => {
     const dashboard = await readDashboard();
     const exprs = dashboard.panels.flatMap((p) => p.targets!.map((t) => t.expr!)).join('\n');
     for (const metric of [
@@ -148,7 +148,7 @@ describe('the toolgate dashboard (docker/grafana/dashboards/toolgate.json)', () 
 });
 
 describe('the alert rules (docker/prometheus/alerts.yml)', () => {
-  it('the six alerts of issue 18, each with a severity, a summary and a runbook in docs/operations.md', async () => {
+  it('the six alerts, each with a severity, a summary and a runbook in docs/operations.md', async () => {
     const rules = (await yamlOf(OPS_FILES.alerts)).groups.flatMap((g: any) => g.rules);
     expect(rules.map((r: any) => r.alert)).toEqual([
       'ToolgateBreakerOpen',

@@ -9,7 +9,7 @@ afterEach(async () => {
 
 const calls = [{ id: 'c1', name: 'LS', arguments: {} }];
 
-/** Issue 14, without Redis: async mode says what it needs, and the synchronous path refuses async-only fields. */
+/** Async mode says what it needs, and the synchronous path refuses async-only fields. */
 describe('async mode on a gateway without Redis', () => {
   it('"mode":"async" answers 400 saying it needs REDIS_URL, and runs nothing', async () => {
     t = await buildTestApp();

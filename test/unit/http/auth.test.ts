@@ -40,7 +40,7 @@ interface Route {
   ok?: number;
 }
 
-/** Contract 1 and 8 (Auth): every route but the public ones needs a key with its scope. */
+/** Every route but the public ones needs a key with its scope. */
 describe('authentication per route', () => {
   let t: TestApp;
   const routes: Route[] = [

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
-/** Contract 1: envelope errors share one shape; hostile bodies never take the server down. */
+/** Envelope errors share one shape; hostile bodies never take the server down. */
 describe('envelope errors and hostile bodies', () => {
   let t: TestApp;
   beforeAll(async () => {

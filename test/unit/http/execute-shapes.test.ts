@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { faultyTool } from '../../helpers/tools.js';
 
-/** Contract 3.1 and 3.2: every accepted body and call shape gives the same results, rendered per format. */
+/** Every accepted body and call shape gives the same results, rendered per format. */
 describe('POST /execute body and call shapes', () => {
   let t: TestApp;
   const counter = { runs: 0 };

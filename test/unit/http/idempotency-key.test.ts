@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /**
- * Contract 3.4: an Idempotency-Key is for clients whose model regenerates
+ * An Idempotency-Key is for clients whose model regenerates
  * call ids on retry. It matches on what a retry keeps (session, tool names and
  * arguments in order) and answers with the retry's ids, in the retry's format.
  */

@@ -14,7 +14,7 @@ const echo: Tool = {
   },
 };
 
-/** Contract 8: one pino line per call, secrets redacted at any depth, outputs never logged. */
+/** One pino line per call, secrets redacted at any depth, outputs never logged. */
 describe('per-call log lines', () => {
   let t: TestApp;
   beforeAll(async () => {

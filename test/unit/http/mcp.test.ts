@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool, faultyTool, slowTool } from '../../helpers/tools.js';
 
-/** Contract 1, POST/GET /mcp: MCP Streamable HTTP, stateless, JSON responses (no SSE). */
+/** POST/GET /mcp: MCP Streamable HTTP, stateless, JSON responses (no SSE). */
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const counter = { runs: 0 };

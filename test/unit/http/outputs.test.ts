@@ -11,7 +11,7 @@ import { createFsSpillStore } from '../../../src/spill/fs.js';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
-/** Contract 5: budgets cut payloads, the whole output is spilled and served back. */
+/** Budgets cut payloads, the whole output is spilled and served back. */
 describe('output budgets and GET /outputs/{id}', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -72,7 +72,7 @@ describe('output budgets and GET /outputs/{id}', () => {
   });
 });
 
-describe('when the spill store fails (contract 5: the budget still holds)', () => {
+describe('when the spill store fails (the budget still holds)', () => {
   it('cuts the payload to the budget with uri and url null and spill_error, warns once per outage, recovers by itself', async () => {
     // A real file store whose directory cannot be made: its parent is a file, until the test removes it.
     const root = await mkdtemp(join(tmpdir(), 'toolgate-failing-spill-'));

@@ -30,7 +30,7 @@ async function app(options: TestAppOptions = {}): Promise<TestApp> {
   return t;
 }
 
-/** Contract 3.4-3.6, 5 and 6: nothing stateful crosses tenants, even under the same session and call ids. */
+/** Nothing stateful crosses tenants, even under the same session and call ids. */
 describe('tenant isolation', () => {
   it('sessions and the lock cache: another tenant\'s Read under the same session id lends no lock', async () => {
     const { app: gw, workspace } = await app();
@@ -164,7 +164,7 @@ describe('circuit breakers across tenants', () => {
   });
 });
 
-/** Contract 2 and 3.5 gate 2: a key sees and calls its own tools only, and learns nothing of the others. */
+/** A key sees and calls its own tools only, and learns nothing of the others. */
 describe('allowed tools', () => {
   const tools = () => [faultyTool('get_weather'), faultyTool('secret_tool', { counter: secretRuns })];
   const secretRuns = { runs: 0 };

@@ -5,7 +5,7 @@ import { fixtureTools } from '../../helpers/catalog.js';
 import { faultyTool } from '../../helpers/tools.js';
 
 /**
- * The tool_search built-in (contract 2, large catalogs): a model calls it to
+ * The tool_search built-in: a model calls it to
  * find tools; its result carries the found tools' schemas in the caller's
  * format, and only what GET /tools?q= would list for the caller's key.
  */

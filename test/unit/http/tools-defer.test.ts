@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { faultyTool } from '../../helpers/tools.js';
 
 /**
- * Contract 2, large catalogs: `GET /tools?format=anthropic|responses&defer=…`
+ * Large catalogs: `GET /tools?format=anthropic|responses&defer=…`
  * marks tools `defer_loading: true` and adds the provider's own tool search
  * tool, in the shape each provider documents. The expected bodies below are
  * typed with the official SDKs' request types (`npm run typecheck` fails

@@ -4,7 +4,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { fixtureTools } from '../../helpers/catalog.js';
 import { faultyTool } from '../../helpers/tools.js';
 
-/** Contract 2, large catalogs: `GET /tools?q=<words>&limit=N`, the N most relevant tools, best first, in the requested format. */
+/** Large catalogs: `GET /tools?q=<words>&limit=N`, the N most relevant tools, best first, in the requested format. */
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const KEY = { all: 'key-all', issues: 'key-issues', reader: 'key-reader' };

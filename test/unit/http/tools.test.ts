@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { faultyTool } from '../../helpers/tools.js';
 
-/** Contract 2: GET /tools and GET /tools/{name}. */
+/** GET /tools and GET /tools/{name}. */
 describe('GET /tools', () => {
   let t: TestApp;
   beforeAll(async () => {

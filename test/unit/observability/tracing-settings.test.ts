@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tracingSettings } from '../../../src/observability/tracing.js';
 
-/** Issue 18 item 5: the standard OTEL_* variables, read as the OpenTelemetry spec says, checked at start-up. */
+/** The standard OTEL_* variables, read as the OpenTelemetry spec says, checked at start-up. */
 describe('tracingSettings', () => {
   it('off unless an OTLP endpoint is set, and off with OTEL_SDK_DISABLED=true', () => {
     expect(tracingSettings({})).toEqual({ problems: [] });

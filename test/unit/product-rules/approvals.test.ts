@@ -3,7 +3,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { slowTool } from '../../helpers/tools.js';
 
 /**
- * Contract 6: an ASK creates an approval request bound to (tenant, session,
+ * An ASK creates an approval request bound to (tenant, session,
  * tool, canonical arguments hash); once approved the same call (same tool and
  * arguments, any call id) from that session runs once; requests expire (1 h).
  */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 
 /**
- * Contract 8 (Auth): keys are stored as hashes and compared in constant time.
+ * Keys are stored as hashes and compared in constant time.
  * Timing itself is not measurable in a unit test; what is pinned is how the
  * comparison is made: with `timingSafeEqual`, against every configured key,
  * whichever key (or none) matches, so the work does not depend on the key.

@@ -3,7 +3,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { echoBashTool } from '../../helpers/bash.js';
 
 /**
- * Contract 4.1 and 6 through the whole app: a Bash command classified ASK
+ * Bash (docs/bash.md) and approvals (docs/approvals.md) through the whole app: a Bash command classified ASK
  * opens an approval bound to (tenant, session, tool, canonical command); an
  * approval admits the call once, a denial makes it PERMISSION_DENIED.
  */

@@ -6,7 +6,7 @@ import type { Tool } from '../../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /**
- * Contract 3.3: calls run in request order, a call that is not read-only alone, so each call sees what the
+ * Calls run in request order, a call that is not read-only alone, so each call sees what the
  * earlier calls of its request did. The permission gate judges every call's path before any call runs (gate 4);
  * a path that did not exist then is resolved again when its call runs, and runs only if it still names the file
  * the policy judged.

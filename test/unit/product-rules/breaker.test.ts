@@ -7,7 +7,7 @@ import type { Tool } from '../../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { sleep } from '../../helpers/tools.js';
 
-/** Contract 3.5 gate 9 (what the breaker counts) and 3.6 (the state machine), through the whole pipeline. */
+/** Gate 9 (what the breaker counts) and the breaker's state machine, through the whole pipeline. */
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ id, name, arguments: args });
 const live = new AbortController().signal;

@@ -3,7 +3,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool } from '../../helpers/tools.js';
 
 /**
- * Contract 5 and 9: the per-call budget (default 50 KB) and the batch budget
+ * The per-call budget (default 50 KB) and the batch budget
  * (default 200 KB) count bytes of the serialized payload, 1 KB = 1024 bytes.
  */
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
-/** Contract 4: the built-in tools, their arguments as the contract names them, as a model sees them in GET /tools. */
+/** The built-in tools, their arguments as docs/tools.md names them, as a model sees them in GET /tools. */
 
 const ARGUMENTS: Record<string, string[]> = {
   Read: ['path', 'offset', 'limit'],

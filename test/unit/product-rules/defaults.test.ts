@@ -4,7 +4,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { Timeline, slowTool } from '../../helpers/tools.js';
 
 /**
- * Contract 9: the limits' defaults, observed end to end with no limits
+ * The limits' defaults, observed end to end with no limits
  * configured — body 1 MiB (413 over it), 50,000 chars per string argument,
  * 8 concurrent calls per batch, tool timeout 30 s.
  */
@@ -31,7 +31,7 @@ function bodyOf(size: number): string {
   return JSON.stringify({ tool_calls: [], pad: 'x'.repeat(size - shell.length) });
 }
 
-describe('section 9 defaults, end to end', () => {
+describe('the configuration defaults, end to end', () => {
   it('body: exactly 1 MiB is read; one byte more is 413 PAYLOAD_TOO_LARGE', async () => {
     t = await buildTestApp();
     const post = (payload: string) => t!.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'application/json' }, payload });

@@ -6,7 +6,7 @@ import type { Tool } from '../../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool, faultyTool, slowTool } from '../../helpers/tools.js';
 
-/** Contract 3.1 (session_id), 3.2 (result and message shapes) and 3.4 (call-id replay). */
+/** The session id, the result and message shapes, and call-id replay (docs/api.md). */
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const KEY = 'tg_session-key';

@@ -6,7 +6,7 @@ import type { Tool } from '../../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { faultyTool } from '../../helpers/tools.js';
 
-/** Contract 3.5: the per-call gates run in their order; gate 5, lock injection, for Edit and Write. */
+/** The per-call gates run in their order; gate 5, lock injection, for Edit and Write. */
 
 const call = (id: string, name: string, args: unknown = {}) => ({ id, name, arguments: args });
 

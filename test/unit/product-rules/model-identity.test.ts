@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /**
- * Issue 18 item 6, contract 8 (seed: "log call id, name, args (redacted),
+ * Logging (the rule: "log call id, name, args (redacted),
  * result hash, latency, and model identity"): the per-call log line names
  * the model that proposed the call — from a whole provider response's own
  * field, else the `x-model` header; absent when unknown; never a metric label.

@@ -4,7 +4,7 @@ import { buildTestApp } from '../../helpers/app.js';
 import { slowTool } from '../../helpers/tools.js';
 
 /**
- * Contract 1: 503 when the gateway is not ready. A request that reaches a
+ * 503 when the gateway is not ready. A request that reaches a
  * gateway that is shutting down (here on a kept-alive connection whose first
  * request is still running) is refused with the envelope, NOT_READY and
  * Retry-After, while the request in flight completes.

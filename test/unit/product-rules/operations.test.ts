@@ -3,7 +3,7 @@ import { createMetrics } from '../../../src/observability/metrics.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool, faultyTool } from '../../helpers/tools.js';
 
-/** Contract 8: metrics (prefix `toolgate_`, each listed metric present) and the per-call log line. */
+/** Metrics (prefix `toolgate_`, each listed metric present) and the per-call log line. */
 
 const LISTED = [
   'toolgate_tool_calls_total', // tool calls by tool/status/code

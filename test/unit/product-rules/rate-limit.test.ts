@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { slowTool } from '../../helpers/tools.js';
 
-/** Contract 3.5 gate 7: rate limits count per key and tool; contract 4: a tool declares or inherits its limit. */
+/** Rate limits count per key and tool; a tool declares or inherits its limit. */
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const KEY = { a: 'tg_rl-a', b: 'tg_rl-b', capped: 'tg_rl-capped' };

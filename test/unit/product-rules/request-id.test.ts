@@ -8,7 +8,7 @@ import { ERROR_CODES, type ErrorCode } from '../../../src/protocol/errors.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
 /**
- * Contract 1: "A request id is returned in `x-request-id` on every response",
+ * "A request id is returned in `x-request-id` on every response",
  * and envelope errors have one shape — also for what is refused before any
  * route runs (a URL the router cannot decode, a path parameter over its
  * length limit, a request the HTTP parser refuses).

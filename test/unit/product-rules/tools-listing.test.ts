@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { faultyTool } from '../../helpers/tools.js';
 
-/** Contract 2: GET /tools — the x-toolgate object, the ETag, and what is left out. */
+/** GET /tools — the x-toolgate object, the ETag, and what is left out. */
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const KEYS = { all: 'tg_list-all', all2: 'tg_list-all-2', some: 'tg_list-some' };

@@ -4,7 +4,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { slowTool } from '../../helpers/tools.js';
 
 /**
- * Toolsets (issue 19.3) meet replay (contract 3.4) and tool_search: a
+ * Toolsets meet replay and tool_search: a
  * request's `?toolset=` decides which calls may run, so no stored answer
  * taken under one set (or none) may stand in for a request held to another,
  * and tool_search called under a set finds only the set's tools.

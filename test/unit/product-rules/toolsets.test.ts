@@ -5,7 +5,7 @@ import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { slowTool } from '../../helpers/tools.js';
 
 /**
- * Issue 19.3, contract 2: named toolsets filter GET /tools (`?toolset=`, 404
+ * Named toolsets filter GET /tools (`?toolset=`, 404
  * for an unknown set, in every format, an ETag per set), GET /tools/{name}
  * (a tool outside the set is not found), POST /execute
  * (`?toolset=`: a call outside the set is UNKNOWN_TOOL naming the set's

@@ -12,7 +12,7 @@ const tool = (name: string, parameters: Record<string, unknown> = { type: 'objec
 });
 const names = (registry: ReturnType<typeof createRegistry>) => registry.list().map((e) => e.name);
 
-/** Contract 4.2: an upstream MCP server's tools are swapped in and out of the catalog while it serves. */
+/** An upstream MCP server's tools are swapped in and out of the catalog while it serves. */
 describe('ToolRegistry.setSource', () => {
   it('replaces only that source\'s tools, keeps the list sorted, and leaves the fixed tools alone', () => {
     const registry = createRegistry([tool('Read'), tool('Write')], registryDefaults(configFrom({})));

@@ -1,4 +1,4 @@
-/** Contract 2, large catalogs: `?q=` returns the most relevant tools, best first — pinned by a table of queries. */
+/** Large catalogs: `?q=` returns the most relevant tools, best first — pinned by a table of queries. */
 import { tmpdir } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildIndex, FIELD_WEIGHTS, parameterText, tokenize } from '../../../src/registry/search.js';
 
-/** Contract 2, large catalogs: what the ranking of `GET /tools?q=` and tool_search is made of. */
+/** Large catalogs: what the ranking of `GET /tools?q=` and tool_search is made of. */
 describe('tokenize', () => {
   it('splits camelCase, PascalCase with acronyms, snake_case and kebab-case names, lowercased', () => {
     expect(tokenize('getWeather')).toEqual(['get', 'weather']);

@@ -16,7 +16,7 @@ interface Attempt {
 
 const secret = (sb: Sandbox): string => path.join(sb.outside, 'secret.txt');
 
-// Rule (contract §4): no path may resolve outside the workspace root, symlinks included.
+// Rule: no path may resolve outside the workspace root, symlinks included.
 const attempts: Attempt[] = [
   { name: 'Read ../ escape', tool: 'Read', args: () => ({ path: '../outside/secret.txt' }), outcome: 'PERMISSION_DENIED' },
   { name: 'Read a/../../ escape', tool: 'Read', args: () => ({ path: 'a/../../outside/secret.txt' }), outcome: 'PERMISSION_DENIED' },

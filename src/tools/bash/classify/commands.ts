@@ -3,7 +3,7 @@ import { PROGRAMS } from './programs.js';
 import { dangerousVariable } from './variables.js';
 import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
-/** Programs that are DENY by name, with why (contract 4.1). */
+/** Programs that are DENY by name, with why. */
 const DENIED: Record<string, string> = {};
 const denyAll = (why: string, names: string) => names.split(' ').forEach((n) => (DENIED[n] = why));
 denyAll('gains privileges', 'sudo su doas pkexec runuser sg newgrp chroot nsenter unshare setpriv capsh setcap');

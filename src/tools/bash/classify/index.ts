@@ -5,7 +5,7 @@ import { classifyCommand, type Classified, type Unclassified } from './judge.js'
 const excerpt = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}…` : text);
 
 /**
- * The Bash tool's permission hooks (contract 4.1). `classify` parses the
+ * The Bash tool's permission hooks. `classify` parses the
  * command with mvdan-sh and names every simple command in it with its class,
  * for the permission gate to apply policy rules to each; a command that does
  * not parse (or is too long, or not a string) is unknown, which is DENY, with

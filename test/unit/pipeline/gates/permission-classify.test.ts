@@ -19,7 +19,7 @@ async function gate(rules: PolicyRule[], command: string) {
   return failure ? `${failure.code}: ${failure.message}` : call.decision;
 }
 
-describe('permission of a classifying tool (contract 4.1): the class is the default, matching rules decide instead', () => {
+describe('permission of a classifying tool: the class is the default, matching rules decide instead', () => {
   it('without rules the class decides', () => {
     expect([decide([], 'ls'), decide([], 'npm test'), decide([], 'rm x')]).toEqual(['allow', 'ask', 'deny']);
   });

@@ -1,7 +1,7 @@
 import { REVIEW_ROWS } from './classify-table-review.js';
 
 /**
- * The classification table of contract 4.1: a command and its class. `unknown`
+ * The classification table of docs/bash.md: a command and its class. `unknown`
  * is a command bash cannot parse (DENY at the gate). Shared by the unit test
  * and the parser comparison in docs/bash.md.
  */

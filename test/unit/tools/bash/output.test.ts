@@ -7,7 +7,7 @@ import { commandOutput, STDERR_MARKER } from '../../../../src/tools/bash/tool.js
 import { inspectTools } from '../../../../src/tools/index.js';
 import { createHttpDispatchers } from '../../../../src/tools/http/index.js';
 
-/** Contract 4.1's result shape, from a finished command's streams. */
+/** The Bash result shape (docs/bash.md), from a finished command's streams. */
 
 const stream = (text: string, spilled?: SpillOutcome): Captured => ({ head: Buffer.from(text), bytes: spilled?.bytes ?? Buffer.byteLength(text), spilled });
 const outcome = (stdout: Captured, stderr: Captured, exitCode: number | null = 0, signal: string | null = null): RunOutcome => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../../../src/tools/bash/sandbox.js';
 
-/** Issue 16, the sandbox's shape: what bubblewrap is told to build (escape tests in test/integration/bash/ prove it holds). */
+/** The sandbox's shape: what bubblewrap is told to build (escape tests in test/integration/bash/ prove it holds). */
 describe('bubblewrap arguments', () => {
   const args = bwrapArgs('/srv/ws');
   const pairs = (flag: string) => args.flatMap((arg, i) => (arg === flag ? [[args[i + 1], args[i + 2]]] : []));
