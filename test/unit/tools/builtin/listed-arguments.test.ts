@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
 
 /** The built-in tools, their arguments as docs/tools.md names them, as a model sees them in GET /tools. */
 

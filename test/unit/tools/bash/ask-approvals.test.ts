@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { echoBashTool } from '../../helpers/bash.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
+import { echoBashTool } from '../../../helpers/bash.js';
 
 /**
  * Bash (docs/bash.md) and approvals (docs/approvals.md) through the whole app: a Bash command classified ASK

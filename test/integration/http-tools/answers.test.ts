@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpTool } from '../../../src/tools/http/index.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { createTestDispatchers, expectTripwireQuiet, httpToolConfig, startServer, type TestServer } from '../http-tools/helpers.js';
+import { createTestDispatchers, expectTripwireQuiet, httpToolConfig, startServer, type TestServer } from './helpers.js';
 
 /**
  * "An HTTP tool's answer", through the whole pipeline against a

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
 
 /**
  * Path rules hold wherever a file is touched (docs/policy.md): Grep, Glob and

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { slowTool } from '../../helpers/tools.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
+import { slowTool } from '../../../helpers/tools.js';
 
 /** Rate limits count per key and tool; a tool declares or inherits its limit. */
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { slowTool } from '../../helpers/tools.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
+import { slowTool } from '../../../helpers/tools.js';
 
 /**
  * An ASK creates an approval request bound to (tenant, session,

@@ -1,10 +1,10 @@
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/protocol/errors.js';
-import type { Tool } from '../../../src/tools/tool.js';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { faultyTool } from '../../helpers/tools.js';
+import { GatewayError } from '../../../../src/protocol/errors.js';
+import type { Tool } from '../../../../src/tools/tool.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
+import { faultyTool } from '../../../helpers/tools.js';
 
 /** The per-call gates run in their order; gate 5, lock injection, for Edit and Write. */
 

@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/protocol/errors.js';
-import { classifyHttpFailure, statusFailure } from '../../../src/tools/http/failure.js';
-import type { Tool } from '../../../src/tools/tool.js';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { sleep } from '../../helpers/tools.js';
+import { GatewayError } from '../../../../src/protocol/errors.js';
+import { classifyHttpFailure, statusFailure } from '../../../../src/tools/http/failure.js';
+import type { Tool } from '../../../../src/tools/tool.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
+import { sleep } from '../../../helpers/tools.js';
 
 /** Gate 9 (what the breaker counts) and the breaker's state machine, through the whole pipeline. */
 
