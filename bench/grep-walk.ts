@@ -17,7 +17,7 @@ import { readdir } from 'node:fs/promises';
 import { createPathRules, type PolicyRuleSpec } from '../src/policy/index.js';
 import { createBuiltinTools } from '../src/tools/builtin/index.js';
 import type { Tool } from '../src/tools/tool.js';
-import { StraceAttachError, straceMissing, syscallsDuring } from './syscalls.js';
+import { StraceAttachError, straceMissing, syscallsDuring } from './shared/syscalls.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' }, files: { type: 'string', default: '10000' } } });
 const runs = Number(values.runs);

@@ -34,8 +34,8 @@ import { scopeOf } from '../src/state/breaker-scope.js';
 import { createRedisStateStore } from '../src/state/redis/index.js';
 import { createHttpDispatchers } from '../src/tools/http/index.js';
 import { loadTools } from '../src/tools/index.js';
-import { startRedis, type BenchRedis } from './redis.js';
-import { executeBody, SCENARIOS } from './scenarios.js';
+import { startRedis, type BenchRedis } from './shared/redis.js';
+import { executeBody, SCENARIOS } from './shared/scenarios.js';
 
 const { values: args } = parseArgs({
   options: {

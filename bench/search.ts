@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import type * as Search from '../src/registry/search.js';
 import type * as Builtins from '../src/tools/builtin/index.js';
 import type * as PolicyModule from '../src/policy/index.js';
-import { BENCH_QUERIES, catalogTools } from './search-queries.js';
+import { BENCH_QUERIES, catalogTools } from './shared/search-queries.js';
 
 const build = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { buildIndex } = await build<typeof Search>('registry/search.js');

@@ -1,4 +1,4 @@
-import type { TargetStats } from './child.js';
+import type { TargetStats } from '../targets/child.js';
 import type { SearchReport } from './search-load.js';
 import { busy, type Cell, type Summary } from './summary.js';
 import { TARGET_LABELS, type TargetName } from './targets.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LARGE_CATALOG_QUERIES } from '../test/fixtures/catalog/queries.js';
+import { LARGE_CATALOG_QUERIES } from '../../test/fixtures/catalog/queries.js';
 
 /** A tool of the realistic catalog (test/fixtures/catalog/catalog.json). */
 export interface CatalogTool {
@@ -9,7 +9,7 @@ export interface CatalogTool {
 }
 
 export function catalogTools(): CatalogTool[] {
-  return (JSON.parse(readFileSync(new URL('../test/fixtures/catalog/catalog.json', import.meta.url), 'utf8')) as { tools: CatalogTool[] }).tools;
+  return (JSON.parse(readFileSync(new URL('../../test/fixtures/catalog/catalog.json', import.meta.url), 'utf8')) as { tools: CatalogTool[] }).tools;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ChildMessage, ParentMessage, ProfileKind, TargetStats } from './child.js';
+import type { ChildMessage, ParentMessage, ProfileKind, TargetStats } from '../targets/child.js';
 
 /** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
 export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools';
@@ -34,7 +34,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
 };
 
 const STOP_TIMEOUT_MS = 10_000;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.ts', redis: 'gateway.ts', mcp: 'mcp-peer.ts', 'many-tools': 'gateway.ts' };
 
 /**
@@ -45,7 +45,7 @@ const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.
  * those CPUs only; taskset execs node, so the pid is node's.
  */
 export async function startTarget(name: TargetName, options: object, cpus?: string): Promise<Target> {
-  const argv = [process.execPath, '--import', 'tsx', fileURLToPath(new URL(ENTRY[name], import.meta.url)), JSON.stringify(options)];
+  const argv = [process.execPath, '--import', 'tsx', fileURLToPath(new URL(`../targets/${ENTRY[name]}`, import.meta.url)), JSON.stringify(options)];
   const [command, ...args] = cpus === undefined ? argv : ['taskset', '-c', cpus, ...argv];
   const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {

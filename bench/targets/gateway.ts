@@ -1,16 +1,16 @@
 import { pathToFileURL } from 'node:url';
-import type * as App from '../src/app.js';
-import type * as Load from '../src/config/load.js';
-import type * as Logger from '../src/observability/logger.js';
-import type * as Registry from '../src/registry/registry.js';
-import type * as Spill from '../src/spill/index.js';
-import type * as Clock from '../src/shared/clock.js';
-import type * as Memory from '../src/state/memory/index.js';
-import type * as Redis from '../src/state/redis/index.js';
-import type * as HttpTools from '../src/tools/http/index.js';
-import type * as Tools from '../src/tools/index.js';
+import type * as App from '../../src/app.js';
+import type * as Load from '../../src/config/load.js';
+import type * as Logger from '../../src/observability/logger.js';
+import type * as Registry from '../../src/registry/registry.js';
+import type * as Spill from '../../src/spill/index.js';
+import type * as Clock from '../../src/shared/clock.js';
+import type * as Memory from '../../src/state/memory/index.js';
+import type * as Redis from '../../src/state/redis/index.js';
+import type * as HttpTools from '../../src/tools/http/index.js';
+import type * as Tools from '../../src/tools/index.js';
 import { childOptions, serveTarget } from './child.js';
-import { catalogTools } from './search-queries.js';
+import { catalogTools } from '../shared/search-queries.js';
 
 export interface GatewayOptions {
   workspace: string;
@@ -40,7 +40,7 @@ function httpTools(count: number) {
  * at run time in a `__name()` call, a cost per closure that production does
  * not pay and that would be counted against the gateway.
  */
-const build = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
+const build = <T>(path: string): Promise<T> => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { buildApp } = await build<typeof App>('app.js');
 const { configFrom } = await build<typeof Load>('config/load.js');
 const { createLogger } = await build<typeof Logger>('observability/logger.js');
