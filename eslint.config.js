@@ -13,6 +13,7 @@ const LAYERS = {
   shared: [],
   protocol: ['shared'],
   policy: ['shared', 'protocol'],
+  guardrails: ['shared', 'protocol'],
   config: ['shared', 'protocol', 'policy'],
   observability: ['shared', 'protocol', 'config'],
   spill: ['shared', 'protocol', 'config', 'observability'],

@@ -1,0 +1,2 @@
+export { createSecretScanner, marker, MARKER, type RedactionCounts, type SecretScanner } from './scanner.js';
+export { redactStream } from './stream.js';
