@@ -182,6 +182,7 @@ export const ConfigSchema = Type.Object(
         arg_chars: PositiveInt({ default: 50_000 }),
         call_budget_bytes: Type.Integer({ minimum: 1024, default: 51_200 }),
         batch_budget_bytes: Type.Integer({ minimum: 1024, default: 204_800 }),
+        image_bytes: PositiveInt({ default: 5_242_880 }),
         concurrency: PositiveInt({ default: 8, maximum: 256 }),
         tool_timeout_ms: PositiveInt({ default: 30_000 }),
         inflight_requests: PositiveInt({ default: 1024 }),

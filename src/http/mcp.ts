@@ -125,13 +125,13 @@ export function mcpRoutes(deps: PipelineDeps) {
       rawArguments: parsed.arguments,
       shape: 'flat',
     };
-    const { payloads, serialized } = await executeCalls([call], ctx, deps);
+    const { results, payloads, serialized } = await executeCalls([call], ctx, deps);
     const payload = payloads[0]!;
     // server/tools, "Error Handling": an unknown tool is a protocol error; everything else reaches the model.
     if (payload.error?.code === 'UNKNOWN_TOOL') {
       return rpcError(id, RPC_ERRORS.INVALID_PARAMS, `Unknown tool: ${parsed.name.slice(0, 100)}`, payload.error);
     }
-    return rpcResult(id, toCallToolResult(payload, serialized[0]!));
+    return rpcResult(id, toCallToolResult(payload, serialized[0]!, results[0]!.content));
   }
 
   function initialize(id: RpcId, params: Record<string, unknown>, x: Exchange): RpcResponse {

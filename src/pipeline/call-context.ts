@@ -12,6 +12,7 @@ export class CallContext implements ToolContext {
   readonly tenant: string;
   readonly sessionId: string;
   readonly deadline: number;
+  readonly imageBytes: number;
   #catalog: CatalogView | undefined;
 
   constructor(
@@ -26,6 +27,7 @@ export class CallContext implements ToolContext {
     this.tenant = ctx.caller.tenant;
     this.sessionId = ctx.sessionId;
     this.deadline = Date.now() + timeoutMs;
+    this.imageBytes = deps.config.limits.image_bytes;
   }
 
   /** Made only for a tool that reads it (see runWithTimeout). */

@@ -7,7 +7,8 @@ import { asReplayed, payloadOf, visiblePayload, type CallResult, type Payload, t
 import { StateUnavailableError, type SettleRequest, type StoredResult } from '../state/state-store.js';
 import type { Tool, ToolOutput } from '../tools/tool.js';
 import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.js';
-import { applyBatchBudget, applyCallBudget, payloadJson, truncationRecord } from './budget.js';
+import { applyBatchBudget, applyCallBudget, payloadBytes, payloadJson, truncationRecord } from './budget.js';
+import { contentBytes, fitContent } from './content-budget.js';
 import { callSpanName, endCallSpan } from './call-span.js';
 import { CallContext } from './call-context.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
@@ -62,6 +63,7 @@ function outputResult(call: PlannedCall, output: ToolOutput, timeMs: number): Ca
     stats: { time_ms: timeMs, output_bytes: Buffer.byteLength(output.text) },
     replayed: false,
   };
+  if (output.content !== undefined) result.content = output.content;
   if (output.data !== undefined) result.data = output.data;
   if (output.error) result.error = output.error.toCallError();
   return result;
@@ -69,7 +71,7 @@ function outputResult(call: PlannedCall, output: ToolOutput, timeMs: number): Ca
 
 /** The result with its payload fields replaced: a budget may have dropped `data`. */
 function withPayload(result: CallResult, payload: Payload): CallResult {
-  const { data: _data, error: _error, ...rest } = result;
+  const { data: _data, error: _error, content: _content, ...rest } = result;
   return { ...rest, ...payload };
 }
 
@@ -109,7 +111,9 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
 
 /** The tool has run: a spill store failure cuts its payload all the same (spillFor never rejects for one), never turns it into an error. */
 async function withinCallBudget(result: CallResult, tool: Tool, spill: ReturnType<typeof spillFor>, deps: PipelineDeps): Promise<{ result: CallResult; json?: string }> {
-  const budgeted = await applyCallBudget(result, deps.config.limits.call_budget_bytes, spill, hintOf(tool));
+  const budget = deps.config.limits.call_budget_bytes;
+  if (result.content) result = withPayload(result, (await fitContent([result], [payloadBytes(result)], budget, spill))[0]!);
+  const budgeted = await applyCallBudget(result, budget - contentBytes(result), spill, hintOf(tool));
   // Kept whole: the result already holds exactly the payload's fields.
   if (budgeted.json !== undefined) return { result, json: budgeted.json };
   return { result: withPayload(result, budgeted.payload) };
@@ -220,12 +224,21 @@ export async function executeCalls(
   let payloads = finished.map((f) => payloadOf(f.result));
   let serialized = finished.map((f, i) => f.json ?? payloadJson(payloads[i]!));
   let results = finished.map((f) => f.result);
-  const sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
+  let sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
   const budget = deps.config.limits.batch_budget_bytes;
+  let blocks = payloads.reduce((sum, p) => sum + contentBytes(p), 0);
   // The hints and the spill are made only for a batch over its budget; one within it is left as it is (as applyBatchBudget would).
-  if (sizes.reduce((a, b) => a + b, 0) > budget) {
+  if (sizes.reduce((a, b) => a + b, 0) + blocks > budget) {
+    const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
+    if (blocks > 0) {
+      payloads = await fitContent(payloads, sizes, budget, spill);
+      serialized = payloads.map(payloadJson);
+      sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
+      results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
+      blocks = payloads.reduce((sum, p) => sum + contentBytes(p), 0);
+    }
     const hints = finished.map((f) => hintOf(f.call.entry?.tool));
-    const batch = await applyBatchBudget(payloads, budget, spillFor(deps, ctx.caller.tenant, ctx.log), hints, sizes);
+    const batch = await applyBatchBudget(payloads, budget - blocks, spill, hints, sizes);
     if (batch.cut > 0) {
       payloads = batch.payloads;
       serialized = payloads.map(payloadJson);

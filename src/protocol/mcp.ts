@@ -1,5 +1,7 @@
 import type { ErrorCode, GatewayError } from './errors.js';
 import { isRecord } from './json.js';
+import type { ContentBlock } from './content.js';
+import { mcpBlocks } from './native-content.js';
 import type { VisiblePayload } from './result.js';
 
 /**
@@ -68,7 +70,7 @@ export interface TextContent {
  */
 export interface CallToolResult {
   [key: string]: unknown;
-  content: TextContent[];
+  content: Array<TextContent | Record<string, unknown>>;
   isError: boolean;
 }
 
@@ -144,13 +146,17 @@ export function transportError(error: GatewayError): RpcResponse {
  * tool's text, plus the truncation record when the output was cut (where to
  * fetch the rest); the tool's `data` rides on the text block's `_meta`, which
  * clients keep from the model. On error it reads the whole serialized
- * payload, so the error code, `retryable` and the suggestion reach it.
+ * payload, so the error code, `retryable` and the suggestion reach it. The
+ * result's images, audio and resources follow as MCP content blocks, in
+ * their order (`blocks`, the result's `content`); a text block of its own
+ * is left out when it is empty and has no data to carry.
  */
-export function toCallToolResult(payload: VisiblePayload, serialized: string): CallToolResult {
-  if (payload.status === 'error') return { content: [{ type: 'text', text: serialized }], isError: true };
+export function toCallToolResult(payload: VisiblePayload, serialized: string, blocks: readonly ContentBlock[] = []): CallToolResult {
+  const native = mcpBlocks(blocks);
+  if (payload.status === 'error') return { content: [{ type: 'text', text: serialized }, ...native], isError: true };
   const text: TextContent = { type: 'text', text: payload.text };
   if (payload.data !== undefined) text._meta = { [MCP_DATA_META]: payload.data };
-  const content = [text];
+  const content: CallToolResult['content'] = payload.text === '' && payload.data === undefined && native.length > 0 ? [] : [text];
   if (payload.truncated) content.push({ type: 'text', text: JSON.stringify({ status: payload.status, truncated: payload.truncated }) });
-  return { content, isError: false };
+  return { content: [...content, ...native], isError: false };
 }

@@ -1,3 +1,4 @@
+import { described, type ContentBlock } from './content.js';
 import type { CallError } from './errors.js';
 
 export type CallStatus = 'success' | 'partial' | 'error';
@@ -26,13 +27,20 @@ export type VisibleTruncation = Omit<TruncationRecord, 'uri'>;
 export interface Payload {
   status: CallStatus;
   text: string;
+  /** Images, audio and embedded resources (see content.ts); absent when the result has none. */
+  content?: ContentBlock[];
   data?: unknown;
   error?: CallError;
   truncated: TruncationRecord | null;
 }
 
-/** A payload as it reaches the model: `content`, `output` or `response` of a message, an MCP result. */
-export interface VisiblePayload extends Omit<Payload, 'truncated'> {
+/**
+ * A payload as it reaches the model: `content`, `output` or `response` of a
+ * message, an MCP result. Its `content` names each block without its base64
+ * `data`, which messages carry natively beside it.
+ */
+export interface VisiblePayload extends Omit<Payload, 'truncated' | 'content'> {
+  content?: Record<string, unknown>[];
   truncated: VisibleTruncation | null;
 }
 
@@ -46,6 +54,7 @@ export interface CallResult extends Payload {
 
 export function payloadOf(result: Payload): Payload {
   const payload: Payload = { status: result.status, text: result.text, truncated: result.truncated };
+  if (result.content !== undefined) payload.content = result.content;
   if (result.data !== undefined) payload.data = result.data;
   if (result.error !== undefined) payload.error = result.error;
   return payload;
@@ -55,6 +64,7 @@ export function payloadOf(result: Payload): Payload {
 export function visiblePayload(result: Payload): VisiblePayload {
   // Built field by field: this runs for every call, and rest/spread copies cost as much again.
   const visible = { status: result.status, text: result.text } as VisiblePayload;
+  if (result.content !== undefined) visible.content = result.content.map(described);
   if (result.data !== undefined) visible.data = result.data;
   if (result.error !== undefined) visible.error = result.error;
   visible.truncated = result.truncated ? withoutUri(result.truncated) : null;

@@ -72,6 +72,19 @@ const CallResultSchema = Type.Object(
     name: Type.String(),
     status: Type.Union([Type.Literal('success'), Type.Literal('partial'), Type.Literal('error')]),
     text: Type.String(),
+    content: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { type: Type.Union([Type.Literal('image'), Type.Literal('audio'), Type.Literal('resource'), Type.Literal('resource_link')]) },
+          { additionalProperties: true },
+        ),
+        {
+          description:
+            'Images, audio and embedded resources, in the order the tool gave them: inline ({type, mime_type, data} base64; a resource {uri, mime_type, text|data}) ' +
+            'or, moved to the spill store by a budget or limits.image_bytes, {type, mime_type, bytes, sha256, url, note}; a resource_link {uri, name, mime_type}.',
+        },
+      ),
+    ),
     data: Type.Optional(Type.Unknown()),
     error: Type.Optional(ref('CallError')),
     stats: Type.Object({ time_ms: Type.Number(), output_bytes: Type.Integer() }),

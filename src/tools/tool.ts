@@ -2,6 +2,7 @@ import type { TraceHeaders } from '../observability/tracing.js';
 import type { ToolClassification } from '../policy/index.js';
 import type { GatewayError } from '../protocol/errors.js';
 import type { ToolFormat } from '../protocol/catalog.js';
+import type { ContentBlock } from '../protocol/content.js';
 import type { SpillOutcome } from '../spill/spill-store.js';
 import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
 
@@ -34,6 +35,8 @@ export interface ToolContext {
    * A store failure resolves as a SpillFailure (the output counted and hashed all the same); only the content's own failure rejects.
    */
   spill(content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillOutcome>;
+  /** `limits.image_bytes`: the largest image one block may hold (see tools/content.ts). */
+  imageBytes: number;
   /** With tracing on: the call span's `traceparent` (and `tracestate`), for the tool to pass on to its upstream. */
   trace?: TraceHeaders;
   /** The catalog as the caller sees it, for a tool that finds tools (tool_search); the pipeline always gives it. */
@@ -57,6 +60,8 @@ export interface CatalogView {
 /** A tool's own answer. The gateway adds status, timing and budgets. */
 export interface ToolOutput {
   text: string;
+  /** Images, audio and embedded resources, beside `text` (see protocol/content.ts). */
+  content?: ContentBlock[];
   data?: unknown;
   /** The tool did only part of the work (e.g. a search stopped at max_results). */
   partial?: boolean;

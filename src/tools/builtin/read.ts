@@ -6,6 +6,7 @@ import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
+import { ImageFile, imageTypeOf, readImage } from './image-file.js';
 import { stampOf } from './stamp.js';
 import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
 import { counted } from '../../shared/count.js';
@@ -139,7 +140,7 @@ export function createReadTool(ws: Workspace): Tool {
       `from \`offset\` (1-based, default 1) for up to \`limit\` lines (default ${DEFAULT_READ_LIMIT}); ` +
       `lines over ${MAX_LINE_CHARS} characters are cut, and a note says how to continue when more lines follow. ` +
       'Read a file before you Edit or Write it: the gateway remembers its modification time and size, so the edit fails ' +
-      'with CONFLICT instead of overwriting a change made since. Binary files are refused. ' +
+      'with CONFLICT instead of overwriting a change made since. A PNG, JPEG, GIF or WebP image comes back as an image; other binary files are refused. ' +
       'Use LS for directories, Glob to find files by name, Grep to search contents.',
     parameters: {
       type: 'object',
@@ -190,13 +191,23 @@ export function createReadTool(ws: Workspace): Tool {
           });
         }
         if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file.` });
-        const lines = await numberLines(fd, window, ctx.signal, stats.size, (head) => {
-          if (!looksBinary(head)) return;
-          throw new GatewayError('INVALID_ARGS', {
-            message: `${JSON.stringify(shown)} looks like a binary file (it contains NUL bytes); Read shows text only.`,
+        const binary = () =>
+          new GatewayError('INVALID_ARGS', {
+            message: `${JSON.stringify(shown)} looks like a binary file (it contains NUL bytes or is an image cut short); Read shows text and whole images only.`,
             suggestion: 'Use Grep to check whether it contains a string, or LS to see its size.',
           });
+        let first = true;
+        const lines = await numberLines(fd, window, ctx.signal, stats.size, (head) => {
+          // Told by the bytes, never the name: the first read asks for the whole file or 64 KB, so it holds the signature.
+          const image = first ? imageTypeOf(head) : undefined;
+          first = false;
+          if (image) throw new ImageFile(image);
+          if (looksBinary(head)) throw binary();
+        }).catch(async (err: unknown) => {
+          if (!(err instanceof ImageFile)) throw err;
+          return (await readImage(fd, stats.size, err.mime, ctx, stampOf(stats))) ?? Promise.reject(binary());
         });
+        if ('text' in lines) return lines;
         return { ...render(lines, window, limitArg !== undefined), data: stampOf(stats) };
       } finally {
         closeSync(fd);

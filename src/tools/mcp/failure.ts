@@ -8,10 +8,11 @@ import { GatewayError, isGatewayError } from '../../protocol/errors.js';
  * `rpc_error` — the server answered the request with another JSON-RPC error;
  * `crash` — the connection closed under the call (a stdio server exited);
  * `transport` — the request could not be delivered or answered;
- * `down` — the server is not connected (restarting, or not up yet).
+ * `down` — the server is not connected (restarting, or not up yet);
+ * `bad_content` — a block of the result does not decode (tools/mcp/result.ts).
  * The breaker counts all but `tool_error` and `rejected` (gates/breaker.ts).
  */
-export type McpFailureReason = 'tool_error' | 'rejected' | 'rpc_error' | 'crash' | 'transport' | 'down';
+export type McpFailureReason = 'tool_error' | 'rejected' | 'rpc_error' | 'crash' | 'transport' | 'down' | 'bad_content';
 
 const REJECTIONS = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest]);
 

@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResultSchema, Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config/schema.js';
 import { mergedSettings, settingsOf } from '../settings.js';
 import type { JsonSchema, Tool } from '../tool.js';
 import { classifyMcpFailure, isConnectionLoss, upstreamDown } from './failure.js';
-import { toToolOutput } from './result.js';
+import { toToolOutput, UpstreamResultSchema } from './result.js';
 
 /** What a tool needs of its server's supervisor. */
 export interface UpstreamLink {
@@ -45,11 +45,11 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
       try {
         // SEP-414: the call span's trace context travels in `_meta`, on stdio as over HTTP (where transport.ts copies it to the headers too).
         const params = ctx.trace ? { name: upstream.name, arguments: args, _meta: { ...ctx.trace } } : { name: upstream.name, arguments: args };
-        const result = await client.callTool(params, undefined, {
+        const result = await client.callTool(params, UpstreamResultSchema as unknown as typeof CallToolResultSchema, {
           signal: ctx.signal,
           timeout: Math.max(1, ctx.deadline - Date.now()) + SDK_TIMEOUT_SLACK_MS,
         });
-        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], server.name, ctx);
+        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], server.name, ctx.imageBytes, ctx.spill);
       } catch (err) {
         if (!ctx.signal.aborted && isConnectionLoss(err)) link.lost(err);
         throw classifyMcpFailure(err, server.name, ctx.signal);

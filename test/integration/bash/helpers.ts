@@ -60,6 +60,7 @@ export async function run(tool: Tool, command: string, options: { timeoutMs?: nu
       sessionId: 's1',
       callId: 'c1',
       deadline: Date.now() + callMs,
+      imageBytes: 5_242_880,
       spill: async (content) => {
         if (!spill) throw new Error('this test gives no spill store');
         return spill.put('t1', content);

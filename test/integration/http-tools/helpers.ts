@@ -104,6 +104,7 @@ export function callContext(timeoutMs: number, spill?: ToolContext['spill']): To
   return {
     signal: AbortSignal.timeout(timeoutMs),
     deadline: Date.now() + timeoutMs,
+    imageBytes: 5_242_880,
     tenant: 'acme',
     sessionId: 'session-1',
     callId: `call_${randomUUID()}`,

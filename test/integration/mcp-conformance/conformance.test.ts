@@ -11,15 +11,18 @@ import { FIXTURE_SERVER } from '../../helpers/mcp.js';
 /**
  * /mcp: the official conformance suite (@modelcontextprotocol/conformance 0.1.13, the
  * newest that runs on Node 20) drives a listening gateway as an MCP client. The tools its scenarios
- * call (test_simple_text, test_error_handling, json_schema_2020_12_tool) come from an upstream
+ * call (test_simple_text, test_image_content, json_schema_2020_12_tool…) come from an upstream
  * fixture server, so each call crosses the whole path: /mcp, the gates, the upstream client and back.
  * Every scenario must pass except those expected-failures.yml lists, each a feature /mcp does not offer.
  */
 
 const CLI = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./expected-failures.yml', import.meta.url));
-/** What /mcp claims: lifecycle, ping, tools/list, tools/call, errors, schemas kept as written, concurrent POSTs, DNS rebinding. */
-const CLAIMED = ['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'json-schema-2020-12', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
+/** What /mcp claims: lifecycle, ping, tools/list, tools/call, errors, content blocks, schemas kept as written, concurrent POSTs, DNS rebinding. */
+const CLAIMED = [
+  'server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'tools-call-image', 'tools-call-audio',
+  'tools-call-embedded-resource', 'tools-call-mixed-content', 'json-schema-2020-12', 'server-sse-multiple-streams', 'dns-rebinding-protection',
+];
 
 let t: TestApp;
 let url: string;

@@ -70,13 +70,12 @@ describe('@modelcontextprotocol/server-filesystem over stdio', () => {
     expect((await t.app.inject({ url: '/tools/files_read_text_file' })).json()['x-toolgate'].circuit.failures).toBe(0);
   });
 
-  it('an image comes back as a reference in data.content, its bytes at /outputs/{id}, never base64 in text', async () => {
+  it('an image comes back as a content block with its base64, never in text; the base64 structuredContent repeats is left out of data', async () => {
     const result = await resultOf(t, 'files_read_media_file', { path: join(root, 'pixel.png') });
     expect(result.status).toBe('success');
-    expect(result.data.content).toEqual([{ type: 'image', mime_type: 'image/png', bytes: PNG.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), url: expect.stringMatching(/^\/outputs\//) }]);
-    expect(JSON.stringify(result)).not.toContain(PNG.toString('base64'));
-    const output = await t.app.inject({ url: result.data.content[0].url });
-    expect(output.rawPayload.equals(PNG)).toBe(true);
+    expect(result.content).toEqual([{ type: 'image', mime_type: 'image/png', data: PNG.toString('base64') }]);
+    expect(result.text).not.toContain(PNG.toString('base64'));
+    expect(JSON.stringify(result.data ?? {})).not.toContain(PNG.toString('base64'));
   });
 });
 
@@ -105,16 +104,16 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
     expect(result).toMatchObject({ status: 'success', data: { temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 } });
   });
 
-  it('text blocks are joined; the image between them is a reference', async () => {
+  it('text blocks are joined; the image between them is a content block', async () => {
     const result = await resultOf(t, 'ev_get-tiny-image');
     expect(result.text).toBe("Here's the image you requested:\nThe image above is the MCP logo.");
-    expect(result.data.content).toEqual([expect.objectContaining({ type: 'image', mime_type: 'image/png', url: expect.stringMatching(/^\/outputs\//) })]);
+    expect(result.content).toEqual([{ type: 'image', mime_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) }]);
   });
 
-  it('an embedded resource is a reference too', async () => {
+  it('an embedded resource is a content block too', async () => {
     const result = await resultOf(t, 'ev_get-resource-reference', { resourceType: 'Text', resourceId: 1 });
     expect(result.status).toBe('success');
-    expect(result.data.content).toEqual([expect.objectContaining({ type: 'resource', uri: expect.stringContaining('1'), url: expect.stringMatching(/^\/outputs\//) })]);
+    expect(result.content).toEqual([expect.objectContaining({ type: 'resource', uri: expect.stringContaining('1'), text: expect.any(String) })]);
   });
 });
 

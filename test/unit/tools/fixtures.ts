@@ -12,6 +12,7 @@ export function makeCtx(signal: AbortSignal = new AbortController().signal): Too
     sessionId: 'session-1',
     callId: 'call_1',
     deadline: Date.now() + 30_000,
+    imageBytes: 5_242_880,
     spill: () => {
       throw new Error('the built-in file tools never spill');
     },

@@ -1,0 +1,59 @@
+/**
+ * The output budgets and a result's `content` (docs/api.md, "Images and other
+ * content"). A budget counts a payload's serialized form, which names each
+ * block without its base64, plus the bytes that base64 decodes to. When a
+ * payload (per call) or a batch is over its budget, the blocks are fitted
+ * first and the text is cut after (budget.ts):
+ * - blocks are kept before text: while the inline blocks together, plus
+ *   room for each payload's text (its serialized size, at most
+ *   TEXT_ROOM_BYTES), exceed the budget, the largest inline block is moved
+ *   to the spill store and named by `url`, with a `note` the model reads;
+ *   the payload becomes `partial` unless it is an error;
+ * - the text then gets what the remaining blocks leave of the budget.
+ */
+import { extraBytes, inlineBytes, isInline, type InlineBlock } from '../protocol/content.js';
+import type { Payload } from '../protocol/result.js';
+import { spillBlock, type SpillBytes } from '../tools/content.js';
+
+/** What the budgets leave each payload's text at least before they move a block. */
+export const TEXT_ROOM_BYTES = 512;
+
+/** Why a block was moved by a budget, as its note tells the model. */
+const OVER_BUDGET = 'over the output budget';
+
+/** The bytes a payload's inline blocks add to its serialized size (their decoded base64). */
+export function contentBytes(payload: Pick<Payload, 'content'>): number {
+  let bytes = 0;
+  for (const block of payload.content ?? []) if (isInline(block)) bytes += extraBytes(block);
+  return bytes;
+}
+
+/**
+ * Fits the inline blocks of `payloads` (serialized sizes `jsonBytes`, the
+ * base64 not included) into `budgetBytes`, largest first, by the rule above.
+ * Returns the payloads, those whose blocks moved copied and marked partial.
+ */
+export async function fitContent(payloads: readonly Payload[], jsonBytes: readonly number[], budgetBytes: number, spill: SpillBytes): Promise<Payload[]> {
+  const result = payloads.slice();
+  const inline: Array<{ payload: number; index: number; bytes: number }> = [];
+  let total = 0;
+  payloads.forEach((payload, p) => {
+    total += Math.min(jsonBytes[p]!, TEXT_ROOM_BYTES);
+    payload.content?.forEach((block, index) => {
+      if (!isInline(block)) return;
+      const bytes = inlineBytes(block);
+      inline.push({ payload: p, index, bytes });
+      total += bytes;
+    });
+  });
+  inline.sort((a, b) => b.bytes - a.bytes);
+  for (const block of inline) {
+    if (total <= budgetBytes) break;
+    const payload = result[block.payload]!;
+    const content = payload.content!.slice();
+    content[block.index] = await spillBlock(content[block.index] as InlineBlock, spill, OVER_BUDGET);
+    result[block.payload] = { ...payload, content, status: payload.status === 'error' ? 'error' : 'partial' };
+    total -= block.bytes;
+  }
+  return result;
+}
