@@ -32,6 +32,7 @@ export function executeResponse(
         payload: payload as unknown as Record<string, unknown>,
         is_error: r.status === 'error',
         id_generated: calls[i]!.idGenerated,
+        blocks: r.content,
       };
     }),
   );

@@ -73,3 +73,69 @@ describe('renderMessages: the messages each format expects, in request order', (
     expect(Object.keys(message ?? {})).toEqual(['role', 'tool_call_id', 'content']);
   });
 });
+
+describe('renderMessages: images travel natively beside the payload that names them', () => {
+  const png = { type: 'image', mime_type: 'image/png', data: 'iVBORw0KGgo=' } as const;
+  const gif = { type: 'image', mime_type: 'image/gif', data: 'R0lGODlh' } as const;
+  const bmp = { type: 'image', mime_type: 'image/bmp', data: 'Qk0=' } as const;
+  const audio = { type: 'audio', mime_type: 'audio/wav', data: 'UklGRg==' } as const;
+  const moved = { type: 'image', mime_type: 'image/png', bytes: 9, sha256: 'ab', url: '/outputs/x', note: 'over the output budget: GET /outputs/x for it' } as const;
+  const shot = result('call_s', 'shot', { status: 'success', text: 'here', truncated: null }, { blocks: [png, gif, bmp, audio, moved] });
+
+  it('openai: tool messages as before, then one user message with a named image_url part per image providers take', () => {
+    expect(renderMessages('openai', [ok, shot])).toEqual([
+      { role: 'tool', tool_call_id: 'call_1', content: ok.content },
+      { role: 'tool', tool_call_id: 'call_s', content: shot.content },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'An image/png image from the shot call call_s:' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          { type: 'text', text: 'An image/gif image from the shot call call_s:' },
+          { type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lGODlh' } },
+        ],
+      },
+    ]);
+  });
+
+  it('responses: input_text with the payload, then input_image items', () => {
+    expect(renderMessages('responses', [shot])[0]).toEqual({
+      type: 'function_call_output',
+      call_id: 'call_s',
+      output: [
+        { type: 'input_text', text: shot.content },
+        { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
+        { type: 'input_image', image_url: 'data:image/gif;base64,R0lGODlh', detail: 'auto' },
+      ],
+    });
+  });
+
+  it('anthropic: a text block with the payload, then base64 image blocks', () => {
+    expect(renderMessages('anthropic', [shot])[0]).toMatchObject({
+      content: [
+        {
+          content: [
+            { type: 'text', text: shot.content },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.data } },
+            { type: 'image', source: { type: 'base64', media_type: 'image/gif', data: gif.data } },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('gemini: inline-data parts of the function response, for the types its function responses take (no GIF)', () => {
+    expect(renderMessages('gemini', [shot])[0]).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { id: 'call_s', name: 'shot', response: shot.payload, parts: [{ inlineData: { mimeType: 'image/png', data: png.data } }] } }],
+    });
+  });
+
+  it('audio, images of other types and moved images stay named in the payload only; no images, no change', () => {
+    const named = result('call_n', 'n', { status: 'success', text: '', truncated: null }, { blocks: [bmp, audio, moved] });
+    expect(renderMessages('openai', [named])).toEqual([{ role: 'tool', tool_call_id: 'call_n', content: named.content }]);
+    expect(renderMessages('responses', [named])[0]).toMatchObject({ output: named.content });
+    expect(renderMessages('anthropic', [named])[0]).toMatchObject({ content: [{ content: named.content }] });
+    expect(renderMessages('gemini', [named])[0]).toEqual({ role: 'user', parts: [{ functionResponse: { id: 'call_n', name: 'n', response: named.payload } }] });
+  });
+});
