@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Which folders of src/ each folder may import: requests flow down
- * http → queue → pipeline → approvals → webhooks → registry/tools/state/spill → protocol,
+ * http → queue → pipeline → approvals → webhooks → registry/tools/state/audit/spill → protocol,
  * and config, policy and shared are below everything that reads them. The
  * console is a page and its assets, registered by the app. A folder not
  * listed for another is off limits to it, and so are the entry points
@@ -18,13 +18,14 @@ const LAYERS = {
   observability: ['shared', 'protocol', 'config'],
   spill: ['shared', 'protocol', 'config', 'observability'],
   state: ['shared', 'protocol', 'config', 'observability'],
+  audit: ['shared', 'protocol', 'config', 'observability', 'spill'],
   tools: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill'],
   registry: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools'],
   webhooks: ['shared', 'protocol', 'config', 'observability', 'tools'],
   approvals: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools', 'webhooks'],
-  pipeline: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'approvals', 'webhooks'],
-  queue: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'approvals', 'webhooks'],
-  http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'queue', 'approvals', 'webhooks'],
+  pipeline: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'approvals', 'webhooks', 'audit'],
+  queue: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'approvals', 'webhooks', 'audit'],
+  http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'queue', 'approvals', 'webhooks', 'audit'],
   console: ['shared', 'protocol'],
 };
 const ENTRY_POINTS = ['app', 'server', 'worker', 'cli', 'startup'];

@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url';
 import type { Clock } from '../shared/clock.js';
 import { createFsSpillStore } from './fs.js';
 import { createS3SpillStore } from './s3.js';
-import { S3Error, type S3Credentials } from './s3-client.js';
+import { S3Error, type S3ClientOptions, type S3Credentials } from './s3-client.js';
+
+export type { S3ClientOptions } from './s3-client.js';
+
+export { S3Client } from './s3-client.js';
 import type { SpillStore } from './spill-store.js';
 
 export interface SpillStoreOptions {
@@ -45,25 +49,37 @@ export function createSpillStore(url: string, options: SpillStoreOptions): Spill
   throw new Error('Unsupported spill store URL: expected file://<dir> or s3://<bucket>/<prefix>.');
 }
 
-function fileUrlToDir(url: string): string {
+/** The directory a `file://` URL names; `file://./dir` is relative to the working directory. */
+export function fileUrlToDir(url: string): string {
   const rest = url.slice('file://'.length);
   // `file://./dir` is not a valid file URL (its host would be "."), but it is the natural way to write a relative directory.
   if (/^\.\.?(\/|$)/.test(rest)) return resolve(decodeURIComponent(rest));
   return fileURLToPath(url);
 }
 
-function s3Store(url: string, options: SpillStoreOptions) {
-  const { s3, ...common } = options;
+/** How to reach an `s3://` URL's bucket: from `S3_ENDPOINT`, `AWS_REGION` and the `AWS_*` credentials. */
+export type S3Settings = NonNullable<SpillStoreOptions['s3']>;
+
+/**
+ * Where `s3://bucket/prefix` points and with what credentials; throws when
+ * the bucket name is not one or the credentials are missing, for start-up to
+ * report. `what` names the store in the message.
+ */
+export function s3Target(url: string, s3: S3Settings | undefined, what: string): S3ClientOptions & { prefix: string } {
   const parsed = new URL(url);
   const bucket = parsed.hostname;
   if (!BUCKET_NAME.test(bucket)) throw new Error(`"${bucket}" is not a bucket name: expected s3://<bucket>/<prefix>, 3 to 63 lowercase letters, digits, dots and hyphens.`);
   const { accessKeyId, secretAccessKey, sessionToken } = s3?.credentials ?? {};
-  if (!s3 || !accessKeyId || !secretAccessKey) throw new Error('an s3:// spill store needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment.');
-  return createS3SpillStore({
-    ...common,
+  if (!s3 || !accessKeyId || !secretAccessKey) throw new Error(`an s3:// ${what} needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment.`);
+  return {
     location: { bucket, region: s3.region, ...(s3.endpoint && { endpoint: s3.endpoint }) },
     credentials: { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) },
     prefix: decodeURIComponent(parsed.pathname).replace(/^\/+|\/+$/g, ''),
     timeoutMs: s3.timeoutMs,
-  });
+  };
+}
+
+function s3Store(url: string, options: SpillStoreOptions) {
+  const { s3, ...common } = options;
+  return createS3SpillStore({ ...common, ...s3Target(url, s3, 'spill store') });
 }

@@ -130,6 +130,22 @@ export class S3Client {
     return text;
   }
 
+  /** Every object under `prefix`, page by page (ListObjectsV2). */
+  async list(prefix: string): Promise<Array<{ key: string; bytes: number }>> {
+    const found: Array<{ key: string; bytes: number }> = [];
+    let token: string | undefined;
+    do {
+      const query: Record<string, string> = { 'list-type': '2', prefix, ...(token && { 'continuation-token': token }) };
+      const xml = await this.sendForXml({ operation: 'ListObjectsV2', method: 'GET', key: null, query });
+      for (const entry of xmlValues(xml, 'Contents')) {
+        const key = xmlValues(entry, 'Key')[0];
+        if (key !== undefined) found.push({ key, bytes: Number(xmlValues(entry, 'Size')[0] ?? 0) });
+      }
+      token = xmlValues(xml, 'IsTruncated')[0] === 'true' ? xmlValues(xml, 'NextContinuationToken')[0] : undefined;
+    } while (token);
+    return found;
+  }
+
   /** `/<bucket>/<key>` as CopyObject's source header names it. */
   copySource(key: string): string {
     return `/${encodeRfc3986(this.bucket)}/${key.split('/').map(encodeRfc3986).join('/')}`;

@@ -184,7 +184,7 @@ export class S3SpillStore implements SpillStore {
   }
 
   async sweep(now: number): Promise<number> {
-    const expired = (await this.list(this.prefix)).filter(({ key }) => {
+    const expired = (await this.client.list(this.prefix)).filter(({ key }) => {
       const [segment, id, ...more] = key.slice(this.prefix.length).split('/');
       return more.length === 0 && segment !== undefined && id !== undefined && ID_PATTERN.test(id) && now - createdAt(id) >= this.ttlMs;
     });
@@ -260,26 +260,10 @@ export class S3SpillStore implements SpillStore {
 
   private async entries(tenant: string): Promise<QuotaEntry[]> {
     const dir = `${this.prefix}${tenantSegment(tenant)}/`;
-    return (await this.list(dir)).flatMap(({ key, bytes }) => {
+    return (await this.client.list(dir)).flatMap(({ key, bytes }) => {
       const id = key.slice(dir.length);
       return ID_PATTERN.test(id) ? [{ id, bytes, createdAt: createdAt(id) }] : [];
     });
-  }
-
-  /** Every object under `prefix`, page by page (ListObjectsV2). */
-  private async list(prefix: string): Promise<Array<{ key: string; bytes: number }>> {
-    const found: Array<{ key: string; bytes: number }> = [];
-    let token: string | undefined;
-    do {
-      const query: Record<string, string> = { 'list-type': '2', prefix, ...(token && { 'continuation-token': token }) };
-      const xml = await this.client.sendForXml({ operation: 'ListObjectsV2', method: 'GET', key: null, query });
-      for (const entry of xmlValues(xml, 'Contents')) {
-        const key = xmlValues(entry, 'Key')[0];
-        if (key !== undefined) found.push({ key, bytes: Number(xmlValues(entry, 'Size')[0] ?? 0) });
-      }
-      token = xmlValues(xml, 'IsTruncated')[0] === 'true' ? xmlValues(xml, 'NextContinuationToken')[0] : undefined;
-    } while (token);
-    return found;
   }
 
   private async remove(key: string): Promise<void> {

@@ -18,6 +18,7 @@ describe('imports point one way: http → pipeline → registry/tools/state/spil
     ['src/protocol/calls/x.ts', "import type { Config } from '../../config/schema.js';"],
     ['src/state/memory/x.ts', "import type { Tool } from '../../tools/tool.js';"],
     ['src/spill/x.ts', "import type { StateStore } from '../state/state-store.js';"],
+    ['src/audit/x.ts', "import type { PipelineDeps } from '../pipeline/types.js';"],
     ['src/tools/builtin/x.ts', "import { executeCalls } from '../../pipeline/run-batch.js';"],
     ['src/registry/dialects/x.ts', "import { executeRoutes } from '../../http/execute.js';"],
     ['src/pipeline/gates/x.ts', "import { installErrorHandling } from '../../http/errors.js';"],

@@ -1,0 +1,230 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AuditStore, OpenedChain } from './audit-store.js';
+import { headOf, type ChainHead } from './chain.js';
+
+const SEGMENT = /^\d{12}\.jsonl$/;
+const LOCK = 'writer.pid';
+/** How many chains of one replica name a host may run at once (`name`, `name-2`, …). */
+const MAX_SUFFIX = 16;
+const TAIL_CHUNK = 65_536;
+/** Chains this process holds, by path: a second store in the same process must not take one (its pid would look like ours). */
+const held = new Set<string>();
+
+export interface FileAuditStoreOptions {
+  dir: string;
+  /** A segment past this size is closed and the next one begun. */
+  rotateBytes: number;
+}
+
+const segmentName = (first: number) => `${String(first).padStart(12, '0')}.jsonl`;
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The last whole line of a file, and the length up to its end: bytes after
+ * the last newline are a record a crash cut short. Read backwards in chunks,
+ * so a long file costs one record's read.
+ */
+async function lastLine(handle: FileHandle, size: number): Promise<{ line: string | null; end: number }> {
+  const chunks: Buffer[] = [];
+  let pos = size;
+  let end = -1;
+  while (pos > 0) {
+    const length = Math.min(TAIL_CHUNK, pos);
+    pos -= length;
+    const chunk = Buffer.alloc(length);
+    await handle.read(chunk, 0, length, pos);
+    chunks.unshift(chunk);
+    const joined = Buffer.concat(chunks);
+    if (end < 0) {
+      const last = joined.lastIndexOf(10);
+      if (last < 0) continue;
+      end = pos + last + 1;
+    }
+    const before = end - 1 - pos > 0 ? joined.lastIndexOf(10, end - 2 - pos) : -1;
+    if (before >= 0) return { line: joined.subarray(before + 1, end - 1 - pos).toString('utf8'), end };
+  }
+  if (end < 0) return { line: null, end: 0 };
+  return { line: Buffer.concat(chunks).subarray(0, end - 1).toString('utf8'), end };
+}
+
+/**
+ * Chains as directories of JSON Lines files: `<dir>/<chain>/<first seq>.jsonl`,
+ * a new file once the current one passes `rotateBytes`. Each append is one
+ * write and one fdatasync; a write that fails is cut off again, so the file
+ * ends on a whole record. `writer.pid` in a chain's directory says which
+ * process holds it; one whose process is gone is taken over.
+ */
+class FileAuditStore implements AuditStore {
+  private chain: string | undefined;
+  private handle: FileHandle | undefined;
+  /** The segment to continue after a restart, when it has room. */
+  private current: { path: string; size: number } | undefined;
+  private size = 0;
+  /** Set when a failed write could not be cut off: the next append does that first. */
+  private tornAt: number | undefined;
+
+  constructor(private readonly options: FileAuditStoreOptions) {}
+
+  async open(replica: string): Promise<OpenedChain> {
+    await mkdir(this.options.dir, { recursive: true });
+    for (let i = 1; i <= MAX_SUFFIX; i++) {
+      const chain = i === 1 ? replica : `${replica}-${i}`;
+      if (!(await this.lock(chain))) continue;
+      this.chain = chain;
+      return { chain, head: await this.recover(chain) };
+    }
+    throw new Error(`the chains ${replica} to ${replica}-${MAX_SUFFIX} in ${this.options.dir} are all held by running processes`);
+  }
+
+  private async lock(chain: string): Promise<boolean> {
+    const dir = join(this.options.dir, chain);
+    if (held.has(dir)) return false;
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, LOCK);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
+        held.add(dir);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+      if (pid !== process.pid && alive(pid)) return false;
+      // Left by a process that is gone (or by an earlier run of this one, in a container where pids repeat).
+      await unlink(path).catch(() => {});
+    }
+    return false;
+  }
+
+  /** Drop a half-written last record, and an empty last file, then read where the chain ends. */
+  private async recover(chain: string): Promise<ChainHead | null> {
+    const segments = await this.segments(chain);
+    while (segments.length > 0) {
+      const path = join(this.options.dir, chain, segments.pop()!);
+      const handle = await open(path, 'r+');
+      try {
+        const size = (await handle.stat()).size;
+        const { line, end } = await lastLine(handle, size);
+        if (end < size) {
+          await handle.truncate(end);
+          await handle.datasync();
+        }
+        if (line === null) {
+          await unlink(path);
+          continue;
+        }
+        const head = headOf(line);
+        if (typeof head === 'string') throw new Error(`the last record of chain ${chain} (${path}) cannot be continued: ${head}; run toolgate audit verify`);
+        this.current = { path, size: end };
+        return head;
+      } finally {
+        await handle.close();
+      }
+    }
+    return null;
+  }
+
+  async append(lines: readonly string[], first: number): Promise<void> {
+    if (this.chain === undefined) throw new Error('no chain opened');
+    if (this.handle && this.tornAt !== undefined) {
+      await this.handle.truncate(this.tornAt);
+      this.tornAt = undefined;
+    }
+    if (!this.handle || this.size >= this.options.rotateBytes) await this.begin(first);
+    const handle = this.handle!;
+    const data = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+    try {
+      for (let at = 0; at < data.length; ) at += (await handle.write(data, at)).bytesWritten;
+      await handle.datasync();
+      this.size += data.length;
+    } catch (err) {
+      this.tornAt = this.size;
+      await handle.truncate(this.size).then(
+        () => (this.tornAt = undefined),
+        () => {},
+      );
+      throw err;
+    }
+  }
+
+  /** The file to append to: the one a restart found, while it has room, else a new one named by its first seq. */
+  private async begin(first: number): Promise<void> {
+    await this.handle?.close();
+    this.handle = undefined;
+    const resumed = this.current;
+    this.current = undefined;
+    if (resumed && resumed.size < this.options.rotateBytes) {
+      this.handle = await open(resumed.path, 'a');
+      this.size = resumed.size;
+      return;
+    }
+    const dir = join(this.options.dir, this.chain!);
+    this.handle = await open(join(dir, segmentName(first)), 'a');
+    this.size = 0;
+    // The new file's name must survive a crash as its records do.
+    await syncDir(dir);
+  }
+
+  async chains(): Promise<string[]> {
+    const entries = await readdir(this.options.dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  }
+
+  async segments(chain: string): Promise<string[]> {
+    return (await readdir(join(this.options.dir, chain))).filter((name) => SEGMENT.test(name)).sort();
+  }
+
+  /** Whole lines only: bytes after the last newline are a write in progress, or a crash's, which its writer drops on restart. */
+  async *lines(chain: string, segment: string): AsyncIterable<string> {
+    let rest = '';
+    for await (const chunk of createReadStream(join(this.options.dir, chain, segment), { encoding: 'utf8', highWaterMark: TAIL_CHUNK })) {
+      const parts = (rest + (chunk as string)).split('\n');
+      rest = parts.pop()!;
+      yield* parts;
+    }
+  }
+
+  async ping(): Promise<void> {
+    const probe = join(this.options.dir, '.probe');
+    await writeFile(probe, '');
+    await unlink(probe);
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close();
+    this.handle = undefined;
+    if (this.chain === undefined) return;
+    const dir = join(this.options.dir, this.chain);
+    held.delete(dir);
+    await unlink(join(dir, LOCK)).catch(() => {});
+    this.chain = undefined;
+  }
+}
+
+export function createFileAuditStore(options: FileAuditStoreOptions): AuditStore {
+  return new FileAuditStore(options);
+}
