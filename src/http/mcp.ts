@@ -13,9 +13,12 @@ import { circuitsFor } from '../pipeline/circuits.js';
 import { executeCalls } from '../pipeline/run-batch.js';
 import type { Caller, ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { toMcp } from '../registry/dialects/index.js';
+import { isRecord } from '../protocol/json.js';
+import type { ToolEvents } from '../tools/tool.js';
 import { VERSION } from '../version.js';
 import { LOCAL_CALLER } from './auth.js';
 import { gatewayErrorOf, sendError } from './errors.js';
+import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
 import { inToolset } from './toolsets.js';
 
 const SESSION_ID_MAX = 256;
@@ -30,6 +33,12 @@ const INSTRUCTIONS =
 
 /** The body of a POST that is not JSON: answered with a JSON-RPC parse error, not the envelope error. */
 class Unparsable {}
+
+/** What a message's answer is when it went out as an SSE stream of its own (see LazyEventStream). */
+const STREAMED = Symbol('streamed');
+
+/** logging, "Log Levels" (RFC 5424). */
+const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 /** What answering one message needs from its HTTP request. */
 interface Exchange {
@@ -104,6 +113,8 @@ function callIdOf(id: RpcId, mcpSessionId: string | undefined): string {
 }
 
 export function mcpRoutes(deps: PipelineDeps) {
+  const inFlight = new CallsInFlight();
+
   async function listTools(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
     // pagination, "Error Handling": we never hand out a cursor, so any cursor is an invalid one.
     if (params.cursor !== undefined) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'Invalid cursor: tools/list answers with every tool in one page.');
@@ -112,10 +123,32 @@ export function mcpRoutes(deps: PipelineDeps) {
     return rpcResult(id, { tools: toMcp(allowed.filter((_, i) => !open[i]).map((e) => e.tool)) });
   }
 
-  async function callTool(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
+  /**
+   * One call through the pipeline. A client that takes a stream (and sent this
+   * call alone) hears the upstream's progress and log messages while it runs;
+   * its `notifications/cancelled` for the request stops it, and a stream then
+   * ends without a response.
+   */
+  async function callTool(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse | typeof STREAMED> {
     const parsed = callToolParams(params);
     if ('problem' in parsed) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, parsed.problem);
-    const ctx: ExecContext = { caller: x.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp' };
+    const running = inFlight.start(x.caller, x.mcpSessionId, id);
+    const stream = !x.inBatch && acceptsEventStream(x.request) ? new LazyEventStream(x.reply) : undefined;
+    try {
+      const meta = params._meta;
+      const response = await runCall(id, parsed, x, running.signal, stream?.events(isRecord(meta) ? meta.progressToken : undefined));
+      if (!stream?.started) return response;
+      if (!running.signal.aborted) stream.send(response);
+      stream.end();
+      return STREAMED;
+    } finally {
+      running.done();
+    }
+  }
+
+  async function runCall(id: RpcId, parsed: { name: string; arguments: Record<string, unknown> }, x: Exchange, cancel: AbortSignal, events?: ToolEvents): Promise<RpcResponse> {
+    const ctx: ExecContext = { caller: x.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp', cancel };
+    if (events) ctx.events = events;
     if (x.request.span) ctx.span = x.request.span;
     const call: NormalizedCall = {
       index: 0,
@@ -141,19 +174,28 @@ export function mcpRoutes(deps: PipelineDeps) {
     x.reply.header('mcp-session-id', randomUUID());
     return rpcResult(id, {
       protocolVersion: negotiateVersion(params.protocolVersion),
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, logging: {} },
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
     });
   }
 
   /** The response to one message; none for notifications and for responses (we send no requests to answer). */
-  async function answer(message: unknown, x: Exchange): Promise<RpcResponse | undefined> {
+  async function answer(message: unknown, x: Exchange): Promise<RpcResponse | typeof STREAMED | undefined> {
     const parsed = classify(message);
     if (parsed.kind === 'invalid') return rpcError(parsed.id, RPC_ERRORS.INVALID_REQUEST, parsed.message);
-    if (parsed.kind === 'response' || parsed.call.id === undefined) return undefined;
+    if (parsed.kind === 'response') return undefined;
     const { id, method, params } = parsed.call;
+    if (id === undefined) {
+      if (method === 'notifications/cancelled') inFlight.cancel(x.caller, x.mcpSessionId, params.requestId);
+      return undefined;
+    }
     switch (method) {
+      case 'logging/setLevel':
+        // Stateless: the level is not kept, and every log message an upstream sends during a call is passed on (docs/mcp.md).
+        return typeof params.level === 'string' && LOG_LEVELS.has(params.level)
+          ? rpcResult(id, {})
+          : rpcError(id, RPC_ERRORS.INVALID_PARAMS, `params.level must be one of ${[...LOG_LEVELS].join(', ')}.`);
       case 'initialize':
         return initialize(id, params, x);
       case 'ping':
@@ -175,6 +217,7 @@ export function mcpRoutes(deps: PipelineDeps) {
     const x: Exchange = { request, reply, caller, ...sessionOf(request), inBatch: Array.isArray(body) };
     if (!Array.isArray(body)) {
       const response = await answer(body, x);
+      if (response === STREAMED) return reply;
       if (!response) return reply.code(202).send();
       if ('error' in response && response.error.code === RPC_ERRORS.INVALID_REQUEST) reply.code(400);
       return response;
@@ -188,7 +231,8 @@ export function mcpRoutes(deps: PipelineDeps) {
     // One at a time, in order: each call gets the whole pipeline as a request of its own would.
     for (const message of body) {
       const response = await answer(message, x);
-      if (response) responses.push(response);
+      // A call in a batch never streams (callTool), so each answer here is JSON.
+      if (response && response !== STREAMED) responses.push(response);
     }
     return responses.length === 0 ? reply.code(202).send() : responses;
   }
@@ -213,8 +257,8 @@ export function mcpRoutes(deps: PipelineDeps) {
           schema: {
             summary: url === '/mcp' ? 'The tools and the pipeline over MCP (Streamable HTTP)' : 'The tools of one toolset over MCP (Streamable HTTP)',
             description:
-              'JSON-RPC 2.0, one message per POST (a batch array too when the MCP-Protocol-Version is 2025-03-26 or absent), answered with application/json: ' +
-              'initialize, ping, tools/list, tools/call. Notifications and responses get 202. Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.',
+              'JSON-RPC 2.0, one message per POST (a batch array too when the MCP-Protocol-Version is 2025-03-26 or absent), answered with application/json, or text/event-stream while a call has upstream progress or log messages to pass on: ' +
+              'initialize, ping, logging/setLevel, tools/list, tools/call. Notifications and responses get 202 (notifications/cancelled stops that client\'s call). Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.',
             headers: Type.Object({
               'mcp-protocol-version': Type.Optional(Type.String({ description: `One of ${MCP_PROTOCOL_VERSIONS.join(', ')}; 2025-03-26 when absent.` })),
               'mcp-session-id': Type.Optional(Type.String({ description: 'Names this client\'s calls for replay; the session unless x-session-id is set.' })),

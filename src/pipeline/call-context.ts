@@ -1,5 +1,5 @@
 import type { TraceHeaders, TraceSpan } from '../observability/tracing.js';
-import type { CatalogView, ToolContext } from '../tools/tool.js';
+import type { CatalogView, ToolContext, ToolEvents } from '../tools/tool.js';
 import { catalogView } from './catalog.js';
 import type { ExecContext, PipelineDeps } from './types.js';
 
@@ -38,6 +38,11 @@ export class CallContext implements ToolContext {
   /** Rendered only for a tool that passes them on. */
   get trace(): TraceHeaders | undefined {
     return this.span?.headers;
+  }
+
+  /** Only an /mcp call that streams has them. */
+  get events(): ToolEvents | undefined {
+    return this.ctx.events;
   }
 
   /** Only tool_search reads it. */

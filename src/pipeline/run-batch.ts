@@ -98,8 +98,10 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
   const timeoutMs = callTimeout(call, ctx);
   const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
   try {
-    const output = await runWithTimeout(timeoutMs, (abort) =>
-      call.entry!.tool.run(call.args!, new CallContext(call.id, timeoutMs, spill, abort, span, ctx, deps)),
+    const output = await runWithTimeout(
+      timeoutMs,
+      (abort) => call.entry!.tool.run(call.args!, new CallContext(call.id, timeoutMs, spill, abort, span, ctx, deps)),
+      ctx.cancel,
     );
     const result = outputResult(call, output, Math.round(performance.now() - started));
     return { call, ...(await withinCallBudget(result, call.entry!.tool, spill, deps)), output, error: output.error };

@@ -23,20 +23,23 @@ class LazyAbortController {
  * Run `work` with a hard deadline. The signal tells the tool to stop; a tool
  * that ignores it still loses the race at the deadline, and whatever it
  * returns later is dropped. `work` gets the signal behind a getter: read it
- * only where it is used (see LazyAbortController).
+ * only where it is used (see LazyAbortController). `cancel`, when the caller
+ * aborts it, stops the tool the same way before the deadline: CANCELLED.
  */
-export async function runWithTimeout<T>(timeoutMs: number, work: (abort: { readonly signal: AbortSignal }) => Promise<T>): Promise<T> {
+export async function runWithTimeout<T>(timeoutMs: number, work: (abort: { readonly signal: AbortSignal }) => Promise<T>, cancel?: AbortSignal): Promise<T> {
   const controller = new LazyAbortController();
   let timer: NodeJS.Timeout | undefined;
+  let stop: (() => void) | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new GatewayError('TIMEOUT', {
-        message: `The tool did not finish within ${timeoutMs} ms.`,
-        suggestion: 'Retry, or ask for less work in one call.',
-      });
+    const end = (error: GatewayError) => {
       controller.abort(error);
       reject(error);
-    }, timeoutMs);
+    };
+    timer = setTimeout(() => end(new GatewayError('TIMEOUT', { message: `The tool did not finish within ${timeoutMs} ms.`, suggestion: 'Retry, or ask for less work in one call.' })), timeoutMs);
+    if (!cancel) return;
+    stop = () => end(new GatewayError('CANCELLED', { message: 'The client cancelled the call.' }));
+    if (cancel.aborted) stop();
+    else cancel.addEventListener('abort', stop, { once: true });
   });
   const running = Promise.resolve().then(() => work(controller));
   running.catch(() => undefined);
@@ -44,6 +47,7 @@ export async function runWithTimeout<T>(timeoutMs: number, work: (abort: { reado
     return await Promise.race([running, expired]);
   } finally {
     clearTimeout(timer);
+    if (stop) cancel?.removeEventListener('abort', stop);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ToolEvents } from '../tools/tool.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApprovalEvents } from '../approvals/index.js';
 import type { Config } from '../config/schema.js';
@@ -44,6 +45,10 @@ export interface ExecContext {
   model?: string;
   /** The dialect of the request's calls (`mcp` over /mcp); tool_search renders what it finds in it. Absent: openai. */
   format?: ToolFormat;
+  /** An /mcp caller that listens while the call runs: progress and log messages of upstream MCP tools. */
+  events?: ToolEvents;
+  /** Aborted when the caller cancels (an /mcp `notifications/cancelled`): the running tool is stopped, the call answers CANCELLED. */
+  cancel?: AbortSignal;
 }
 
 export interface PipelineDeps {

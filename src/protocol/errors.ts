@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   APPROVAL_REQUIRED: { status: 403, retryable: true, message: 'This call needs human approval; retry it once approved.' },
   CIRCUIT_OPEN: { status: 503, retryable: true, message: 'The tool is failing and its circuit is open.' },
   TIMEOUT: { status: 504, retryable: true, message: 'The tool did not finish in time.' },
+  CANCELLED: { status: 499, retryable: true, message: 'The client cancelled the call.' },
   CONFLICT: { status: 409, retryable: false, message: 'The file changed since it was read; Read it again, then retry.' },
   UPSTREAM_ERROR: { status: 502, retryable: true, message: 'The upstream service answered with an error.' },
   EXECUTION_FAILED: { status: 500, retryable: false, message: 'The tool failed.' },

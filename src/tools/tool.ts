@@ -21,6 +21,17 @@ export interface LockRole {
   pathArg: string;
 }
 
+/**
+ * What the caller of a call hears while it runs (an `/mcp` client that
+ * accepts a stream): an upstream MCP tool's progress and log messages.
+ */
+export interface ToolEvents {
+  /** Present when the caller asked for progress; an upstream MCP tool then asks its server for it. */
+  progress?(update: { progress: number; total?: number; message?: string }): void;
+  /** A log message (`notifications/message` params) the tool's upstream server sent during the call. */
+  log(entry: Record<string, unknown>): void;
+}
+
 /** What a tool sees of the call it runs. */
 export interface ToolContext {
   /** Aborted at the call's deadline; tools should stop work when it fires. */
@@ -39,6 +50,8 @@ export interface ToolContext {
   imageBytes: number;
   /** With tracing on: the call span's `traceparent` (and `tracestate`), for the tool to pass on to its upstream. */
   trace?: TraceHeaders;
+  /** Present when the caller listens while the call runs (see ToolEvents). */
+  events?: ToolEvents;
   /** The catalog as the caller sees it, for a tool that finds tools (tool_search); the pipeline always gives it. */
   catalog?: CatalogView;
 }

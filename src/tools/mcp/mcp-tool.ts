@@ -14,6 +14,8 @@ export interface UpstreamLink {
   connected(): boolean;
   /** A call found the connection gone: reconnect. */
   lost(err: unknown): void;
+  /** A call in flight, hearing the server's log messages through `log` (see McpSupervisor.track); call the result when it ends. */
+  track(log: ((entry: Record<string, unknown>) => void) | undefined): () => void;
 }
 
 /**
@@ -42,17 +44,23 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
     async run(args, ctx) {
       const client = link.client();
       if (!client) throw upstreamDown(server.name);
+      const release = link.track(ctx.events && ((entry) => ctx.events!.log(entry)));
       try {
         // SEP-414: the call span's trace context travels in `_meta`, on stdio as over HTTP (where transport.ts copies it to the headers too).
         const params = ctx.trace ? { name: upstream.name, arguments: args, _meta: { ...ctx.trace } } : { name: upstream.name, arguments: args };
+        const progress = ctx.events?.progress;
         const result = await client.callTool(params, UpstreamResultSchema as unknown as typeof CallToolResultSchema, {
           signal: ctx.signal,
           timeout: Math.max(1, ctx.deadline - Date.now()) + SDK_TIMEOUT_SLACK_MS,
+          // With onprogress the SDK asks the server for progress under a token of its own, and hands each notification here.
+          ...(progress && { onprogress: (update: { progress: number; total?: number; message?: string }) => progress(update) }),
         });
         return await toToolOutput(result as Parameters<typeof toToolOutput>[0], server.name, ctx.imageBytes, ctx.spill);
       } catch (err) {
         if (!ctx.signal.aborted && isConnectionLoss(err)) link.lost(err);
         throw classifyMcpFailure(err, server.name, ctx.signal);
+      } finally {
+        release();
       }
     },
   };

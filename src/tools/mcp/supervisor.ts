@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema, type Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpServerConfig } from '../../config/schema.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -45,6 +45,8 @@ export class McpSupervisor implements UpstreamLink {
   private readonly included: (name: string) => boolean;
   private markListed!: () => void;
   private readonly listed = new Promise<void>((resolve) => (this.markListed = resolve));
+  /** The calls in flight, each with the listener of its caller, if one listens. */
+  private readonly inFlight = new Set<{ log: ((entry: Record<string, unknown>) => void) | undefined }>();
 
   constructor(
     private readonly config: McpServerConfig,
@@ -91,6 +93,22 @@ export class McpSupervisor implements UpstreamLink {
     if (this.current) this.dropped(this.current, err);
   }
 
+  track(log: ((entry: Record<string, unknown>) => void) | undefined): () => void {
+    const call = { log };
+    this.inFlight.add(call);
+    return () => this.inFlight.delete(call);
+  }
+
+  /**
+   * A log message of the server reaches the caller of the call in flight only
+   * when that call is the only one: MCP ties no log message to a request (over
+   * stdio nothing can), and one caller must never hear of another's call.
+   */
+  private relayLog(entry: Record<string, unknown>): void {
+    if (this.inFlight.size !== 1) return;
+    for (const call of this.inFlight) call.log?.(entry);
+  }
+
   /** Close the connection (a stdio server's process is ended: stdin closed, then SIGTERM, then SIGKILL) and stop reconnecting. */
   async close(): Promise<void> {
     this.closed = true;
@@ -108,6 +126,7 @@ export class McpSupervisor implements UpstreamLink {
     if (stderr) logStderr(stderr, this.deps.log);
     const client = new Client({ name: 'toolgate', version: VERSION }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh());
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => this.relayLog(notification.params));
     client.onclose = () => this.dropped(client, new Error('the connection closed'));
     this.connecting = client;
     try {

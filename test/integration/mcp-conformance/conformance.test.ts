@@ -18,10 +18,10 @@ import { FIXTURE_SERVER } from '../../helpers/mcp.js';
 
 const CLI = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./expected-failures.yml', import.meta.url));
-/** What /mcp claims: lifecycle, ping, tools/list, tools/call, errors, content blocks, schemas kept as written, concurrent POSTs, DNS rebinding. */
+/** What /mcp claims: lifecycle, ping, tools/list, tools/call, errors, content blocks, progress and logs, schemas kept as written, concurrent POSTs, DNS rebinding. */
 const CLAIMED = [
   'server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'tools-call-image', 'tools-call-audio',
-  'tools-call-embedded-resource', 'tools-call-mixed-content', 'json-schema-2020-12', 'server-sse-multiple-streams', 'dns-rebinding-protection',
+  'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-progress', 'tools-call-with-logging', 'logging-set-level', 'json-schema-2020-12', 'server-sse-multiple-streams', 'dns-rebinding-protection',
 ];
 
 let t: TestApp;
