@@ -85,9 +85,11 @@ describe('/mcp streams what an upstream tells during a call', () => {
 
   it('notifications/cancelled stops the call: the upstream is told, the call answers nothing, and is logged CANCELLED', async () => {
     const c = await client();
+    const slowCalls = async () => (await fixtureEvents(log)).filter((e) => e.tool === 'slow');
+    const before = (await slowCalls()).length;
     const abort = new AbortController();
     const call = c.callTool({ name: 'fx_slow', arguments: { ms: 20_000 } }, undefined, { signal: abort.signal });
-    const called = await waitFor(async () => (await fixtureEvents(log)).filter((e) => e.tool === 'slow').at(-1), 'the call to reach the upstream');
+    const called = await waitFor(async () => (await slowCalls())[before], 'the call to reach the upstream');
     abort.abort('the user changed their mind');
     await expect(call).rejects.toThrow();
     const cancelled = await waitFor(async () => (await fixtureEvents(log)).find((e) => e.event === 'cancelled' && e.request_id === called.request_id), 'the upstream to hear of it', 5_000);
