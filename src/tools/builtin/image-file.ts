@@ -12,16 +12,26 @@ const SIGNATURE_BYTES = 12;
 const startsWith = (head: Buffer, bytes: readonly number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
 const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
 
+// Made once: every Read looks at its file's first bytes.
+const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const JPEG = [0xff, 0xd8, 0xff];
+const GIF87 = ascii('GIF87a');
+const GIF89 = ascii('GIF89a');
+const RIFF = ascii('RIFF');
+const WEBP = ascii('WEBP');
+const IHDR = ascii('IHDR');
+const IEND = [...ascii('IEND'), 0xae, 0x42, 0x60, 0x82];
+
 /**
  * The media type of a PNG, JPEG, GIF or WebP file, told by its first bytes
  * (never its name); undefined for anything else.
  */
 export function imageTypeOf(head: Buffer): string | undefined {
   if (head.length < SIGNATURE_BYTES) return undefined;
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith(head, [0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith(head, ascii('GIF87a')) || startsWith(head, ascii('GIF89a'))) return 'image/gif';
-  if (startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBP'), 8)) return 'image/webp';
+  if (startsWith(head, PNG)) return 'image/png';
+  if (startsWith(head, JPEG)) return 'image/jpeg';
+  if (startsWith(head, GIF87) || startsWith(head, GIF89)) return 'image/gif';
+  if (startsWith(head, RIFF) && startsWith(head, WEBP, 8)) return 'image/webp';
   return undefined;
 }
 
@@ -32,7 +42,7 @@ export function imageTypeOf(head: Buffer): string | undefined {
 function isWhole(bytes: Buffer, mime: string): boolean {
   switch (mime) {
     case 'image/png':
-      return bytes.length >= 57 && startsWith(bytes, ascii('IHDR'), 12) && startsWith(bytes, [...ascii('IEND'), 0xae, 0x42, 0x60, 0x82], bytes.length - 8);
+      return bytes.length >= 57 && startsWith(bytes, IHDR, 12) && startsWith(bytes, IEND, bytes.length - 8);
     case 'image/jpeg':
       return bytes.length >= 4 && bytes[bytes.length - 2] === 0xff && bytes[bytes.length - 1] === 0xd9;
     case 'image/gif':
