@@ -1,3 +1,4 @@
+import type { SecretScanner } from '../guardrails/index.js';
 import { redactSecrets } from '../observability/logger.js';
 import type { ApprovalPreview } from '../protocol/approval.js';
 import { isGatewayError } from '../protocol/errors.js';
@@ -61,10 +62,11 @@ async function diffPreview(tool: Tool, args: Record<string, unknown>): Promise<A
  * when the request is made, and stored with it, so every replica shows the
  * same: a diff for a tool that proposes file changes (Write, Edit), the
  * command with its class for Bash, the arguments for any other tool. Every
- * preview text passes through here, so that whatever scans what people and
- * models read has one place to do it.
+ * preview text passes through here: with `scanner` (the tool's guardrails,
+ * see docs/guardrails.md) every credential in it, a file's content in a diff
+ * above all, is replaced by its marker before anyone sees it.
  */
-export async function previewOf(tool: Tool, args: Record<string, unknown>): Promise<ApprovalPreview> {
-  if (tool.proposeChange) return diffPreview(tool, args);
-  return commandPreview(tool, args) ?? { kind: 'arguments', arguments: approvalArguments(args) };
+export async function previewOf(tool: Tool, args: Record<string, unknown>, scanner?: SecretScanner): Promise<ApprovalPreview> {
+  const preview = tool.proposeChange ? await diffPreview(tool, args) : (commandPreview(tool, args) ?? { kind: 'arguments', arguments: approvalArguments(args) });
+  return scanner ? (scanner.redactValue(preview, {}) as ApprovalPreview) : preview;
 }

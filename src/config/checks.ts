@@ -47,6 +47,10 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
     problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
   }
   if (sound('state')) problems.push(...redisProblems(config.state));
+  (sound('guardrails') ? config.guardrails.secrets_allow : []).forEach((pattern, i) => {
+    const problem = patternProblem(pattern);
+    if (problem) problems.push(`guardrails.secrets_allow.${i}: not a valid regular expression ("${pattern}"): ${problem}`);
+  });
   if (sound('approvals') && config.approvals.webhook_url !== undefined && config.approvals.webhook_secret === undefined) {
     problems.push('approvals.webhook_secret: required with approvals.webhook_url, which receives every event signed with it (x-toolgate-signature)');
   }

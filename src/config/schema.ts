@@ -142,6 +142,27 @@ const PolicyRuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const SecretsSetting = Type.Union([Type.Literal('redact'), Type.Literal('off')]);
+
+/** What leaves the gateway is scanned for credentials (docs/guardrails.md). */
+const GuardrailsSchema = Type.Object(
+  {
+    secrets: Type.Union(SecretsSetting.anyOf, {
+      default: 'redact',
+      description: 'redact: credentials in tool outputs are replaced by [REDACTED:<kind>] before anything leaves the gateway; off: outputs pass as they are.',
+    }),
+    secrets_allow: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Regular expressions (RE2) of values never redacted, e.g. the fake keys of test fixtures; any part of a value may match.',
+    }),
+    tools: Type.Record(Type.String({ minLength: 1 }), Type.Object({ secrets: SecretsSetting }, { additionalProperties: false }), {
+      default: {},
+      description: 'Tool name or glob → its own `secrets` setting; an exact name wins over globs, and the first matching glob over later ones.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 const TOOLSET_NAME = '^[A-Za-z0-9_-]{1,64}$';
 
 /** One API key entry, in `keys` or in the file `keys_file` names. */
@@ -264,6 +285,7 @@ export const ConfigSchema = Type.Object(
       description: 'Named groups of tools (names or globs), for GET /tools?toolset=, POST /execute?toolset=, /mcp/{toolset} and keys[].toolsets.',
     }),
     policy: Type.Object({ rules: Type.Array(PolicyRuleSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
+    guardrails: GuardrailsSchema,
     keys: Type.Array(KeySchema, { default: [] }),
     keys_file: Type.Optional(
       Type.String({ minLength: 1, description: 'A YAML file holding a list of key entries, relative to the config file; they join `keys`.' }),

@@ -67,10 +67,11 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     pattern: /"private_key"\s{0,16}:\s{0,16}"(-----BEGIN PRIVATE KEY-----\\n[A-Za-z0-9+/=\\]{64,16384}-----END PRIVATE KEY-----(?:\\n)?)"/g,
   },
   {
-    // An unterminated block (an output cut inside it) is redacted up to where its body ends.
+    // An unterminated block (an output cut inside it) is redacted up to where its body ends, if its last run looks like
+    // key material (16 characters or more), not a line number Read put before "...".
     kind: 'private_key',
     keywords: ['PRIVATE KEY'],
-    pattern: new RegExp(`-----BEGIN ${PEM_LABEL}${BREAK}${PEM_BODY}(?:-----END ${PEM_LABEL}|[A-Za-z0-9+/=]{1,128})`, 'g'),
+    pattern: new RegExp(`-----BEGIN ${PEM_LABEL}${BREAK}${PEM_BODY}(?:-----END ${PEM_LABEL}|[A-Za-z0-9+/=]{16,128})`, 'g'),
   },
   {
     // AWS's own documentation key (…EXAMPLE) is no one's credential.

@@ -9,6 +9,7 @@ export interface Metrics {
   breakerState: Gauge<'tool' | 'tenant'>;
   truncations: Counter;
   spilledBytes: Counter;
+  redactions: Counter<'tool' | 'kind'>;
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
   stateUnavailable: Counter;
@@ -60,6 +61,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     spilledBytes: new Counter({
       name: 'toolgate_spilled_bytes_total',
       help: 'Bytes written to the spill store.',
+      registers,
+    }),
+    redactions: new Counter({
+      name: 'toolgate_redactions_total',
+      help: 'Credentials redacted from tool outputs, by tool and kind (docs/guardrails.md).',
+      labelNames: ['tool', 'kind'],
       registers,
     }),
     httpRequests: new Counter({

@@ -7,6 +7,7 @@ import type { SpillStore } from '../spill/spill-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
 import type { WebhookOutbox } from '../webhooks/index.js';
+import { createGuardrails } from '../guardrails/index.js';
 import { createPolicy } from '../policy/index.js';
 import { Outage, type OutageLines } from './outage.js';
 import type { PipelineDeps } from './types.js';
@@ -46,6 +47,7 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
     policy: createPolicy(config.policy.rules),
     health: new Outage(parts.logger, parts.metrics.stateUnavailable, STATE_OUTAGE),
     spillHealth: new Outage(parts.logger, parts.metrics.spillFailures, SPILL_OUTAGE),
+    guardrails: createGuardrails(config.guardrails),
     config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys, toolsets: config.toolsets, approvals: config.approvals },
   };
 }

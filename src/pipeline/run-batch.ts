@@ -1,3 +1,4 @@
+import type { RedactionCounts } from '../guardrails/index.js';
 import { redactForLog } from '../observability/logger.js';
 import type { TraceSpan } from '../observability/tracing.js';
 import type { NormalizedCall } from '../protocol/calls/index.js';
@@ -10,6 +11,7 @@ import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.j
 import { applyBatchBudget, applyCallBudget, payloadBytes, payloadJson, truncationRecord } from './budget.js';
 import { contentBytes, fitContent } from './content-budget.js';
 import { callSpanName, endCallSpan } from './call-span.js';
+import { callGuard } from './guard.js';
 import { CallContext } from './call-context.js';
 import { breakerOutcome, breakerScope } from './gates/breaker.js';
 import { lockToStore } from './gates/lock.js';
@@ -30,6 +32,8 @@ interface Finished {
   /** With tracing on, an executed call's span, open from before its tool ran, and when the tool and the per-call budget were done (epoch ms). */
   span?: TraceSpan;
   ended?: number;
+  /** What the guardrails redacted from an executed call's output, by kind. */
+  redactions?: RedactionCounts;
   /** An executed call's admission (whether it was the breaker's probe). */
   outcome?: AdmitOutcome & { kind: 'run' };
 }
@@ -97,17 +101,18 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
   const started = performance.now();
   const timeoutMs = callTimeout(call, ctx);
   const spill = spillFor(deps, ctx.caller.tenant, ctx.log);
+  const guard = callGuard(call.name, spill, deps);
   try {
     const output = await runWithTimeout(
       timeoutMs,
-      (abort) => call.entry!.tool.run(call.args!, new CallContext(call.id, timeoutMs, spill, abort, span, ctx, deps)),
+      (abort) => call.entry!.tool.run(call.args!, new CallContext(call.id, timeoutMs, guard.spill, abort, span, ctx, deps)),
       ctx.cancel,
     );
-    const result = outputResult(call, output, Math.round(performance.now() - started));
-    return { call, ...(await withinCallBudget(result, call.entry!.tool, spill, deps)), output, error: output.error };
+    const { result, redactions } = guard.redact(outputResult(call, output, Math.round(performance.now() - started)));
+    return { call, ...(await withinCallBudget(result, call.entry!.tool, spill, deps)), output, error: output.error, redactions };
   } catch (err) {
     const error = asGatewayError(err, call, ctx);
-    return { call, result: errorResult(call, error, Math.round(performance.now() - started)), error };
+    return { call, ...guard.redact(errorResult(call, error, Math.round(performance.now() - started))), error };
   }
 }
 
@@ -181,8 +186,9 @@ function traceCall(finished: Finished, payload: VisiblePayload, ctx: ExecContext
 }
 
 function record(finished: readonly Finished[], payloads: readonly VisiblePayload[], ctx: ExecContext, deps: PipelineDeps, bytes: readonly string[], arrived: number): void {
-  finished.forEach(({ call, result }, i) => {
+  finished.forEach(({ call, result, redactions }, i) => {
     const code = result.error?.code ?? '';
+    for (const [kind, count] of Object.entries(redactions ?? {})) deps.metrics.redactions.inc({ tool: call.name, kind }, count);
     deps.metrics.toolCalls.inc({ tool: call.entry ? call.name : '(unknown)', status: result.status, code });
     if (call.entry && !result.replayed) deps.metrics.toolDuration.observe({ tool: call.name }, result.stats.time_ms / 1000);
     if (payloads[i]!.truncated) deps.metrics.truncations.inc();
@@ -199,6 +205,7 @@ function record(finished: readonly Finished[], payloads: readonly VisiblePayload
         error_code: code || undefined,
         replayed: result.replayed,
         duration_ms: result.stats.time_ms,
+        redactions,
         model: ctx.model,
       },
       'tool call',

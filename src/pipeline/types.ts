@@ -2,6 +2,7 @@ import type { ToolEvents } from '../tools/tool.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApprovalEvents } from '../approvals/index.js';
 import type { Config } from '../config/schema.js';
+import type { Guardrails } from '../guardrails/index.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { TraceSpan } from '../observability/tracing.js';
 import type { GatewayError } from '../protocol/errors.js';
@@ -60,6 +61,8 @@ export interface PipelineDeps {
   policy: Policy;
   health: Outage;
   spillHealth: Outage;
+  /** Which tools' outputs are scanned for credentials, and with which rules. */
+  guardrails: Guardrails;
   /** `keys`: which tenants exist, for the per-tenant breaker gauge; `toolsets`: the named sets requests may ask for. */
   config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys' | 'toolsets' | 'approvals'>;
   /** With `approvals.webhook_url`: each approval request opened, and each decision, is told to it. */

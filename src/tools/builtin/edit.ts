@@ -1,3 +1,4 @@
+import { MARKER } from '../../guardrails/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
@@ -124,6 +125,12 @@ export interface EditRequest {
 export function applyEdit(content: string, sizeBytes: number, request: Omit<EditRequest, 'expected'>, shown: string): { updated: string; replaced: number } {
   const { oldString, newString, replaceAll } = request;
   const count = countOccurrences(content, oldString);
+  if (count === 0 && MARKER.test(oldString)) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `old_string holds ${MARKER.exec(oldString)![0]}: the text there held a secret that was redacted before you saw it, so ${shown} does not contain old_string as you read it.`,
+      suggestion: 'Edit around it: choose an old_string from lines without a redaction marker, or ask the user to change that line.',
+    });
+  }
   if (count === 0) {
     throw new GatewayError('INVALID_ARGS', {
       message: `old_string was not found in ${shown}.`,

@@ -40,6 +40,16 @@ describe('Edit', () => {
     expect(await sb.read('app.ts')).toContain('retries = 3');
   });
 
+  it('an old_string holding a redaction marker the file lacks → INVALID_ARGS saying the text held a secret the model never saw; a file that holds the marker itself is edited', async () => {
+    await sb.put({ '.env': 'DB_PASSWORD=Tr0ub4dor&3x\nDB_HOST=db\n' });
+    await expect(run(sb, 'Edit', { path: '.env', old_string: 'DB_PASSWORD=[REDACTED:password]\nDB_HOST=db', new_string: 'DB_HOST=db2' }))
+      .rejects.toMatchObject({ code: 'INVALID_ARGS', message: /\[REDACTED:password\].*held a secret that was redacted before you saw it/, suggestion: /without a redaction marker/ });
+    expect(await sb.read('.env')).toBe('DB_PASSWORD=Tr0ub4dor&3x\nDB_HOST=db\n');
+    await sb.put({ 'notes.md': 'shown as [REDACTED:password]\n' });
+    await run(sb, 'Edit', { path: 'notes.md', old_string: 'shown as [REDACTED:password]', new_string: 'shown as a marker' });
+    expect(await sb.read('notes.md')).toBe('shown as a marker\n');
+  });
+
   it('old_string equal to new_string, or empty → INVALID_ARGS', async () => {
     await expect(run(sb, 'Edit', { path: 'app.ts', old_string: 'x', new_string: 'x' })).rejects.toMatchObject({ code: 'INVALID_ARGS' });
     await expect(run(sb, 'Edit', { path: 'app.ts', old_string: '', new_string: 'x' })).rejects.toMatchObject({ code: 'INVALID_ARGS' });

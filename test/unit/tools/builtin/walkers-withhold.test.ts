@@ -12,6 +12,7 @@ import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
  * would ask for is neither read nor named; `data.withheld` counts them.
  */
 
+// What the policy withholds is the point here, so the guardrails (which would redact this value) are off in these apps.
 const SECRET = 'API_KEY=hunter2-do-not-show';
 const TOKEN = 'TOKEN=ask-before-showing';
 
@@ -48,7 +49,7 @@ describe.each([
   let root: string;
   beforeAll(async () => {
     root = await workspace();
-    t = await buildTestApp({ workspace: root, config: { policy: { rules: [rule] } } });
+    t = await buildTestApp({ workspace: root, config: { guardrails: { secrets: 'off' }, policy: { rules: [rule] } } });
   });
   afterAll(async () => {
     await t.close();
@@ -111,6 +112,7 @@ describe('rules for writing do not hide entries; rules that ask withhold as need
     t = await buildTestApp({
       workspace: root,
       config: {
+        guardrails: { secrets: 'off' },
         policy: {
           rules: [
             { tool: 'Write', when: { path: '^secrets/' }, decision: 'deny' },
@@ -161,6 +163,7 @@ describe('an approved walk shows what the rule that made it ask covers, and noth
     t = await buildTestApp({
       workspace: root,
       config: {
+        guardrails: { secrets: 'off' },
         policy: {
           rules: [
             { tool: '*', when: { path: '^notes' }, decision: 'ask' },
