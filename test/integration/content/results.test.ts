@@ -112,6 +112,28 @@ describe('budgets and limits.image_bytes', () => {
     expect(output.rawPayload.equals(SCREENSHOT)).toBe(true);
   });
 
+  it('when the spill store fails, the moved block has no url and its note says it was not kept; the budget holds all the same', async () => {
+    const notDir = join(dir, 'spill-is-a-file');
+    await writeFile(notDir, '');
+    const t = await buildTestApp({ spillDir: notDir, config: { mcp_servers: [fixtureServer(join(dir, 'nospill.jsonl'), {}, ['content'])] } });
+    try {
+      const { body } = await execute(t.app, [call('fx_media', { path: join(dir, 'screen.png'), type: 'image', mime: 'image/png' })]);
+      expect(body.results[0].status).toBe('partial');
+      expect(body.results[0].content[0]).toEqual({
+        type: 'image',
+        mime_type: 'image/png',
+        bytes: SCREENSHOT.length,
+        sha256: sha(SCREENSHOT),
+        url: null,
+        note: 'over the output budget; it was not kept: the spill store is unavailable',
+        spill_error: 'The spill store is unavailable.',
+      });
+      expect(Buffer.byteLength(body.messages[0].content)).toBeLessThan(51_200);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('an image over limits.image_bytes is IMAGE_TOO_LARGE, and still served from the spill store (Read and upstream alike)', async () => {
     const t = await buildTestApp({ config: { limits: { image_bytes: 4096 }, mcp_servers: [fixtureServer(join(dir, 'limit.jsonl'), {}, ['content'])] } });
     try {

@@ -110,6 +110,18 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
     expect(result.content).toEqual([{ type: 'image', mime_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) }]);
   });
 
+  it('over /mcp, its image reaches an MCP client as an image content block, after the text blocks joined into one', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ev_get-tiny-image', arguments: {} } },
+    });
+    const { content } = response.json().result;
+    expect(content.map((b: { type: string }) => b.type)).toEqual(['text', 'image']);
+    expect(content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
+  });
+
   it('an embedded resource is a content block too', async () => {
     const result = await resultOf(t, 'ev_get-resource-reference', { resourceType: 'Text', resourceId: 1 });
     expect(result.status).toBe('success');
