@@ -1,7 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AuditTrail } from './audit/index.js';
 import type { Config } from './config/schema.js';
 import { consoleRoutes } from './console/route.js';
 import { adminRoutes } from './http/admin.js';
+import { auditRoutes } from './http/audit.js';
 import { approvalRoutes } from './http/approvals.js';
 import { installAuth } from './http/auth.js';
 import { frameworkErrorOptions, installErrorHandling } from './http/errors.js';
@@ -35,6 +37,8 @@ import type { WebhookOutbox } from './webhooks/index.js';
 
 /** Everything the app uses from outside; tests pass memory stores, a manual clock and their own registry. */
 export interface AppDeps {
+  /** This process's audit chain; none with `audit: false`. The app does not close it. */
+  audit?: AuditTrail;
   state: StateStore;
   spill: SpillStore;
   registry: ToolRegistry;
@@ -112,6 +116,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   await app.register(outputsRoutes(deps.spill));
   await app.register(approvalRoutes(pipeline));
   await app.register(adminRoutes(pipeline));
+  await app.register(auditRoutes(pipeline));
   await app.register(consoleRoutes());
 
   if (deps.executions) registerQueueDepth(metrics.registry, deps.executions.queue);

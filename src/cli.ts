@@ -7,6 +7,8 @@ import { keyProblems } from './config/load.js';
 const USAGE = `usage:
   toolgate serve                      run the gateway (the default)
   toolgate worker [--concurrency N]   run async batches from the Redis queue (REDIS_URL), N at once
+  toolgate audit verify [--url URL]   check every chain of the audit trail (default: audit.url); exit 1 naming
+                                      the first record changed, removed or reordered
   toolgate keys create --tenant T [--scopes execute,admin] [--id ID] [--tools Read,get_*]
                                       print a new API key once, and the config entry to paste`;
 
@@ -50,6 +52,11 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'serve') return (await import('./server.js')).serve();
   if (command === 'worker') return (await import('./worker.js')).work(process.env, workerOptions(rest));
   if (command === 'keys' && rest[0] === 'create') return keysCreate(rest.slice(1));
+  if (command === 'audit' && rest[0] === 'verify') {
+    const { auditVerify } = await import('./audit/verify-command.js');
+    process.exitCode = await auditVerify(rest.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
   console.error(USAGE);
   process.exit(command === 'help' || command === '--help' ? 0 : 2);
 }

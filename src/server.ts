@@ -20,14 +20,14 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const report = inspectConfig(env);
   // Before prepare: MCP servers start there and log under the configured level.
   const logger = createLogger(report.config.log_level);
-  const { config, workspace, registry, spill, mcp, tracing: traces } = await prepare(report, env, dispatchers, metrics, logger);
+  const { config, workspace, registry, spill, mcp, tracing: traces, audit } = await prepare(report, env, dispatchers, metrics, logger);
   const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
   const connection = queueConnectionOptions(config);
   const executions = connection ? new ExecutionQueue(connection, config.async) : undefined;
   const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: true });
   const app = await buildApp(
-    { state, spill, registry, clock: systemClock, logger, metrics, ...(executions && { executions }), ...(tracing && { tracing }), ...(outbox && { outbox }) },
+    { state, spill, registry, clock: systemClock, logger, metrics, ...(audit && { audit }), ...(executions && { executions }), ...(tracing && { tracing }), ...(outbox && { outbox }) },
     config,
   );
   let workers: ExecutionWorkers | undefined;
@@ -58,6 +58,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     await executions?.close();
     // After the requests and workers, which may still tell it of approvals; queued deliveries stay in Redis for another replica.
     await outbox?.close();
+    // After every batch: their last records are written before the process exits.
+    await audit?.close();
     await metricsApp?.close();
     await mcp.close();
     await state.close();
@@ -75,6 +77,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       mcp_servers: mcp.supervisors.map((s) => ({ name: s.server, connected: s.connected() })),
       state: connection ? `redis (${connection.topology.kind})` : 'memory',
       spill: config.spill.url,
+      audit: audit ? { url: (config.audit as { url?: string }).url ?? 'file://./data/audit', chain: audit.chain } : 'off (audit: false)',
       workspace,
       keys: config.keys.length,
       async: executions ? { inline_workers: config.async.inline_workers } : 'off: needs Redis',

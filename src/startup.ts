@@ -2,6 +2,9 @@ import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { webhookUrlProblem } from './approvals/index.js';
+import { AuditTrail, createAuditStore, replicaName, type AuditStore } from './audit/index.js';
+import { auditSettings } from './config/audit-schema.js';
+import { Outage } from './pipeline/outage.js';
 import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from 'pino';
@@ -30,6 +33,8 @@ export interface Prepared {
   mcp: McpServers;
   /** Where to export traces; absent with tracing off. */
   tracing?: TracingSettings;
+  /** This process's audit chain, opened; absent with `audit: false`. */
+  audit?: AuditTrail;
 }
 
 /** The upstream MCP servers a gateway runs; close them on shutdown (stdio servers' processes end). */
@@ -105,6 +110,11 @@ function rulesOn(rules: readonly unknown[], prefixes: readonly string[], upstrea
   return rules.map((rule) => (mayNameUpstream(rule) === upstream ? rule : undefined));
 }
 
+const AUDIT_OUTAGE = {
+  down: 'audit trail cannot be written: side-effecting calls answer AUDIT_UNAVAILABLE and do not run; read-only calls run, their records held (audit.max_pending)',
+  up: 'audit trail written again',
+};
+
 const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
 /**
@@ -127,6 +137,7 @@ export async function prepare(
   dispatchers: HttpDispatchers,
   metrics: Metrics,
   logger: Logger,
+  role: 'server' | 'worker' = 'server',
 ): Promise<Prepared> {
   const { config } = report;
   const traces = tracingSettings(env);
@@ -163,25 +174,47 @@ export async function prepare(
     problems.push(...(err as Error).message.split('\n'));
   }
   let spill: SpillStore | undefined;
+  const s3 = {
+    region: config.spill.s3_region,
+    timeoutMs: config.spill.timeout_ms,
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN },
+    ...(config.spill.s3_endpoint && { endpoint: config.spill.s3_endpoint }),
+  };
   try {
     spill = createSpillStore(config.spill.url, {
       ttlMs: config.spill.ttl_ms,
       clock: systemClock,
       tenantQuotaBytes: config.spill.tenant_quota_bytes,
       onQuotaRemoval: () => metrics.spillQuotaRemovals.inc(),
-      s3: {
-        region: config.spill.s3_region,
-        timeoutMs: config.spill.timeout_ms,
-        credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN },
-        ...(config.spill.s3_endpoint && { endpoint: config.spill.s3_endpoint }),
-      },
+      s3,
     });
     if (create) await spill.ping();
   } catch (err) {
     // Like Redis, a store that is only unreachable does not stop start-up (/readyz says so until it answers); one that refuses does.
     if (!spill || refusesStartup(err)) problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
   }
-  if (problems.length > 0 || !registry || !spill || !set) throw new ConfigError(problems);
+  const audit = auditSettings(config.audit);
+  let trail: AuditTrail | undefined;
+  if (audit) {
+    let store: AuditStore | undefined;
+    try {
+      store = createAuditStore(audit.url, audit.rotate_bytes, s3);
+      // Unlike the spill store, one that cannot be written at start-up stops it: side-effecting calls could not run.
+      if (create) {
+        const chain = await store.open(replicaName(audit.replica, role));
+        await store.ping();
+        const health = new Outage(logger, metrics.auditFailures, AUDIT_OUTAGE);
+        const onDropped = () => metrics.auditUnrecorded.inc({ kind: 'dropped' });
+        trail = new AuditTrail({ store, chain, clock: systemClock, flushMs: audit.flush_ms, maxPending: audit.max_pending, health, onDropped });
+      }
+    } catch (err) {
+      problems.push(`audit.url ${audit.url}: ${(err as Error).message}`);
+    }
+  } else logger.info('audit: false: no audit trail is written');
+  if (problems.length > 0 || !registry || !spill || !set) {
+    await trail?.close();
+    throw new ConfigError(problems);
+  }
   logBash(set, logger);
   // Last, and only for a configuration that can be served: no server is started for one that cannot.
   const { mcp, problems: mcpProblems } = await startMcpServers(config, registry, { env, dispatchers, metrics, logger });
@@ -197,9 +230,10 @@ export async function prepare(
   mcpProblems.push(...toolsetProblems(config.toolsets, names, (entry) => !startsWithAny(entry, prefixes) || startsWithAny(entry, unknown)));
   if (mcpProblems.length > 0) {
     await mcp.close();
+    await trail?.close();
     throw new ConfigError(mcpProblems);
   }
-  return { config: acceptConfig(report), workspace, registry, spill, mcp, ...(traces.settings && { tracing: traces.settings }) };
+  return { config: acceptConfig(report), workspace, registry, spill, mcp, ...(traces.settings && { tracing: traces.settings }), ...(trail && { audit: trail }) };
 }
 
 /** Which sandbox Bash commands run in, said once at start-up; running without one is a warning. */

@@ -53,6 +53,8 @@ const RETRY_MS = 1_000;
  */
 export class AuditTrail {
   readonly chain: string;
+  /** Where the records go; readers (GET /audit) query it. */
+  readonly store: AuditStore;
   private head: ChainHead | null;
   private queue: Pending[] = [];
   private flushing: Promise<void> | undefined;
@@ -63,6 +65,7 @@ export class AuditTrail {
 
   constructor(private readonly options: AuditTrailOptions) {
     this.chain = options.chain.chain;
+    this.store = options.store;
     this.head = options.chain.head;
   }
 

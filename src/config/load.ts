@@ -37,6 +37,7 @@ const ENV_OVERRIDES: Array<[env: string, set: (raw: Record<string, unknown>, val
   ['REDIS_TLS', (raw, v) => boolean(v, (b) => (section(raw, 'state').tls = b))],
   ['TOOLGATE_REDIS_PREFIX', (raw, v) => void (section(raw, 'state').key_prefix = v)],
   ['TOOLGATE_SPILL_URL', (raw, v) => void (section(raw, 'spill').url = v)],
+  ['TOOLGATE_AUDIT_URL', (raw, v) => void (section(raw, 'audit').url = v)],
   ['S3_ENDPOINT', (raw, v) => void (section(raw, 'spill').s3_endpoint = v)],
   ['AWS_REGION', (raw, v) => void (section(raw, 'spill').s3_region = v)],
 ];

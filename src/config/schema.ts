@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ApprovalsSchema } from './approvals-schema.js';
+import { AuditSchema } from './audit-schema.js';
 
 const PositiveInt = (options: { default?: number; maximum?: number; description?: string } = {}) =>
   Type.Integer({ minimum: 1, ...options });
@@ -275,6 +276,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     approvals: ApprovalsSchema,
+    audit: AuditSchema,
     tools: Type.Array(ToolConfigSchema, { default: [] }),
     mcp_servers: Type.Array(McpServerSchema, { default: [] }),
     openapi_sources: Type.Array(OpenApiSourceSchema, { default: [] }),

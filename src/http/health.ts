@@ -43,7 +43,7 @@ export function healthRoutes(deps: PipelineDeps) {
       '/readyz',
       {
         schema: {
-          summary: 'Readiness: the state store and the spill store answer',
+          summary: 'Readiness: the state store and the spill store answer, and the audit trail (when on) can be written',
           response: {
             200: Type.Object({ status: Type.Literal('ready') }),
             503: Type.Object({ status: Type.Literal('not_ready'), failed: Type.Array(Type.String()) }),
@@ -52,7 +52,8 @@ export function healthRoutes(deps: PipelineDeps) {
       },
       async (_request, reply) => {
         const { state, spill } = await probeStores(deps);
-        const failed = [...(state ? [] : ['state_store']), ...(spill ? [] : ['spill_store'])];
+        const audit = deps.audit?.writable ?? true;
+        const failed = [...(state ? [] : ['state_store']), ...(spill ? [] : ['spill_store']), ...(audit ? [] : ['audit_store'])];
         if (failed.length > 0) return reply.code(503).send({ status: 'not_ready', failed });
         return { status: 'ready' };
       },

@@ -16,6 +16,8 @@ export interface Metrics {
   stateEvictions: Counter<'kind'>;
   spillQuotaRemovals: Counter;
   spillFailures: Counter;
+  auditFailures: Counter;
+  auditUnrecorded: Counter<'kind'>;
   mcpServerUp: Gauge<'server'>;
   mcpServerReconnects: Counter<'server'>;
   storeUp: Gauge<'store'>;
@@ -96,6 +98,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     spillQuotaRemovals: new Counter({
       name: 'toolgate_spill_quota_removals_total',
       help: 'Spilled outputs removed, oldest first, to keep a tenant within spill.tenant_quota_bytes.',
+      registers,
+    }),
+    auditFailures: new Counter({
+      name: 'toolgate_audit_failures_total',
+      help: 'Appends to the audit trail that failed.',
+      registers,
+    }),
+    auditUnrecorded: new Counter({
+      name: 'toolgate_audit_unrecorded_total',
+      help: 'While the audit trail could not be written: read-only calls run (read_only), side-effecting calls refused (refused), records dropped past audit.max_pending (dropped).',
+      labelNames: ['kind'],
       registers,
     }),
     spillFailures: new Counter({

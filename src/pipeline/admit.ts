@@ -71,6 +71,7 @@ function interpret(call: PlannedCall, request: AdmitRequest, admission: Admissio
   switch (admission.outcome) {
     case 'admitted':
       if (request.lockPath !== undefined) injectLock(call, admission.lock);
+      if (admission.approval) call.approval = admission.approval;
       return { kind: 'run', probe: admission.probe, replayLease: request.replay !== undefined };
     case 'replayed':
       return { kind: 'replayed', result: admission.result };

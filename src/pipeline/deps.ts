@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { approvalEvents } from '../approvals/index.js';
+import type { AuditTrail } from '../audit/index.js';
 import type { Config } from '../config/schema.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ToolRegistry } from '../registry/registry.js';
@@ -32,6 +33,8 @@ export interface PipelineParts {
   metrics: Metrics;
   /** Where approval events wait for the webhook (`approvals.webhook_url`); none without one. */
   outbox?: WebhookOutbox;
+  /** This process's audit chain; none with `audit: false`. */
+  audit?: AuditTrail;
 }
 
 /** The pipeline's dependencies, built once per process part that runs batches: the same for a request and a queued job. */
@@ -39,6 +42,7 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
   const webhook = config.approvals.webhook_url;
   return {
     ...(parts.outbox && webhook !== undefined && { approvalEvents: approvalEvents(parts.outbox, webhook) }),
+    ...(parts.audit && { audit: parts.audit }),
     registry: parts.registry,
     state: parts.state,
     spill: parts.spill,

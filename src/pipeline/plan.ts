@@ -1,4 +1,5 @@
 import type { NormalizedCall } from '../protocol/calls/index.js';
+import { auditGate } from './gates/audit.js';
 import { lookupGate } from './gates/lookup.js';
 import { parseGate } from './gates/parse.js';
 import { permissionGate } from './gates/permission.js';
@@ -6,8 +7,8 @@ import { fingerprintOf } from './gates/replay.js';
 import { validateGate } from './gates/validate.js';
 import type { ExecContext, LocalGate, PipelineDeps, PlannedCall } from './types.js';
 
-/** Gates 1-3, which need no shared state, in order (parse, lookup, validate); gate 4 (permission) follows once the spellings are known. */
-const BEFORE_PERMISSION: readonly LocalGate[] = [parseGate, lookupGate, validateGate];
+/** Gates 1-3, which need no shared state, in order (parse, lookup, validate; between the last two, the audit trail's refusal while it cannot be written); gate 4 (permission) follows once the spellings are known. */
+const BEFORE_PERMISSION: readonly LocalGate[] = [parseGate, lookupGate, auditGate, validateGate];
 
 interface Planning {
   call: PlannedCall;

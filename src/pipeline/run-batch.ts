@@ -7,6 +7,7 @@ import { GatewayError, isGatewayError } from '../protocol/errors.js';
 import { asReplayed, payloadOf, visiblePayload, type CallResult, type Payload, type VisiblePayload } from '../protocol/result.js';
 import { StateUnavailableError, type SettleRequest, type StoredResult } from '../state/state-store.js';
 import type { Tool, ToolOutput } from '../tools/tool.js';
+import { auditCalls } from './audit-calls.js';
 import { admitBatch, callTimeout, storeCall, type AdmitOutcome } from './admit.js';
 import { applyBatchBudget, applyCallBudget, payloadBytes, payloadJson, truncationRecord } from './budget.js';
 import { contentBytes, fitContent } from './content-budget.js';
@@ -255,6 +256,7 @@ export async function executeCalls(
     }
   }
   const visible = payloads.map(visiblePayload);
-  record(finished, visible, ctx, deps, serialized.map((s) => sha256Hex(s)), arrived);
-  return { results, payloads: visible, serialized };
+  const hashes = serialized.map((s) => sha256Hex(s));
+  record(finished, visible, ctx, deps, hashes, arrived);
+  return auditCalls(finished.map((f) => f.call), { results, payloads: visible, serialized }, hashes, ctx, deps);
 }

@@ -1,6 +1,7 @@
 import type { ToolEvents } from '../tools/tool.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApprovalEvents } from '../approvals/index.js';
+import type { AuditTrail } from '../audit/index.js';
 import type { Config } from '../config/schema.js';
 import type { Guardrails } from '../guardrails/index.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -67,6 +68,8 @@ export interface PipelineDeps {
   config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys' | 'toolsets' | 'approvals'>;
   /** With `approvals.webhook_url`: each approval request opened, and each decision, is told to it. */
   approvalEvents?: ApprovalEvents;
+  /** The audit trail every call's record goes to; none with `audit: false`. */
+  audit?: AuditTrail;
 }
 
 /** A call on its way through the gates. Later gates fill in what earlier ones found. */
@@ -83,7 +86,11 @@ export interface PlannedCall {
   fingerprint?: string;
   /** For a tool that classifies its arguments, the hash of their canonical spelling: what an approval is bound to. */
   approvalFingerprint?: string;
-  decision?: 'allow' | 'ask';
+  decision?: 'allow' | 'ask' | 'deny';
+  /** Why the policy decided so (`policy rule N`, `no rule matched`, …), for the audit record. */
+  policyReason?: string;
+  /** The approval that admitted an ASKed call, and who decided it. */
+  approval?: { id: string; decidedBy: string };
   /** Set by the first gate that stops the call; nothing runs after it. */
   failure?: GatewayError;
 }

@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   NOT_READY: { status: 503, retryable: true, message: 'The gateway is shutting down; retry on another replica.' },
   OVERLOADED: { status: 503, retryable: true, message: 'The gateway has too many requests in flight; retry shortly.' },
   STATE_UNAVAILABLE: { status: 503, retryable: true, message: 'The state store is unreachable.' },
+  AUDIT_UNAVAILABLE: { status: 503, retryable: true, message: 'The audit trail cannot be written; side-effecting calls do not run.' },
   INTERNAL: { status: 500, retryable: true, message: 'Internal error.' },
   INVALID_JSON: { status: 400, retryable: false, message: 'The arguments are not a JSON object.' },
   UNKNOWN_TOOL: { status: 404, retryable: false, message: 'No such tool.' },

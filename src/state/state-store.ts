@@ -51,7 +51,8 @@ export interface AdmitRequest extends CallRef {
 }
 
 export type Admission =
-  | { outcome: 'admitted'; lock: LockMeta | null; probe: boolean }
+  /** `approval`: the approved request that admitted an ASKed call, and the key id of who approved it. */
+  | { outcome: 'admitted'; lock: LockMeta | null; probe: boolean; approval?: { id: string; decidedBy: string } }
   | { outcome: 'replayed'; result: StoredResult }
   | { outcome: 'in_flight' }
   | { outcome: 'mismatch' }

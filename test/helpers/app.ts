@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
+import type { AuditTrail } from '../../src/audit/index.js';
 import { configFrom } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createMetrics } from '../../src/observability/metrics.js';
@@ -56,6 +57,8 @@ export interface TestAppOptions {
   tracing?: Tracing;
   /** Where approval events wait for the webhook (`approvals.webhook_url`); the test closes it. */
   outbox?: WebhookOutbox;
+  /** The audit trail (test/suites/audit-store.suite.ts openTrail); the test closes it. */
+  audit?: AuditTrail;
 }
 
 const BUILTIN_NAMES = new Set(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'LS']);
@@ -95,6 +98,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       ...(options.executions && { executions: options.executions }),
       ...(options.tracing && { tracing: options.tracing }),
       ...(options.outbox && { outbox: options.outbox }),
+      ...(options.audit && { audit: options.audit }),
     },
     config,
   );

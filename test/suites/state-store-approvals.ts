@@ -114,7 +114,8 @@ export function describeApprovals(
       await decide(ran, decision('approved'));
       clock.advance(1);
       await decide(unused, decision('approved'));
-      expect(await admit1(ask())).toEqual({ outcome: 'admitted', lock: null, probe: false });
+      // The admission names the approval and who gave it: the call's audit record says so.
+      expect(await admit1(ask())).toEqual({ outcome: 'admitted', lock: null, probe: false, approval: { id: ran, decidedBy: 'ops-key' } });
       expect(await admit1(ask({}, null))).toEqual({ outcome: 'approval_absent' });
       expect(await decide(ran, decision('denied'))).toMatchObject({ outcome: 'already', record: { status: 'approved', decided_by: 'ops-key' } });
       expect((await decided()).map((r) => [r.id, r.status])).toEqual([

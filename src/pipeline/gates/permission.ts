@@ -9,12 +9,13 @@ export const permissionGate: LocalGate = (call, _ctx, deps) => {
   let verdict = decide(call.args!);
   // The rules also see the arguments as the tool will understand them (a path in its canonical spellings); the stricter decision wins.
   for (const spelling of call.spellings ?? []) verdict = strictest(verdict, decide(spelling));
+  call.decision = verdict.decision;
+  call.policyReason = verdict.reason;
   if (verdict.decision === 'deny') {
     return new GatewayError('PERMISSION_DENIED', {
       message: `The policy denies this call to ${entry.name} (${verdict.reason}).`,
       suggestion: 'Do not retry this call; choose another approach or ask the user.',
     });
   }
-  call.decision = verdict.decision;
   return undefined;
 };

@@ -44,6 +44,12 @@ export class MemoryApprovals {
     return 'approved';
   }
 
+  /** The approved request under `key` and who approved it, for the admitted call's audit record. */
+  approved(key: string): { id: string; decidedBy: string } | undefined {
+    const record = this.byKey.get(key);
+    return record && { id: record.id, decidedBy: record.decided_by ?? '' };
+  }
+
   /** An approval admits its call once; its kept record remembers that it ran. */
   consume(key: string): void {
     const record = this.byKey.get(key);

@@ -92,10 +92,11 @@ export class MemoryStateStore implements StateStore {
     }
 
     if (r.replay) this.records.start('call', call, r.replay.fingerprint, now + r.replay.leaseMs);
+    const approved = approval === undefined ? undefined : this.approvals.approved(approval);
     if (approval !== undefined) this.approvals.consume(approval);
     if (probe) this.breakers.takeProbe(r.breaker.scope, r.breaker.recoveryMs, now);
     if (bucket !== undefined) this.buckets.take(bucket, level, now);
-    return { outcome: 'admitted', lock, probe };
+    return approved ? { outcome: 'admitted', lock, probe, approval: approved } : { outcome: 'admitted', lock, probe };
   }
 
   async settle(requests: SettleRequest[], now: number): Promise<void> {

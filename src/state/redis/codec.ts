@@ -10,7 +10,7 @@ import type { Admission, StoredResult } from '../state-store.js';
 const BREAKER_MIN_TTL_MS = 86_400_000;
 
 export type AdmitReply =
-  | { o: 'admitted'; lock?: string; probe: boolean }
+  | { o: 'admitted'; lock?: string; probe: boolean; aid?: string; by?: string }
   | { o: 'replayed'; r: string }
   | { o: 'in_flight' | 'mismatch' }
   | { o: 'approval_absent' }
@@ -40,7 +40,10 @@ export function breakerTtl(settings: { recoveryMs: number }): number {
 export function toAdmission(reply: AdmitReply): Admission {
   switch (reply.o) {
     case 'admitted':
-      return { outcome: 'admitted', lock: reply.lock === undefined ? null : JSON.parse(reply.lock), probe: reply.probe };
+    {
+      const admitted: Admission = { outcome: 'admitted', lock: reply.lock === undefined ? null : JSON.parse(reply.lock), probe: reply.probe };
+      return reply.aid === undefined ? admitted : { ...admitted, approval: { id: reply.aid, decidedBy: reply.by ?? '' } };
+    }
     case 'replayed':
       return { outcome: 'replayed', result: JSON.parse(reply.r) as StoredResult };
     case 'approval_pending':

@@ -44,6 +44,6 @@ describe('error codes are one closed set', () => {
 
   it('retryable is true exactly where retrying the same call can succeed', () => {
     const retryable = Object.entries(ERROR_CODES).filter(([, s]) => s.retryable).map(([c]) => c).sort();
-    expect(retryable).toEqual(['APPROVAL_REQUIRED', 'CANCELLED', 'CIRCUIT_OPEN', 'INTERNAL', 'NOT_READY', 'OVERLOADED', 'RATE_LIMITED', 'REQUEST_IN_PROGRESS', 'REQUEST_TIMEOUT', 'STATE_UNAVAILABLE', 'TIMEOUT', 'UPSTREAM_ERROR']);
+    expect(retryable).toEqual(['APPROVAL_REQUIRED', 'AUDIT_UNAVAILABLE', 'CANCELLED', 'CIRCUIT_OPEN', 'INTERNAL', 'NOT_READY', 'OVERLOADED', 'RATE_LIMITED', 'REQUEST_IN_PROGRESS', 'REQUEST_TIMEOUT', 'STATE_UNAVAILABLE', 'TIMEOUT', 'UPSTREAM_ERROR']);
   });
 });

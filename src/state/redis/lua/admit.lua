@@ -10,7 +10,7 @@
                    when that breaker let the call through
          rate?     {k, per_minute}    token bucket hash (level, at)
      returns: one JSON string per call: {o = outcome, id?, exp?, reason?, retry?, r? (stored result JSON),
-              lock? (meta JSON), probe?}
+              lock? (meta JSON), probe?, aid? and by? (the approval that admitted it, and the key id that approved)}
      Checks run in the order above and the first that stops a call wins; only an admitted call takes
      anything, and later calls of the batch see what earlier admitted ones took. Each transition is its
      own file in includes/, written into this script when it is loaded (redis/scripts.ts). ]]
@@ -52,7 +52,7 @@ for i, r in ipairs(requests) do
     if consume then approval_consume(consume, now) end
     if probe then breaker_take_probe(r.breaker, now) end
     if level then bucket_take(r.rate, level, now) end
-    out[i] = cjson.encode({ o = 'admitted', lock = lock, probe = probe })
+    out[i] = cjson.encode({ o = 'admitted', lock = lock, probe = probe, aid = consume and consume.found or nil, by = consume and consume.by or nil })
   end
 end
 return out

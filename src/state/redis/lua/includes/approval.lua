@@ -5,13 +5,13 @@
      approval_check({k, tidx, hist, ptr?, gidx?, ttl, tenant, session, open?}, now_ms): the verdict that stops the
        call ('approval_pending' with the request's expiry as `exp`, and `new` when this call opened it;
        'approval_denied'; 'approval_absent' when none is live and there is no `open` {id, tool, args, preview}
-       to open one with), or nil when it is approved, its id then kept in `a.found`
+       to open one with), or nil when it is approved, its id then kept in `a.found` and its decider's key id in `a.by`
      approval_consume(a, now_ms): an approval admits its call once; its kept decision (hist) notes that it ran ]]
 --- @include "live"
 --- @include "approval-index"
 
 local function approval_check(a, now)
-  local rec = redis.call('HMGET', KEYS[a.k], 'id', 'status', 'expires_at', 'reason')
+  local rec = redis.call('HMGET', KEYS[a.k], 'id', 'status', 'expires_at', 'reason', 'decided_by')
   if not live(rec[3], now) then
     if not a.open then return { o = 'approval_absent' } end
     local o = a.open
@@ -30,6 +30,7 @@ local function approval_check(a, now)
   if rec[2] == 'denied' then return { o = 'approval_denied', id = rec[1], reason = rec[4] or nil } end
   if rec[2] == 'pending' then return { o = 'approval_pending', id = rec[1], exp = tonumber(rec[3]) } end
   a.found = rec[1]
+  a.by = rec[5] or ''
   return nil
 end
 

@@ -1,0 +1,97 @@
+import type { AuditDecision, CallEntry } from '../audit/index.js';
+import { redactForLog } from '../observability/logger.js';
+import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
+import { GatewayError } from '../protocol/errors.js';
+import { payloadOf, visiblePayload, type CallResult, type VisiblePayload } from '../protocol/result.js';
+import { payloadJson } from './budget.js';
+import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
+
+/** What a request answers, one entry per call; the audit may turn a call's answer into AUDIT_UNAVAILABLE. */
+export interface Answers {
+  results: CallResult[];
+  payloads: VisiblePayload[];
+  serialized: string[];
+}
+
+/** The approval a call's answer names (APPROVAL_REQUIRED, or PERMISSION_DENIED by an operator). */
+function approvalIdOf(result: CallResult): string | undefined {
+  const id = (result.error?.details as { approval_id?: unknown } | undefined)?.approval_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function decisionOf(call: PlannedCall, result: CallResult): { decision: AuditDecision | null; approval_id?: string; decided_by?: string } {
+  if (call.decision === undefined) return { decision: null };
+  if (call.decision !== 'ask') return { decision: call.decision };
+  if (call.approval) return { decision: 'approved', approval_id: call.approval.id, decided_by: call.approval.decidedBy };
+  const id = approvalIdOf(result);
+  if (id === undefined) return { decision: 'ask' };
+  return { decision: result.error?.code === 'PERMISSION_DENIED' ? 'denied' : 'ask', approval_id: id };
+}
+
+function entryOf(call: PlannedCall, result: CallResult, resultSha256: string, ctx: ExecContext, requestId: string): CallEntry {
+  const args = call.args;
+  const entry: CallEntry = {
+    kind: 'call',
+    tenant: ctx.caller.tenant,
+    key_id: ctx.caller.keyId,
+    session_id: ctx.sessionId,
+    request_id: requestId,
+    call_id: call.id,
+    tool: call.name.slice(0, 100),
+    arguments_sha256: args === undefined ? null : sha256Hex(canonicalJson(args)),
+    arguments: args === undefined ? null : redactForLog(args),
+    ...decisionOf(call, result),
+    status: result.status,
+    replayed: result.replayed,
+    result_sha256: resultSha256,
+  };
+  if (call.policyReason !== undefined) entry.policy_reason = call.policyReason;
+  if (result.error) entry.error_code = result.error.code;
+  return entry;
+}
+
+function unavailable(call: PlannedCall, result: CallResult): CallResult {
+  const ran = result.error === undefined || result.stats.time_ms > 0;
+  const error = new GatewayError('AUDIT_UNAVAILABLE', {
+    message: ran
+      ? `${call.name} ran, but its audit record could not be stored, so its result is withheld; the same call id is replayed once the trail works again.`
+      : `The audit trail cannot be written; ${call.name} was not answered.`,
+    retryAfterMs: 1_000,
+    suggestion: 'Retry the same call shortly.',
+  });
+  return { tool_call_id: call.id, name: call.name, status: 'error', text: '', error: error.toCallError(), truncated: null, stats: result.stats, replayed: false };
+}
+
+/**
+ * One record per call to the audit trail. A side-effecting tool's records are
+ * stored before the request is answered (appended together with every other
+ * record waiting then); one that cannot be is answered AUDIT_UNAVAILABLE
+ * instead of its result. Read-only calls' records are written within
+ * `audit.flush_ms`, and are counted when the trail is failing.
+ */
+export async function auditCalls(calls: readonly PlannedCall[], answers: Answers, hashes: readonly string[], ctx: ExecContext, deps: PipelineDeps): Promise<Answers> {
+  const trail = deps.audit;
+  if (!trail) return answers;
+  // The request's logger carries its id (pino's bindings); a queued job's has none of its own.
+  const requestId = String((ctx.log as unknown as { bindings?: () => Record<string, unknown> }).bindings?.().request_id ?? '');
+  const waits: Array<Promise<number | undefined>> = [];
+  calls.forEach((call, i) => {
+    const durable = call.entry !== undefined && !call.entry.concurrencySafe;
+    if (!durable && !trail.writable) deps.metrics.auditUnrecorded.inc({ kind: 'read_only' });
+    const stored = trail.record(entryOf(call, answers.results[i]!, hashes[i]!, ctx, requestId), durable);
+    if (stored) waits.push(stored.then(() => undefined, () => i));
+  });
+  if (waits.length === 0) return answers;
+  const failed = (await Promise.all(waits)).filter((i) => i !== undefined);
+  if (failed.length === 0) return answers;
+  const results = [...answers.results];
+  const payloads = [...answers.payloads];
+  const serialized = [...answers.serialized];
+  for (const i of failed) {
+    results[i] = unavailable(calls[i]!, results[i]!);
+    const payload = payloadOf(results[i]!);
+    payloads[i] = visiblePayload(payload);
+    serialized[i] = payloadJson(payload);
+  }
+  return { results, payloads, serialized };
+}
