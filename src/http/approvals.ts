@@ -120,6 +120,11 @@ export function approvalRoutes(deps: PipelineDeps) {
           });
         }
         request.log.info({ approval_id: id, decision, key_id: by }, 'approval decided');
+        // The operator's decision is a permission decision of its own; the call it admits leaves a record when it runs.
+        deps.audit?.record(
+          { kind: 'approval', tenant: record.tenant, key_id: by, session_id: record.session_id, request_id: request.id, tool: record.tool, approval_id: id, decision: status, decided_by: by, ...(reason !== undefined && { reason }) },
+          false,
+        );
         deps.approvalEvents?.decided(record);
         return record;
       },

@@ -58,7 +58,9 @@ describe('every answered call has its audit record', () => {
     writeFileSync(join(t.workspace, 'out.txt'), 'OUTPUT-ONLY-TEXT\n');
     await execute(t.app, { session_id: 's9', tool_calls: [{ id: 'o1', name: 'Read', arguments: { path: 'out.txt' } }] }, as(OTHER));
 
-    const mine = await records();
+    const all = await records();
+    expect(all.find((r) => r.kind === 'approval')).toMatchObject({ tenant: 'acme', key_id: 'acme-admin', session_id: 's1', tool: 'Edit', approval_id: approval, decision: 'approved', decided_by: 'acme-admin' });
+    const mine = all.filter((r) => r.kind === 'call');
     expect(mine.map((r) => r.call_id)).toEqual(['e2', 'e1', 'x1', 'r2', 'r1', 'w1']);
     const by = Object.fromEntries(mine.map((r) => [r.call_id, r]));
     expect(by.w1).toMatchObject({ kind: 'call', tenant: 'acme', key_id: 'acme-admin', session_id: 's1', tool: 'Write', decision: 'allow', policy_reason: 'no rule matched', status: 'success' });
@@ -75,7 +77,7 @@ describe('every answered call has its audit record', () => {
     expect((await t.app.inject({ method: 'GET', url: '/audit', headers: as('tg_acme_exec_0123456789') })).statusCode).toBe(403);
     expect((await t.app.inject({ method: 'GET', url: '/audit?limit=1001', headers: as(ACME) })).statusCode).toBe(400);
     await trail.flush();
-    expect(await verifyChain(store, 'r1')).toEqual({ chain: 'r1', records: 7 });
+    expect(await verifyChain(store, 'r1')).toEqual({ chain: 'r1', records: 8 });
   });
 
   it('while the trail cannot be written: side-effecting calls answer AUDIT_UNAVAILABLE and do not run, reads go on, counted; /readyz names the audit store', async () => {
