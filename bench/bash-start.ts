@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFrom } from '../src/config/load.js';
 import { setUpBash } from '../src/tools/bash/index.js';
+import { createPathRules } from '../src/policy/index.js';
 import type { Tool } from '../src/tools/tool.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' } } });
@@ -21,7 +22,8 @@ const workspace = await mkdtemp(join(tmpdir(), 'toolgate-bench-bash-'));
 if (process.getuid?.() === 0) await chown(workspace, 65534, 65534);
 
 function tool(sandbox: 'required' | 'none'): Tool {
-  const setup = setUpBash(configFrom({ builtins: { Bash: { enabled: true, sandbox } } }).builtins.Bash, workspace, true);
+  const config = configFrom({ builtins: { Bash: { enabled: true, sandbox } } });
+  const setup = setUpBash(config.builtins.Bash, workspace, true, createPathRules(config.policy.rules));
   if (setup.problems.length > 0) throw new Error(setup.problems.join('\n'));
   return setup.tool;
 }

@@ -44,9 +44,10 @@ export interface ToolSet {
 export function inspectTools(config: Config, deps: { workspace: string; env: NodeJS.ProcessEnv; dispatchers: HttpDispatchers }): ToolSet {
   const problems: string[] = [];
   const bashEnabled = config.builtins.Bash.enabled === true;
-  const bash = setUpBash(config.builtins.Bash, deps.workspace, bashEnabled);
+  const pathRules = createPathRules(config.policy.rules);
+  const bash = setUpBash(config.builtins.Bash, deps.workspace, bashEnabled, pathRules);
   problems.push(...bash.problems);
-  const builtins = [...createBuiltinTools(deps.workspace, createPathRules(config.policy.rules)), noopTool, bash.tool, toolSearchTool];
+  const builtins = [...createBuiltinTools(deps.workspace, pathRules), noopTool, bash.tool, toolSearchTool];
   const names = new Set(builtins.map((t) => t.name));
   for (const name of Object.keys(config.builtins)) {
     if (!names.has(name)) problems.push(`builtins.${name}: no built-in tool has this name; use one of ${[...names].join(', ')}`);

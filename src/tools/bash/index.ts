@@ -1,4 +1,5 @@
 import type { BashConfig } from '../../config/schema.js';
+import type { PathRules } from '../../policy/index.js';
 import type { Tool } from '../tool.js';
 import { commandIdentity } from './identity.js';
 import { chooseSandbox, type Sandbox } from './sandbox.js';
@@ -14,23 +15,22 @@ export interface BashSetup {
 /** Stands in for the sandbox of a Bash that is not served: its schema is listed for policy rules, it never runs. */
 const unserved: Sandbox = {
   info: { mode: 'none', setting: 'none' },
-  launch: () => {
-    throw new Error('Bash is not enabled');
-  },
+  launch: () => Promise.reject(new Error('Bash is not enabled')),
 };
 
 /**
  * The Bash tool on `workspace`. Only an enabled one probes the host: it
  * chooses its sandbox by running a command in it, and finds who commands
- * run as (see commandIdentity).
+ * run as (see commandIdentity). Its sandbox mounts `rules` (the policy's
+ * rules on paths) for every command.
  */
-export function setUpBash(settings: BashConfig, workspace: string, enabled: boolean): BashSetup {
-  if (!enabled) return { tool: createBashTool({ workspace, settings, sandbox: unserved, identity: {} }), problems: [], warnings: [] };
+export function setUpBash(settings: BashConfig, workspace: string, enabled: boolean, rules: PathRules): BashSetup {
+  if (!enabled) return { tool: createBashTool({ workspace, settings, sandbox: unserved, identity: {}, rules }), problems: [], warnings: [] };
   const warnings: string[] = [];
   const { identity, warning } = commandIdentity(workspace);
   if (warning) warnings.push(warning);
   const choice = chooseSandbox(settings.sandbox, workspace, identity);
   if (choice.warning) warnings.push(choice.warning);
   const sandbox = choice.sandbox ?? unserved;
-  return { tool: createBashTool({ workspace, settings, sandbox, identity }), problems: choice.problem ? [choice.problem] : [], warnings };
+  return { tool: createBashTool({ workspace, settings, sandbox, identity, rules }), problems: choice.problem ? [choice.problem] : [], warnings };
 }

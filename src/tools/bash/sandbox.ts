@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
+import type { PathRules } from '../../policy/index.js';
 import type { SandboxInfo } from '../tool.js';
 import type { Identity } from './identity.js';
+import { sandboxMounts } from './mounts.js';
 
 /** How a command is started: the program, its arguments, and the identity it runs as. */
 export interface Launch {
@@ -20,8 +22,12 @@ export interface ResourceLimits {
 /** Where commands run: bubblewrap (the binary found) or straight on the host. */
 export interface Sandbox {
   info: SandboxInfo;
-  /** The launch of `bash -c command` under `limits`, confined to `workspace` when sandboxed. */
-  launch(command: string, workspace: string, limits: ResourceLimits): Launch;
+  /**
+   * The launch of `bash -c command` under `limits`, confined to `workspace`
+   * when sandboxed, with the policy's rules on paths mounted as they hold
+   * for the workspace now (see sandboxMounts).
+   */
+  launch(command: string, workspace: string, limits: ResourceLimits, rules: PathRules): Promise<Launch>;
 }
 
 /** What start-up learns choosing the sandbox: the choice, a problem that stops start-up, or a warning to log. */
@@ -103,11 +109,12 @@ function systemPaths(): string[] {
  * bubblewrap's arguments: a new mount namespace holding only read-only /usr
  * (with the system links and the few /etc files above), a fresh /proc of its
  * own PID namespace, a minimal /dev, a private /tmp, and the workspace, the
- * one writable bind, at its own path. Every namespace is unshared (network
+ * one writable bind, at its own path, with `mounts` over it (the policy's
+ * masks and read-only paths). Every namespace is unshared (network
  * included: only a loopback of its own), every capability dropped, and the
  * sandbox dies with the gateway's child.
  */
-export function bwrapArgs(workspace: string): string[] {
+export function bwrapArgs(workspace: string, mounts: readonly string[] = []): string[] {
   return [
     '--unshare-all',
     '--die-with-parent',
@@ -130,6 +137,7 @@ export function bwrapArgs(workspace: string): string[] {
     '--bind',
     workspace,
     workspace,
+    ...mounts,
     '--chdir',
     workspace,
   ];
@@ -137,12 +145,15 @@ export function bwrapArgs(workspace: string): string[] {
 
 const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string, bash: string): Sandbox => ({
   info: { mode: 'bwrap', setting },
-  launch: (command, workspace, limits) => ({ file: bwrap, args: [...bwrapArgs(workspace), '--', ...limited(bash, command, limits)] }),
+  launch: async (command, workspace, limits, rules) => ({
+    file: bwrap,
+    args: [...bwrapArgs(workspace, await sandboxMounts(workspace, rules)), '--', ...limited(bash, command, limits)],
+  }),
 });
 
 const hostSandbox = (setting: SandboxInfo['setting'], bash: string): Sandbox => ({
   info: { mode: 'none', setting },
-  launch: (command, _workspace, limits) => ({ file: PRLIMIT, args: limited(bash, command, limits).slice(1) }),
+  launch: (command, _workspace, limits) => Promise.resolve({ file: PRLIMIT, args: limited(bash, command, limits).slice(1) }),
 });
 
 /** How long a probe may take: bwrap is up in milliseconds, a hung one must not hold start-up. */
@@ -183,8 +194,7 @@ export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string
       warning: 'Bash runs commands WITHOUT a sandbox (builtins.Bash.sandbox: none): they see the whole host file system and network as the user they run as',
     };
   }
-  const launch = bwrapSandbox(setting, bwrap, bash).launch('true', workspace, limits);
-  const refused = probe(launch.file, launch.args, identity);
+  const refused = probe(bwrap, [...bwrapArgs(workspace), '--', ...limited(bash, 'true', limits)], identity);
   if (!refused) return { sandbox: bwrapSandbox(setting, bwrap, bash) };
   const why = `bubblewrap (${bwrap}) does not work here: ${refused}`;
   if (setting === 'required') {

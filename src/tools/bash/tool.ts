@@ -1,4 +1,5 @@
 import type { BashConfig } from '../../config/schema.js';
+import type { PathRules } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import { isSpillFailure } from '../../spill/spill-store.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
@@ -81,6 +82,8 @@ export interface BashToolOptions {
   settings: BashConfig;
   sandbox: Sandbox;
   identity: Identity;
+  /** The policy's rules on paths, which the sandbox mounts for each command. */
+  rules: PathRules;
 }
 
 function limitsOf(settings: BashConfig): ResourceLimits {
@@ -95,7 +98,7 @@ async function run(args: Record<string, unknown>, ctx: ToolContext, options: Bas
   const own = typeof args.timeout_ms === 'number' ? started + args.timeout_ms : Infinity;
   const deadline = Math.min(own, ctx.deadline);
   const outcome = await runCommand({
-    launch: sandbox.launch(command, workspace, limitsOf(settings)),
+    launch: await sandbox.launch(command, workspace, limitsOf(settings), options.rules),
     cwd: workspace,
     env: commandEnv(workspace),
     identity: options.identity,

@@ -8,6 +8,7 @@ import { ManualClock } from '../../../src/shared/clock.js';
 import { createFsSpillStore } from '../../../src/spill/fs.js';
 import type { SpillStore } from '../../../src/spill/spill-store.js';
 import { setUpBash } from '../../../src/tools/bash/index.js';
+import { createPathRules } from '../../../src/policy/index.js';
 import type { Tool, ToolOutput } from '../../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 
@@ -32,7 +33,7 @@ const INSTALL_HINT =
 /** Bash on `workspace` with these settings (`builtins.Bash`), enabled; a set-up problem fails the test, with an install hint for bwrap. */
 export function bashTool(workspace: string, settings: Record<string, unknown> = {}): Tool {
   const config = configFrom({ workspace, builtins: { Bash: { enabled: true, ...settings } } });
-  const setup = setUpBash(config.builtins.Bash, workspace, true);
+  const setup = setUpBash(config.builtins.Bash, workspace, true, createPathRules(config.policy.rules));
   if (setup.problems.length > 0) throw new Error(`${setup.problems.join('\n')}\n${INSTALL_HINT}`);
   if (settings.sandbox === 'required' && setup.tool.sandbox?.mode !== 'bwrap') throw new Error(INSTALL_HINT);
   return setup.tool;
