@@ -175,7 +175,7 @@ async function manyTools(small: Target, many: Target): Promise<ManyToolsReport> 
     cycle: [{ method: 'GET', path: '/tools', headers: { 'if-none-match': etags.get(target.name)! } }],
     callsPerRequest: 0,
     status: 304,
-    cpuUs: target.cpuUs,
+    usage: target.usage,
   }));
   return {
     id: MANY_TOOLS.id,

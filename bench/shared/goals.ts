@@ -11,6 +11,13 @@ const SINGLE = 1;
  */
 const SATURATED = 0.9;
 
+/**
+ * More full collections a second than this in a cell means the heap is being
+ * collected back to back (a healthy run makes 0-0.6 a second; a gateway whose
+ * old space sat at its limit made one every ~120 ms: docs/performance.md).
+ */
+const MARK_COMPACTS_PER_S = 2;
+
 /** The cell at 16 connections, or the run's highest count below it when 16 was not run. */
 function cellAt<C extends { connections: number }>(cells: readonly C[]): C | undefined {
   return cells.find((c) => c.connections === GOAL_CONNECTIONS) ?? cells.filter((c) => c.connections < GOAL_CONNECTIONS).at(-1) ?? cells[0];
@@ -101,6 +108,7 @@ export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyT
       check('Ten calls: ≥ 20 × the MCP server’s tool calls/s (memory)', ratio(ten?.targets.memory?.callsPerS, ten?.targets.mcp?.callsPerS), 20, (v) => x(v) + at(ten)),
     );
   }
+  rows.push(collectionSpiral(scenarios));
   const read = scenarios.find((s) => s.id === 'read4k')?.syscalls?.targets;
   const sampled = (v: number) => `${x(v)} (${read!.memory!.perRequest.toFixed(1)} against ${read!.floor!.perRequest.toFixed(1)})`;
   rows.push(check('System calls per one-Read request ≤ 1.3 × the floor’s (memory)', ratio(read?.memory?.perRequest, read?.floor?.perRequest), 1.3, sampled, true));
@@ -113,4 +121,26 @@ export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyT
     );
   }
   return rows;
+}
+
+/** The most full collections a second of a toolgate target in any cell of any scenario, and where. */
+function collectionSpiral(scenarios: readonly ScenarioReport[]): Verdict {
+  let worst: { rate: number; where: string } | undefined;
+  for (const scenario of scenarios) {
+    for (const cell of scenario.cells) {
+      for (const store of ['memory', 'redis'] as const) {
+        const rate = cell.targets[store]?.markCompactsPerS;
+        if (rate !== undefined && !Number.isNaN(rate) && !(worst && worst.rate >= rate)) {
+          worst = { rate, where: `${scenario.id}, ${store}, ${cell.connections} conn.` };
+        }
+      }
+    }
+  }
+  return check(
+    `No garbage-collection spiral: ≤ ${MARK_COMPACTS_PER_S} mark-compacts/s in every cell (memory and Redis store)`,
+    worst?.rate,
+    MARK_COMPACTS_PER_S,
+    (v) => `at most ${v.toFixed(1)}/s (${worst!.where})`,
+    true,
+  );
 }

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { ProcessUsage } from '../targets/child.js';
 
 export interface LoadPlan {
   url: string;
@@ -12,8 +13,8 @@ export interface LoadPlan {
   callsPerRequest: number;
   /** The status every response must have; any 2xx when absent. */
   status?: number;
-  /** The target's CPU time so far, in microseconds: read before and after the run for `cpuUsPerRequest`. */
-  cpuUs?: () => Promise<number>;
+  /** The target's CPU time and GC pauses so far: read before and after the run for `cpuUsPerRequest` and the GC figures. */
+  usage?: () => Promise<ProcessUsage>;
 }
 
 /** One timed run against one target. Latencies are of a whole scenario request (an MCP cycle's calls summed). */
@@ -29,6 +30,14 @@ export interface Sample {
    * still in flight when the run stops are counted, and given time to finish.
    */
   cpuUsPerRequest: number;
+  /**
+   * The garbage collector's pauses of the target's main thread over its CPU
+   * time, and its full (mark-compact) collections per second, over the same
+   * span; NaN when not measured. A heap that has fallen into collecting back
+   * to back shows here first (docs/performance.md: the 64 KB read buffer).
+   */
+  gcShare: number;
+  markCompactsPerS: number;
   /** Responses other than 2xx (or the plan's status), and socket errors or timeouts: both must be 0 for a valid run. */
   non2xx: number;
   errors: number;
@@ -48,12 +57,19 @@ const SETTLE_MS = 250;
  * milliseconds only: too coarse for sub-millisecond requests.
  */
 export async function drive(plan: LoadPlan): Promise<Sample> {
-  const before = await plan.cpuUs?.();
+  const before = await plan.usage?.();
+  const started = performance.now();
   const { sample, sent } = await run(plan);
-  if (before === undefined || !plan.cpuUs) return sample;
+  if (before === undefined || !plan.usage) return sample;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const used = (await plan.cpuUs()) - before;
-  return { ...sample, cpuUsPerRequest: used / (sent / plan.cycle.length) };
+  const after = await plan.usage();
+  const cpuUs = after.cpuUs - before.cpuUs;
+  return {
+    ...sample,
+    cpuUsPerRequest: cpuUs / (sent / plan.cycle.length),
+    gcShare: (after.gcPauseUs - before.gcPauseUs) / cpuUs,
+    markCompactsPerS: (after.markCompacts - before.markCompacts) / ((performance.now() - started) / 1000),
+  };
 }
 
 /** The timed run, and how many HTTP requests autocannon sent (those in flight at the end included). */
@@ -79,6 +95,8 @@ function run(plan: LoadPlan): Promise<{ sample: Sample; sent: number }> {
           p99Ms: percentile(sorted, 0.99),
           requests: latencies.length,
           cpuUsPerRequest: Number.NaN,
+          gcShare: Number.NaN,
+          markCompactsPerS: Number.NaN,
           non2xx,
           errors: result.errors,
         };

@@ -32,7 +32,9 @@ export function measurer(settings: MeasureSettings, log: (line: string) => void)
           await sleep(PAUSE_MS);
           const sample = await drive(planFor(target, connections, settings.durationS));
           rounds.set(target.name, [...(rounds.get(target.name) ?? []), sample]);
-          const cpu = Number.isNaN(sample.cpuUsPerRequest) ? '' : `, ${Math.round(sample.cpuUsPerRequest)} CPU µs/req`;
+          const cpu = Number.isNaN(sample.cpuUsPerRequest)
+            ? ''
+            : `, ${Math.round(sample.cpuUsPerRequest)} CPU µs/req, GC ${(sample.gcShare * 100).toFixed(1)} %, ${sample.markCompactsPerS.toFixed(1)} mark-compacts/s`;
           log(`${label} ${connections} conn. round ${round + 1}/${settings.rounds} ${target.name}: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms${cpu}`);
         }
       }

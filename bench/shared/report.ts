@@ -70,13 +70,14 @@ const ms = (n: number) => (Number.isNaN(n) ? '–' : n < 10 ? n.toFixed(2) : n.t
 const times = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(2));
 const cpu = (s: Summary) => (Number.isNaN(s.cpuUsPerRequest) ? '–' : int(s.cpuUsPerRequest));
 const percent = (s: Summary) => (Number.isNaN(s.cpuUsPerRequest) ? '–' : `${Math.round(busy(s) * 100)} %`);
+const gc = (s: Summary) => (Number.isNaN(s.gcShare) ? '–' : `${(s.gcShare * 100).toFixed(1)} %, ${s.markCompactsPerS.toFixed(1)}`);
 
 function table(scenario: ScenarioReport): string[] {
   const lines = [
     `### ${scenario.title}`,
     '',
-    '| conn. | target | req/s | tool calls/s | p50 ms | p99 ms | CPU µs/req | CPU busy | × floor req/s | × floor CPU/req | × MCP calls/s | Redis round trips/req |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| conn. | target | req/s | tool calls/s | p50 ms | p99 ms | CPU µs/req | CPU busy | GC pauses, mark-compacts/s | × floor req/s | × floor CPU/req | × MCP calls/s | Redis round trips/req |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const cell of scenario.cells) {
     const floor = cell.targets.floor;
@@ -85,7 +86,7 @@ function table(scenario: ScenarioReport): string[] {
       const flags = s.non2xx + s.errors > 0 ? ` ⚠ ${s.non2xx} non-2xx, ${s.errors} errors` : '';
       const redis = name === 'redis' && scenario.redisCommands ? scenario.redisCommands.perRequest.toFixed(1) : '';
       lines.push(
-        `| ${cell.connections} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${int(s.callsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${cpu(s)} | ${percent(s)} | ` +
+        `| ${cell.connections} | ${TARGET_LABELS[name]}${flags} | ${int(s.requestsPerS)} | ${int(s.callsPerS)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${cpu(s)} | ${percent(s)} | ${gc(s)} | ` +
           `${times(floor && s.requestsPerS / floor.requestsPerS)} | ${times(floor && s.cpuUsPerRequest / floor.cpuUsPerRequest)} | ${times(mcp && s.callsPerS / mcp.callsPerS)} | ${redis} |`,
       );
     }

@@ -30,7 +30,7 @@ function cycle(target: Target, scenario: Scenario): autocannon.Request[] {
 
 /** A timed run of `scenario` against `target`, with the target's CPU time read around it. */
 export function plan(target: Target, scenario: Scenario, connections: number, durationS: number): LoadPlan {
-  return { url: target.url, connections, durationS, cycle: cycle(target, scenario), callsPerRequest: scenario.callsPerRequest, cpuUs: target.cpuUs };
+  return { url: target.url, connections, durationS, cycle: cycle(target, scenario), callsPerRequest: scenario.callsPerRequest, usage: target.usage };
 }
 
 /** Send one scenario request outside the load run, fail loudly unless every call succeeded, and return the calls' texts. */

@@ -50,7 +50,7 @@ export async function searchLoad(small: Target, many: Target, measure: Measure):
     cycle: [{ method: 'GET', path: '/tools', setupRequest: (req) => ({ ...req, path: `/tools?q=${encodeURIComponent(query(target))}` }) }],
     callsPerRequest: 0,
     status: 200,
-    cpuUs: target.cpuUs,
+    usage: target.usage,
   }));
   const toolSearch = await measure(both, `${SEARCH_SCENARIO.id} tool_search`, (target, connections, durationS) => ({
     url: target.url,
@@ -59,7 +59,7 @@ export async function searchLoad(small: Target, many: Target, measure: Measure):
     cycle: [{ method: 'POST', path: '/execute', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: toolSearchBody(query(target)) }) }],
     callsPerRequest: 1,
     status: 200,
-    cpuUs: target.cpuUs,
+    usage: target.usage,
   }));
   return {
     ...SEARCH_SCENARIO,

@@ -33,6 +33,8 @@ export function summarize(rounds: Sample[]): Summary {
     p50Ms: of('p50Ms'),
     p99Ms: of('p99Ms'),
     cpuUsPerRequest: of('cpuUsPerRequest'),
+    gcShare: of('gcShare'),
+    markCompactsPerS: of('markCompactsPerS'),
     requests: rounds.reduce((sum, r) => sum + r.requests, 0),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ChildMessage, ParentMessage, ProfileKind, TargetStats } from '../targets/child.js';
+import type { ChildMessage, ParentMessage, ProcessUsage, ProfileKind, TargetStats } from '../targets/child.js';
 
 /** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
 export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools';
@@ -14,8 +14,8 @@ export interface Target {
   /** The child's process id, for strace to attach to. */
   pid: number;
   stats(): Promise<TargetStats>;
-  /** CPU time the target's process has used so far (every thread, user and system), in microseconds. */
-  cpuUs(): Promise<number>;
+  /** CPU time and garbage-collection pauses the target's process has had so far. */
+  usage(): Promise<ProcessUsage>;
   /** Count the async resources the target creates from now until `resourcesStop`, by type. */
   resourcesStart(): Promise<void>;
   resourcesStop(): Promise<Record<string, number>>;
@@ -68,10 +68,10 @@ export async function startTarget(name: TargetName, options: object, cpus?: stri
       if (reply.type !== 'stats') throw new Error(`${name} answered ${reply.type} to stats`);
       return reply.stats;
     },
-    cpuUs: async () => {
-      const reply = await request(child, { type: 'cpu' });
-      if (reply.type !== 'cpu') throw new Error(`${name} answered ${reply.type} to cpu`);
-      return reply.us;
+    usage: async () => {
+      const reply = await request(child, { type: 'usage' });
+      if (reply.type !== 'usage') throw new Error(`${name} answered ${reply.type} to usage`);
+      return reply.usage;
     },
     resourcesStart: async () => void (await request(child, { type: 'resources-start' })),
     resourcesStop: async () => {

@@ -1,6 +1,7 @@
 import { createHook } from 'node:async_hooks';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 /** What a target process counts, for the runner to check that no call failed under load. */
 export interface TargetStats {
@@ -8,6 +9,17 @@ export interface TargetStats {
   toolErrors: number;
   /** The process's resident set size when asked, after the run. */
   rssBytes: number;
+}
+
+/**
+ * What the process has used since it started: CPU time of all its threads
+ * (user and system), and the garbage collector's pauses of the main thread,
+ * with how many of them were full (mark-compact) collections.
+ */
+export interface ProcessUsage {
+  cpuUs: number;
+  gcPauseUs: number;
+  markCompacts: number;
 }
 
 /** V8's CPU profiler, or its sampling heap profiler counting every allocation (those collected since included). */
@@ -18,7 +30,7 @@ const HEAP_SAMPLING_BYTES = 256;
 
 export type ParentMessage =
   | { type: 'stats' }
-  | { type: 'cpu' }
+  | { type: 'usage' }
   | { type: 'stop' }
   | { type: 'profile-start'; kind: ProfileKind }
   | { type: 'profile-stop'; kind: ProfileKind; file: string }
@@ -27,8 +39,7 @@ export type ParentMessage =
 export type ChildMessage =
   | { type: 'ready'; port: number }
   | { type: 'stats'; stats: TargetStats }
-  /** CPU time the process (all its threads) has used since it started, user and system, in microseconds. */
-  | { type: 'cpu'; us: number }
+  | { type: 'usage'; usage: ProcessUsage }
   | { type: 'profiled' }
   | { type: 'resources'; created: Record<string, number> };
 
@@ -53,6 +64,13 @@ export async function serveTarget(start: () => Promise<RunningTarget>): Promise<
   const send = (message: ChildMessage) => process.send!(message);
   const target = await start();
   const profiler = new Session();
+  const gc = { pauseUs: 0, markCompacts: 0 };
+  new PerformanceObserver((entries) => {
+    for (const entry of entries.getEntries()) {
+      gc.pauseUs += entry.duration * 1000;
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.markCompacts++;
+    }
+  }).observe({ entryTypes: ['gc'] });
   let created: Record<string, number> = {};
   const resources = createHook({
     init(_id, type) {
@@ -64,9 +82,9 @@ export async function serveTarget(start: () => Promise<RunningTarget>): Promise<
       case 'stats':
         void target.stats().then((stats) => send({ type: 'stats', stats: { ...stats, rssBytes: process.memoryUsage().rss } }));
         break;
-      case 'cpu': {
+      case 'usage': {
         const { user, system } = process.cpuUsage();
-        send({ type: 'cpu', us: user + system });
+        send({ type: 'usage', usage: { cpuUs: user + system, gcPauseUs: gc.pauseUs, markCompacts: gc.markCompacts } });
         break;
       }
       case 'resources-start':
