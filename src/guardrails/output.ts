@@ -1,3 +1,4 @@
+import type { ContentBlock } from '../protocol/content.js';
 import type { CallError } from '../protocol/errors.js';
 import { isRecord } from '../protocol/json.js';
 import { counted } from '../shared/count.js';
@@ -7,6 +8,7 @@ import { redactStream } from './stream.js';
 /** What of a call's output leaves the gateway: a tool's answer, or the result of a failed call. */
 export interface Output {
   text: string;
+  content?: ContentBlock[];
   data?: unknown;
   error?: CallError;
 }
@@ -27,7 +29,16 @@ export function mergeCounts(into: RedactionCounts, found: RedactionCounts): void
 }
 
 /**
- * `output` with every credential in its text, data and error replaced by its
+ * Blocks with their text scanned: an embedded resource's `text` reaches the
+ * model as text does. Base64 payloads (images, audio, blobs) are not text and
+ * pass as they are.
+ */
+function redactBlocks(scanner: SecretScanner, content: ContentBlock[], counts: RedactionCounts): ContentBlock[] {
+  return content.map((block) => ('text' in block ? (scanner.redactValue(block, counts) as ContentBlock) : block));
+}
+
+/**
+ * `output` with every credential in its text, content blocks' text, data and error replaced by its
  * marker; when any was, its text starts with the note line and its data (an
  * object, or none) holds `redactions`, what was redacted by kind. `spilled`
  * counts what the tool's own spill held (see guardSpill), counted with the
@@ -39,9 +50,11 @@ export function redactOutput<T extends Output>(scanner: SecretScanner, output: T
   if (inText) Object.assign(counts, inText);
   const data = output.data === undefined ? undefined : scanner.redactValue(output.data, counts);
   const error = output.error === undefined ? undefined : (scanner.redactValue(output.error, counts) as CallError);
+  const content = output.content === undefined ? undefined : redactBlocks(scanner, output.content, counts);
   mergeCounts(counts, spilled);
   if (Object.keys(counts).length === 0) return { output };
   const redacted: T = { ...output, text: `${redactionNote(counts)}\n${text}` };
+  if (content !== undefined) redacted.content = content;
   if (data === undefined) redacted.data = { redactions: counts };
   else redacted.data = isRecord(data) && !Array.isArray(data) ? { ...data, redactions: counts } : data;
   if (error !== undefined) redacted.error = error;

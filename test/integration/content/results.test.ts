@@ -185,3 +185,31 @@ describe('budgets and limits.image_bytes', () => {
     }
   });
 });
+
+describe('guardrails and content', () => {
+  it('an embedded resource\'s text is scanned as text is; an image\'s base64 passes as it is', async () => {
+    const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const t = await buildTestApp({
+      builtins: false,
+      tools: [
+        {
+          name: 'leaky_resource',
+          description: 'An embedded resource holding a token, and an image.',
+          parameters: { type: 'object', properties: {} },
+          concurrencySafe: true,
+          run: async () => ({ text: 'see the resource', content: [{ type: 'resource', uri: 'file:///.env', mime_type: 'text/plain', text: `GITHUB_TOKEN=${secret}\n` }, { type: 'image', mime_type: 'image/png', data: PIXELS.toString('base64') }] }),
+        },
+      ],
+    });
+    try {
+      const { body } = await execute(t.app, [call('leaky_resource')]);
+      expect(JSON.stringify(body)).not.toContain(secret);
+      const result = body.results[0];
+      expect(result.content[0].text).toContain('[REDACTED:');
+      expect(result.content[1].data).toBe(PIXELS.toString('base64'));
+      expect(result.data.redactions).toBeDefined();
+    } finally {
+      await t.close();
+    }
+  });
+});
