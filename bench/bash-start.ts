@@ -33,7 +33,7 @@ const bare = () => new Promise<void>((resolve, reject) => spawn('/bin/true', { s
 const modes = { bare: null, none: tool('none'), bwrap: tool('required') };
 const samples: Record<keyof typeof modes, number[]> = { bare: [], none: [], bwrap: [] };
 const signal = new AbortController().signal;
-const ctx = () => ({ signal, tenant: 'bench', sessionId: 'bench', callId: 'bench', deadline: Date.now() + 30_000, imageBytes: 5_242_880, spill: () => Promise.reject(new Error('no spill')) });
+const ctx = () => ({ signal, aborted: false, tenant: 'bench', sessionId: 'bench', callId: 'bench', deadline: Date.now() + 30_000, imageBytes: 5_242_880, spill: () => Promise.reject(new Error('no spill')) });
 
 for (let i = 0; i < runs + 10; i++) {
   for (const mode of Object.keys(modes) as Array<keyof typeof modes>) {

@@ -53,7 +53,7 @@ const dirCount = await tree(root);
 const grepOf = (rules: PolicyRuleSpec[]): Tool => createBuiltinTools(root, createPathRules(rules)).find((tool) => tool.name === 'Grep')!;
 const modes = { 'no rule for reading': grepOf([]), 'three rules': grepOf(RULES) };
 const signal = new AbortController().signal;
-const ctx = { signal, tenant: 'bench', sessionId: 'bench', callId: 'bench', deadline: Date.now() + 3_600_000, imageBytes: 5_242_880, spill: () => Promise.reject(new Error('no spill')) };
+const ctx = { signal, aborted: false, tenant: 'bench', sessionId: 'bench', callId: 'bench', deadline: Date.now() + 3_600_000, imageBytes: 5_242_880, spill: () => Promise.reject(new Error('no spill')) };
 const samples: Record<string, { wall: number[]; cpu: number[] }> = {};
 // A pattern no line holds: every file of the tree is read and searched.
 const args = () => ({ pattern: 'nothing-matches-this', max_results: 1000 });

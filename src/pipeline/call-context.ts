@@ -1,6 +1,7 @@
 import type { TraceHeaders, TraceSpan } from '../observability/tracing.js';
 import type { CatalogView, ToolContext, ToolEvents } from '../tools/tool.js';
 import { catalogView } from './catalog.js';
+import type { CallAbort } from './timeout.js';
 import type { ExecContext, PipelineDeps } from './types.js';
 
 /**
@@ -19,7 +20,7 @@ export class CallContext implements ToolContext {
     readonly callId: string,
     timeoutMs: number,
     readonly spill: ToolContext['spill'],
-    private readonly abort: { readonly signal: AbortSignal },
+    private readonly abort: CallAbort,
     private readonly span: TraceSpan | undefined,
     private readonly ctx: ExecContext,
     private readonly deps: PipelineDeps,
@@ -33,6 +34,10 @@ export class CallContext implements ToolContext {
   /** Made only for a tool that reads it (see runWithTimeout). */
   get signal(): AbortSignal {
     return this.abort.signal;
+  }
+
+  get aborted(): boolean {
+    return this.abort.aborted;
   }
 
   /** Rendered only for a tool that passes them on. */

@@ -14,9 +14,20 @@ class LazyAbortController {
     return (this.controller ??= new AbortController()).signal;
   }
 
+  /** Aborting makes the controller, so none made yet means not aborted. */
+  get aborted(): boolean {
+    return this.controller?.signal.aborted ?? false;
+  }
+
   abort(reason: unknown): void {
     (this.controller ??= new AbortController()).abort(reason);
   }
+}
+
+/** A call's abort at its deadline: the signal, made when first read, and whether it fired, read without making it. */
+export interface CallAbort {
+  readonly signal: AbortSignal;
+  readonly aborted: boolean;
 }
 
 /**
@@ -26,7 +37,7 @@ class LazyAbortController {
  * only where it is used (see LazyAbortController). `cancel`, when the caller
  * aborts it, stops the tool the same way before the deadline: CANCELLED.
  */
-export async function runWithTimeout<T>(timeoutMs: number, work: (abort: { readonly signal: AbortSignal }) => Promise<T>, cancel?: AbortSignal): Promise<T> {
+export async function runWithTimeout<T>(timeoutMs: number, work: (abort: CallAbort) => Promise<T>, cancel?: AbortSignal): Promise<T> {
   const controller = new LazyAbortController();
   let timer: NodeJS.Timeout | undefined;
   let stop: (() => void) | undefined;

@@ -36,6 +36,13 @@ export interface ToolEvents {
 export interface ToolContext {
   /** Aborted at the call's deadline; tools should stop work when it fires. */
   signal: AbortSignal;
+  /**
+   * Whether `signal` has fired, read without making it: the pipeline makes a
+   * call's AbortSignal only when a tool asks for it (it costs more than the
+   * rest of a small Read's gates), so a tool that only checks between steps
+   * reads this instead.
+   */
+  readonly aborted: boolean;
   tenant: string;
   sessionId: string;
   callId: string;

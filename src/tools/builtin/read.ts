@@ -49,7 +49,7 @@ interface Lines {
  * one piece or more, each before it is decoded; `size` is the file's size
  * when it was opened.
  */
-async function numberLines(fd: number, window: Window, signal: AbortSignal, size: number, refuse: (head: Buffer) => void): Promise<Lines> {
+async function numberLines(fd: number, window: Window, call: { readonly aborted: boolean }, size: number, refuse: (head: Buffer) => void): Promise<Lines> {
   const result: Lines = { numbered: [], seen: 0, more: false, cut: false };
   const decoder = new StringDecoder('utf8');
   let buffer = readBufferFor(size);
@@ -76,7 +76,7 @@ async function numberLines(fd: number, window: Window, signal: AbortSignal, size
     return true;
   };
   for (let total = 0; ; ) {
-    throwIfAborted(signal);
+    throwIfAborted(call);
     const { bytesRead } = await readAsync(fd, buffer, 0, buffer.length, null);
     if (total < SNIFF_BYTES) refuse(buffer.subarray(0, Math.min(bytesRead, SNIFF_BYTES - total)));
     total += bytesRead;
@@ -177,7 +177,7 @@ export function createReadTool(ws: Workspace): Tool {
         offset: optionalNumber(args, 'offset', 1, 1_000_000_000, true) ?? 1,
         limit: limitArg ?? DEFAULT_READ_LIMIT,
       };
-      throwIfAborted(ctx.signal);
+      throwIfAborted(ctx);
       const real = await ws.resolveExisting(shown, args);
       // The reads go through the thread pool (a disk may answer them); the stat and the close of a descriptor just
       // opened to read are answered from the open file in memory, synchronously: a thread-pool hop costs ten times more.
@@ -197,7 +197,7 @@ export function createReadTool(ws: Workspace): Tool {
             suggestion: 'Use Grep to check whether it contains a string, or LS to see its size.',
           });
         let first = true;
-        const lines = await numberLines(fd, window, ctx.signal, stats.size, (head) => {
+        const lines = await numberLines(fd, window, ctx, stats.size, (head) => {
           // Told by the bytes, never the name: the first read asks for the whole file or 64 KB, so it holds the signature.
           const image = first ? imageTypeOf(head) : undefined;
           first = false;

@@ -57,6 +57,9 @@ export async function run(tool: Tool, command: string, options: { timeoutMs?: nu
   try {
     const output = await tool.run(options.timeoutMs === undefined ? { command } : { command, timeout_ms: options.timeoutMs }, {
       signal: controller.signal,
+      get aborted() {
+        return controller.signal.aborted;
+      },
       tenant: 't1',
       sessionId: 's1',
       callId: 'c1',

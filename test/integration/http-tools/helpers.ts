@@ -101,8 +101,12 @@ export async function createTempSpill(): Promise<TempSpill> {
 
 /** What the pipeline hands a tool: the signal aborts at the deadline. */
 export function callContext(timeoutMs: number, spill?: ToolContext['spill']): ToolContext {
+  const signal = AbortSignal.timeout(timeoutMs);
   return {
-    signal: AbortSignal.timeout(timeoutMs),
+    signal,
+    get aborted() {
+      return signal.aborted;
+    },
     deadline: Date.now() + timeoutMs,
     imageBytes: 5_242_880,
     tenant: 'acme',

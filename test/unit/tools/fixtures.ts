@@ -8,6 +8,9 @@ import { createBuiltinTools } from '../../../src/tools/builtin/index.js';
 export function makeCtx(signal: AbortSignal = new AbortController().signal): ToolContext {
   return {
     signal,
+    get aborted() {
+      return signal.aborted;
+    },
     tenant: 'tenant-a',
     sessionId: 'session-1',
     callId: 'call_1',
