@@ -35,7 +35,9 @@ const HELP = `npm run bench [-- options]
   --no-pin              let the servers and the load generator share every CPU (by default each
                         server runs on one CPU and everything else on the others, with taskset)
   --scenarios <list>    ${SCENARIO_IDS.join(',')} (default all)
-  --targets <list>      floor,memory,redis,mcp (default all; redis needs redis-server)
+  --targets <list>      floor,memory,redis,mcp (default all; redis needs redis-server), and audit:
+                        the memory gateway with its audit trail on (a file store), only when named
+                        (--targets memory,audit gives the trail's cost)
   --log-level <level>   toolgate's log level (default info)
   --profile             instead: CPU-profile the first of --targets (memory, the default, or
                         any other) during one run of the first scenario at the first
@@ -45,6 +47,8 @@ const HELP = `npm run bench [-- options]
 
 const RESULTS = fileURLToPath(new URL('results/', import.meta.url));
 const ALL_TARGETS: readonly TargetName[] = ['floor', 'memory', 'redis', 'mcp'];
+/** Targets run only when named: the audit trail's cost is memory against audit. */
+const NAMED_TARGETS: readonly TargetName[] = [...ALL_TARGETS, 'audit'];
 /** Before counting Redis commands: longer than any request of a load run takes to finish. */
 const QUIET_MS = 2_000;
 
@@ -84,7 +88,7 @@ const settings = {
 const chosen = list(flags.scenarios) ?? SCENARIO_IDS;
 const scenarios = SCENARIOS.filter((s) => chosen.includes(s.id));
 const wanted = flags.profile ? (list(flags.targets)?.slice(0, 1) ?? ['memory']) : (list(flags.targets) ?? ALL_TARGETS);
-if (chosen.length === 0 || chosen.some((id) => !SCENARIO_IDS.includes(id)) || wanted.some((t) => !ALL_TARGETS.includes(t as TargetName))) {
+if (chosen.length === 0 || chosen.some((id) => !SCENARIO_IDS.includes(id)) || wanted.some((t) => !NAMED_TARGETS.includes(t as TargetName))) {
   console.error(`unknown scenario or target\n\n${HELP}`);
   process.exit(2);
 }
@@ -118,6 +122,7 @@ async function startTargets(names: readonly TargetName[], workspace: string, spi
     const gateway: GatewayOptions = { workspace, spillDir: join(spillDir, name), logLevel: settings.logLevel };
     if (name === 'redis') gateway.redisUrl = redis!.url;
     if (name === 'many-tools') gateway.httpTools = MANY_TOOLS.httpTools;
+    if (name === 'audit') gateway.auditDir = join(spillDir, 'audit-trail');
     const options = name === 'floor' || name === 'mcp' ? { workspace } : gateway;
     targets.push(await startTarget(name, options, pinning?.server));
     log(`started ${TARGET_LABELS[name]} at ${targets.at(-1)!.url}${pinning ? ` on CPU ${pinning.server}` : ''}`);

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage, ProcessUsage, ProfileKind, TargetStats } from '../targets/child.js';
 
 /** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
-export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools';
+/** `audit`: the memory-store gateway with its audit trail on (file store), to compare with `memory`. */
+export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools' | 'audit';
 
 /** A target server in a child process of its own, so the load generator does not share its event loop. */
 export interface Target {
@@ -31,11 +32,12 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   redis: 'toolgate, Redis store',
   mcp: 'MCP SDK server',
   'many-tools': 'toolgate, memory store, 500 HTTP tools (realistic catalog)',
+  audit: 'toolgate, memory store, audit trail on (file store)',
 };
 
 const STOP_TIMEOUT_MS = 10_000;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.ts', redis: 'gateway.ts', mcp: 'mcp-peer.ts', 'many-tools': 'gateway.ts' };
+const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.ts', redis: 'gateway.ts', mcp: 'mcp-peer.ts', 'many-tools': 'gateway.ts', audit: 'gateway.ts' };
 
 /**
  * Start a target's entry under tsx (`node --import tsx`); the gateway's entry

@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type * as App from '../../src/app.js';
+import type * as Audit from '../../src/audit/index.js';
 import type * as Load from '../../src/config/load.js';
 import type * as Logger from '../../src/observability/logger.js';
 import type * as Registry from '../../src/registry/registry.js';
@@ -20,6 +21,8 @@ export interface GatewayOptions {
   redisUrl?: string;
   /** HTTP tools to declare besides the built-ins: a large catalog (none are called). */
   httpTools?: number;
+  /** The audit trail on, as a file store in this directory; absent: off. */
+  auditDir?: string;
 }
 
 /**
@@ -51,6 +54,7 @@ const { createMemoryStateStore } = await build<typeof Memory>('state/memory/inde
 const { createRedisStateStore } = await build<typeof Redis>('state/redis/index.js');
 const { createHttpDispatchers } = await build<typeof HttpTools>('tools/http/index.js');
 const { loadTools } = await build<typeof Tools>('tools/index.js');
+const { AuditTrail, createAuditStore } = await build<typeof Audit>('audit/index.js');
 
 /**
  * toolgate as `toolgate serve` wires it (src/server.ts), plus the Noop and tool_search tools:
@@ -80,7 +84,14 @@ await serveTarget(async () => {
         commandTimeoutMs: config.state.command_timeout_ms,
       })
     : createMemoryStateStore();
-  const app = await buildApp({ state, spill, registry, clock: systemClock, logger }, config);
+  let audit: Audit.AuditTrail | undefined;
+  if (options.auditDir) {
+    // As start-up opens it (src/startup.ts), with the default settings.
+    const store = createAuditStore(pathToFileURL(options.auditDir).href, 67_108_864, undefined);
+    const chain = await store.open('bench');
+    audit = new AuditTrail({ store, chain, clock: systemClock, flushMs: 200, maxPending: 100_000, health: { failed: () => {}, ok: () => {} }, onDropped: () => {} });
+  }
+  const app = await buildApp({ state, spill, registry, clock: systemClock, logger, ...(audit && { audit }) }, config);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   return {
@@ -93,6 +104,7 @@ await serveTarget(async () => {
     },
     async close() {
       await app.close();
+      await audit?.close();
       await state.close();
       await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
     },
