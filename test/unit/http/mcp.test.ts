@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool, faultyTool, slowTool } from '../../helpers/tools.js';
 
-/** POST/GET /mcp: MCP Streamable HTTP, stateless, JSON responses (no SSE). */
+/** POST/GET /mcp: MCP Streamable HTTP, stateless, JSON responses (an SSE answer only while a call streams upstream progress or logs: test/integration/content/mcp-events.test.ts). */
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const counter = { runs: 0 };
