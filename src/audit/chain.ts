@@ -27,9 +27,28 @@ const SEALED = /,"hash":"([0-9a-f]{64})"\}$/;
  * the line's own, so a verifier never re-serializes anything.
  */
 export function seal(entry: AuditEntry, place: Place): { line: string; hash: string } {
-  const body = canonicalJson({ ...entry, ...place });
+  const body = canonicalBody(entry, place);
   const hash = sha256Hex(place.prev + body);
   return { line: `${body.slice(0, -1)},"hash":"${hash}"}`, hash };
+}
+
+const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : 1);
+
+/**
+ * canonicalJson of the entry and its place as one object, without making that
+ * object: an object spread from two grew slow to read key by key, and this is
+ * paid for every call.
+ */
+function canonicalBody(entry: AuditEntry, place: Place): string {
+  const fields: Array<[string, unknown]> = Object.entries(entry);
+  fields.push(['seq', place.seq], ['time', place.time], ['replica', place.replica], ['prev', place.prev]);
+  fields.sort(byKey);
+  let body = '';
+  for (const [key, value] of fields) {
+    if (value === undefined) continue;
+    body += `${body ? ',' : '{'}${JSON.stringify(key)}:${typeof value === 'object' && value !== null ? canonicalJson(value) : JSON.stringify(value)}`;
+  }
+  return `${body}}`;
 }
 
 /** A line taken apart: the JSON its hash covers, the hash it states, and that JSON parsed; a string says why it cannot be. */

@@ -75,7 +75,7 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
         if (envelope.callbackUrl !== undefined) {
           throw new GatewayError('BAD_REQUEST', { message: 'callback_url is for "mode":"async"; a synchronous request gets its results in the response.' });
         }
-        const ctx: ExecContext = { caller, sessionId, log: request.log, format: envelope.format };
+        const ctx: ExecContext = { caller, sessionId, log: request.log, format: envelope.format, requestId: request.id };
         if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;
         if (model !== undefined) ctx.model = model;
         if (request.span) ctx.span = request.span;

@@ -147,7 +147,7 @@ export function mcpRoutes(deps: PipelineDeps) {
   }
 
   async function runCall(id: RpcId, parsed: { name: string; arguments: Record<string, unknown> }, x: Exchange, cancel: AbortSignal, events?: ToolEvents): Promise<RpcResponse> {
-    const ctx: ExecContext = { caller: x.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp', cancel };
+    const ctx: ExecContext = { caller: x.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp', cancel, requestId: x.request.id };
     if (events) ctx.events = events;
     if (x.request.span) ctx.span = x.request.span;
     const call: NormalizedCall = {

@@ -72,8 +72,7 @@ function unavailable(call: PlannedCall, result: CallResult): CallResult {
 export async function auditCalls(calls: readonly PlannedCall[], answers: Answers, hashes: readonly string[], ctx: ExecContext, deps: PipelineDeps): Promise<Answers> {
   const trail = deps.audit;
   if (!trail) return answers;
-  // The request's logger carries its id (pino's bindings); a queued job's has none of its own.
-  const requestId = String((ctx.log as unknown as { bindings?: () => Record<string, unknown> }).bindings?.().request_id ?? '');
+  const requestId = ctx.requestId ?? '';
   const waits: Array<Promise<number | undefined>> = [];
   calls.forEach((call, i) => {
     const durable = call.entry !== undefined && !call.entry.concurrencySafe;

@@ -43,6 +43,8 @@ export interface ExecContext {
   timeoutMs?: number;
   /** The request's span, parent of one span per call; absent with tracing off. */
   span?: TraceSpan;
+  /** The HTTP request's id (`x-request-id`), for the audit record; absent for a queued job. */
+  requestId?: string;
   /** The model that proposed the calls, for the per-call log line (see protocol/calls/model.ts); absent when unknown. */
   model?: string;
   /** The dialect of the request's calls (`mcp` over /mcp); tool_search renders what it finds in it. Absent: openai. */
