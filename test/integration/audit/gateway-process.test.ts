@@ -1,14 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createFileAuditStore } from '../../../src/audit/file-store.js';
 import { verifyChain } from '../../../src/audit/index.js';
+import { createS3AuditStore } from '../../../src/audit/s3-store.js';
+import { S3Client } from '../../../src/spill/index.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
+import { S3RVER_CREDENTIALS, s3StoreOptions, TEST_BUCKET } from '../../helpers/s3.js';
 
 const CLI = fileURLToPath(new URL('../../../src/cli.ts', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -24,11 +27,12 @@ afterEach(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-/** `toolgate serve` on `port`, its trail under scratch/audit as chain "gw"; resolves once it is ready. */
-async function gateway(port: number): Promise<ChildProcess> {
-  const base = Object.fromEntries(['PATH', 'HOME', 'TMPDIR'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-  const env = { ...base, PORT: String(port), TOOLGATE_AUDIT_URL: `file://${join(scratch, 'audit')}`, TOOLGATE_CONFIG: '', LOG_LEVEL: 'warn' };
-  // The replica name comes from the host name; the test names the chain by listing it.
+const base = () => Object.fromEntries(['PATH', 'HOME', 'TMPDIR'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+
+/** `toolgate serve` on `port`, its trail under scratch/audit unless `more` says otherwise; resolves once it is ready. */
+async function gateway(port: number, more: Record<string, string> = {}): Promise<ChildProcess> {
+  const env = { ...base(), PORT: String(port), TOOLGATE_AUDIT_URL: `file://${join(scratch, 'audit')}`, TOOLGATE_CONFIG: '', LOG_LEVEL: 'warn', ...more };
+  // The chain's name comes from the host name; the test finds it by listing the chains.
   const child = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
@@ -64,6 +68,45 @@ function load(port: number, callers: number): { stop(): void; answered: Set<stri
   const done = Promise.all(Array.from({ length: callers }, (_, i) => one(i))).then(() => undefined);
   return { stop: () => (running = false), answered, done };
 }
+
+describe('a gateway process on an S3-compatible bucket', () => {
+  it("writes every answered call's record there, in one chain that toolgate audit verify finds whole, and a changed object it names", { timeout: 180_000 }, async () => {
+    const port = await freePort();
+    const prefix = `audit-process-${port}`;
+    const s3 = { S3_ENDPOINT: inject('s3Endpoint'), AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey };
+    const url = `s3://${TEST_BUCKET}/${prefix}`;
+    const child = await gateway(port, { ...s3, TOOLGATE_AUDIT_URL: url });
+    const traffic = load(port, 4);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    traffic.stop();
+    await traffic.done;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(traffic.answered.size).toBeGreaterThan(5);
+
+    const store = createS3AuditStore({ ...s3StoreOptions(inject('s3Endpoint'), prefix) });
+    const [chain, ...others] = await store.chains();
+    expect(others).toEqual([]);
+    const recorded = new Set<string>();
+    for (const segment of await store.segments(chain!)) for await (const line of store.lines(chain!, segment)) recorded.add(JSON.parse(line).call_id);
+    expect([...traffic.answered].filter((id) => !recorded.has(id))).toEqual([]);
+
+    const verify = (env: Record<string, string>) =>
+      new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(process.execPath, ['--import', TSX, CLI, 'audit', 'verify', '--url', url], { cwd: scratch, env: { ...base(), ...env } }, (err, stdout) =>
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }),
+        ),
+      );
+    expect(await verify(s3)).toEqual({ code: 0, stdout: `chain ${chain}: ${recorded.size} records, ok\n` });
+    const client = new S3Client(s3StoreOptions(inject('s3Endpoint'), prefix));
+    const key = `${prefix}/${chain}/${(await store.segments(chain!))[0]}`;
+    const text = await (await client.send({ operation: 'GetObject', method: 'GET', key })).body.text();
+    await (await client.send({ operation: 'PutObject', method: 'PUT', key, body: text.replace('"status":"success"', '"status":"error"') })).body.dump();
+    const changed = await verify(s3);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toMatch(/FAILED after 0 good records: .* record 1 was changed/);
+  });
+});
 
 describe('SIGKILL under load', () => {
   it('loses no record of an answered side-effecting call and never forks the chain', { timeout: 180_000 }, async () => {
