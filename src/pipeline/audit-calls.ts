@@ -51,7 +51,8 @@ function entryOf(call: PlannedCall, result: CallResult, resultSha256: string, ct
 }
 
 function unavailable(call: PlannedCall, result: CallResult): CallResult {
-  const ran = result.error === undefined || result.stats.time_ms > 0;
+  // A gate's failure means the call never ran; any other answer came from the tool, or is its replayed result.
+  const ran = call.failure === undefined;
   const error = new GatewayError('AUDIT_UNAVAILABLE', {
     message: ran
       ? `${call.name} ran, but its audit record could not be stored, so its result is withheld; the same call id is replayed once the trail works again.`
@@ -87,6 +88,8 @@ export async function auditCalls(calls: readonly PlannedCall[], answers: Answers
   const payloads = [...answers.payloads];
   const serialized = [...answers.serialized];
   for (const i of failed) {
+    // Refused by the audit gate: its own answer already says so.
+    if (results[i]!.error?.code === 'AUDIT_UNAVAILABLE') continue;
     results[i] = unavailable(calls[i]!, results[i]!);
     const payload = payloadOf(results[i]!);
     payloads[i] = visiblePayload(payload);
