@@ -1,5 +1,5 @@
-import { closeSync, constants, open as openFd, realpathSync, statSync } from 'node:fs';
-import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, open as openFd, realpath as realpathFd, realpathSync, statSync } from 'node:fs';
+import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { GatewayError } from '../protocol/errors.js';
@@ -75,6 +75,12 @@ export interface Workspace {
 }
 
 const openFdAsync = promisify(openFd);
+/**
+ * The OS's realpath (as fs/promises' is), through the callback API: its
+ * request costs 2-3 µs less CPU than the promise API's, once per path a
+ * call resolves.
+ */
+const realpath = promisify(realpathFd.native);
 
 /** What a path resolves to: the real path of its longest existing prefix, and the components missing below it. */
 interface Located {
