@@ -5,7 +5,7 @@ import { GatewayError } from '../protocol/errors.js';
 import { executeResponse } from '../protocol/response.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
 import { executeOnce } from '../pipeline/idempotency.js';
-import { executeCalls } from '../pipeline/run-batch.js';
+import { executeCalls } from '../pipeline/execute-calls.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { submitExecution, type AsyncSubmission } from './executions.js';
 import { inToolset, ToolsetParam } from './toolsets.js';

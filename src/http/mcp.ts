@@ -10,7 +10,7 @@ import {
 } from '../protocol/mcp.js';
 import { rpcErrorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
-import { executeCalls } from '../pipeline/run-batch.js';
+import { executeCalls } from '../pipeline/execute-calls.js';
 import type { Caller, ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { toMcp } from '../registry/dialects/index.js';
 import { isRecord } from '../protocol/json.js';

@@ -1,10 +1,12 @@
 import { GatewayError } from '../protocol/errors.js';
-import { StateUnavailableError, type AdmitRequest, type Admission, type CallRef, type StoredResult } from '../state/state-store.js';
+import type { AdmitRequest, Admission, CallRef, StoredResult } from '../state/state-store.js';
 import { approvalDeniedError, approvalPart, approvalPendingError, openApprovals } from './gates/approval.js';
 import { breakerPart, circuitOpenError } from './gates/breaker.js';
 import { injectLock, lockPathToFetch } from './gates/lock.js';
 import { rateLimitedError, rateLimitPart } from './gates/rate-limit.js';
 import { mismatchError, replayPart, stillRunningError } from './gates/replay.js';
+import { withState } from './state-health.js';
+import { callTimeout } from './timeout.js';
 import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
 /** What admission decided for a call that passed the local gates. */
@@ -12,11 +14,6 @@ export type AdmitOutcome =
   | { kind: 'run'; probe: boolean; replayLease: boolean }
   | { kind: 'replayed'; result: StoredResult }
   | { kind: 'stopped' };
-
-export function callTimeout(call: PlannedCall, ctx: ExecContext): number {
-  const own = call.entry!.timeoutMs;
-  return ctx.timeoutMs === undefined ? own : Math.min(own, ctx.timeoutMs);
-}
 
 /** Which call of whose session a request to the store is about; admit and settle both start from it. */
 export function storeCall(call: PlannedCall, ctx: ExecContext): CallRef & { tool: string } {
@@ -53,17 +50,17 @@ function stop(call: PlannedCall, failure: GatewayError): AdmitOutcome {
 }
 
 /** Another request runs this call id: its result, once it has one, is this call's. */
-async function awaitRunning(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<AdmitOutcome> {
-  let result: StoredResult | null;
-  try {
-    result = await deps.state.awaitResult({ tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id }, callTimeout(call, ctx));
-  } catch (err) {
+function awaitRunning(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<AdmitOutcome> {
+  return withState(
+    deps,
+    ctx.log,
+    async () => {
+      const result = await deps.state.awaitResult({ tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id }, callTimeout(call, ctx));
+      return result ? { kind: 'replayed', result } : stop(call, stillRunningError(call));
+    },
     // The store went away while waiting: this call cannot be answered, the rest of the batch still can.
-    if (!(err instanceof StateUnavailableError)) throw err;
-    deps.health.failed(err, ctx.log);
-    return stop(call, stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`));
-  }
-  return result ? { kind: 'replayed', result } : stop(call, stillRunningError(call));
+    () => stop(call, stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`)),
+  );
 }
 
 /** Each answer to the gate it belongs to, which says what it means for the call. */
@@ -100,13 +97,13 @@ function interpret(call: PlannedCall, request: AdmitRequest, admission: Admissio
  */
 export async function admitBatch(calls: readonly PlannedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<AdmitOutcome[]> {
   const requests = calls.map((call) => admitRequest(call, ctx, deps));
-  let admissions: Admission[];
-  try {
-    admissions = await openApprovals(calls, requests, await deps.state.admit(requests, deps.clock.now()), deps);
-    deps.health.ok(ctx.log);
-  } catch (err) {
-    if (!(err instanceof StateUnavailableError)) throw err;
-    deps.health.failed(err, ctx.log);
+  const admissions = await withState(
+    deps,
+    ctx.log,
+    async () => openApprovals(calls, requests, await deps.state.admit(requests, deps.clock.now()), deps),
+    () => null,
+  );
+  if (admissions === null) {
     return calls.map((call, i) => {
       if (!needsState(requests[i]!)) return { kind: 'run', probe: false, replayLease: false };
       return stop(call, stateUnavailable(`${call.name} needs the state store, which is unreachable; nothing was run.`));

@@ -29,6 +29,8 @@
  */
 import { payloadOf, visiblePayload, type Payload, type TruncationRecord } from '../protocol/result.js';
 import { isSpillFailure, type SpillOutcome } from '../spill/spill-store.js';
+import type { SpillBytes } from '../tools/content.js';
+import { contentBytes, fitContent } from './content-budget.js';
 import { cutText, hasNote, literalBytes, type ResumeHint } from './cut-text.js';
 
 /** Stores one whole output in the spill store, for the caller's tenant; a store failure is an outcome, never a rejection. */
@@ -99,7 +101,7 @@ export async function applyBatchBudget(
 ): Promise<{ payloads: Payload[]; spilledBytes: number; cut: number }> {
   payloads = payloads.map(payloadOf);
   const sizes = known ? [...known] : payloads.map(payloadBytes);
-  if (sizes.reduce((a, b) => a + b, 0) <= budgetBytes) return { payloads, spilledBytes: 0, cut: 0 };
+  if (withinBudget(sizes, budgetBytes)) return { payloads, spilledBytes: 0, cut: 0 };
   const records = payloads.map((p) => p.truncated);
   // A payload's minimum size depends on its record; until it is spilled, the
   // size with `"truncated":null` is a lower bound. Spilling can only raise
@@ -124,6 +126,49 @@ export async function applyBatchBudget(
       if (record.uri !== null) spilledBytes += record.original_bytes;
     });
   }
+}
+
+function withinBudget(sizes: readonly number[], budgetBytes: number): boolean {
+  return sizes.reduce((a, b) => a + b, 0) <= budgetBytes;
+}
+
+/** What only a batch over its budget needs: the tenant's spill and each payload's resume hint, made only then (most batches fit). */
+export interface BatchCutting {
+  spill: Spill & SpillBytes;
+  hints: readonly (ResumeHint | undefined)[];
+}
+
+/**
+ * The batch budget over a request's payloads (`json`: each as serialized). A
+ * batch within it is left as it is: undefined, nothing made or copied. Over
+ * it, the inline blocks are fitted first (content-budget.ts), then the texts
+ * are cut together (applyBatchBudget). Returns the payloads and their
+ * serialized forms when anything changed.
+ */
+export async function fitBatch(
+  payloads: Payload[],
+  json: readonly string[],
+  budgetBytes: number,
+  cutting: () => BatchCutting,
+): Promise<{ payloads: Payload[]; json: string[] } | undefined> {
+  let sizes = json.map(utf8Bytes);
+  let blocks = payloads.reduce((sum, p) => sum + contentBytes(p), 0);
+  if (withinBudget(sizes, budgetBytes - blocks)) return undefined;
+  const { spill, hints } = cutting();
+  let fitted: { payloads: Payload[]; json: string[] } | undefined;
+  if (blocks > 0) {
+    payloads = await fitContent(payloads, sizes, budgetBytes, spill);
+    fitted = { payloads, json: payloads.map(payloadJson) };
+    sizes = fitted.json.map(utf8Bytes);
+    blocks = payloads.reduce((sum, p) => sum + contentBytes(p), 0);
+  }
+  const batch = await applyBatchBudget(payloads, budgetBytes - blocks, spill, hints, sizes);
+  if (batch.cut > 0) return { payloads: batch.payloads, json: batch.payloads.map(payloadJson) };
+  return fitted;
+}
+
+function utf8Bytes(json: string): number {
+  return Buffer.byteLength(json, 'utf8');
 }
 
 /** Largest cap whose capped sizes fit the budget; 0 when even every minimum together does not. */

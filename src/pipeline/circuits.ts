@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RegisteredTool } from '../registry/registry.js';
-import { StateUnavailableError, type CircuitStatus } from '../state/state-store.js';
+import type { CircuitStatus } from '../state/state-store.js';
 import { breakerScope } from './gates/breaker.js';
+import { withState } from './state-health.js';
 import type { Caller, PipelineDeps } from './types.js';
 
 /**
@@ -16,13 +17,10 @@ export async function circuitsFor(
   log?: FastifyBaseLogger,
 ): Promise<CircuitStatus[]> {
   const scopes = entries.map((e) => breakerScope(e, caller, deps));
-  try {
-    const circuits = await deps.state.circuits(scopes, deps.clock.now());
-    deps.health.ok(log);
-    return circuits;
-  } catch (err) {
-    if (!(err instanceof StateUnavailableError)) throw err;
-    deps.health.failed(err, log);
-    return scopes.map((scope) => ({ scope, state: 'closed', failures: 0, reopens_at: null }));
-  }
+  return withState(
+    deps,
+    log,
+    () => deps.state.circuits(scopes, deps.clock.now()),
+    () => scopes.map((scope) => ({ scope, state: 'closed', failures: 0, reopens_at: null })),
+  );
 }

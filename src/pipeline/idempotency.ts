@@ -2,8 +2,10 @@ import type { NormalizedCall } from '../protocol/calls/index.js';
 import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import { asReplayed, type CallResult, type VisiblePayload } from '../protocol/result.js';
-import { StateUnavailableError, type StoredResult } from '../state/state-store.js';
-import { executeCalls } from './run-batch.js';
+import type { StoredResult } from '../state/state-store.js';
+import { executeCalls } from './execute-calls.js';
+import { argumentsOrEmpty } from './gates/parse.js';
+import { withState } from './state-health.js';
 import type { ExecContext, PipelineDeps } from './types.js';
 
 /** What a request is answered from: its results and, for a batch that ran, what the model sees of each. */
@@ -36,14 +38,14 @@ export async function executeOnce(
   const key = `${ctx.caller.keyId}\n${given}`;
   const fingerprint = requestFingerprint(ctx.sessionId, ctx.caller.toolset, calls);
   const leaseMs = deps.config.limits.tool_timeout_ms * deps.config.limits.calls_per_batch + 5_000;
-  let claim;
-  try {
-    claim = await deps.state.claimRequest(tenant, key, fingerprint, leaseMs);
-  } catch (err) {
-    if (!(err instanceof StateUnavailableError)) throw err;
-    deps.health.failed(err, ctx.log);
-    throw stateUnavailable();
-  }
+  const claim = await withState(
+    deps,
+    ctx.log,
+    () => deps.state.claimRequest(tenant, key, fingerprint, leaseMs),
+    () => {
+      throw stateUnavailable();
+    },
+  );
   if (claim.outcome === 'mismatch') {
     throw new GatewayError('IDEMPOTENCY_MISMATCH', {
       message: 'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order), another session or another toolset.',
@@ -97,9 +99,9 @@ function requestFingerprint(sessionId: string, toolset: string | undefined, call
 }
 
 // Tagged, so that text that is not JSON never hashes like some parsed value.
-function parsedArguments(raw: unknown): ['json' | 'text', unknown] {
-  // As the parse gate reads them: absent, null and "" are {}.
-  if (raw === undefined || raw === null || raw === '') return ['json', {}];
+function parsedArguments(given: unknown): ['json' | 'text', unknown] {
+  // As the parse gate reads them.
+  const raw = argumentsOrEmpty(given);
   if (typeof raw !== 'string') return ['json', raw];
   try {
     return ['json', JSON.parse(raw) as unknown];

@@ -1,4 +1,11 @@
 import { GatewayError } from '../protocol/errors.js';
+import type { ExecContext, PlannedCall } from './types.js';
+
+/** A call's deadline: its tool's timeout, lowered (never raised) by the request's `timeout_ms`. */
+export function callTimeout(call: PlannedCall, ctx: ExecContext): number {
+  const own = call.entry!.timeoutMs;
+  return ctx.timeoutMs === undefined ? own : Math.min(own, ctx.timeoutMs);
+}
 
 /**
  * An AbortController made on first use. On Node 20 making an AbortSignal
@@ -60,18 +67,4 @@ export async function runWithTimeout<T>(timeoutMs: number, work: (abort: CallAbo
     clearTimeout(timer);
     if (stop) cancel?.removeEventListener('abort', stop);
   }
-}
-
-/** Run `task` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { RedisClient } from '../state/redis/index.js';
 import type { Config } from '../config/schema.js';
 import type { Tracing } from '../observability/tracing.js';
-import { executeCalls } from '../pipeline/run-batch.js';
+import { executeCalls } from '../pipeline/execute-calls.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import type { HttpDispatchers } from '../tools/http/index.js';
 import { callbackAttempts, deliverCallback, type CallbackJob } from './callbacks.js';

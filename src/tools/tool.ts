@@ -176,7 +176,7 @@ export interface Tool {
    * to continue from). `kept` is what the model sees, `rest` what was cut
    * off. Without it the cut names the `/outputs/{id}` url only.
    */
-  resumeHint?(kept: string, rest: string): string | undefined;
+  resumeHint?: (kept: string, rest: string) => string | undefined;
   /** The upstream MCP server the tool belongs to, for GET /tools/{name}; absent for the gateway's own tools. */
   upstream?: UpstreamOrigin;
   /** Bash: the sandbox its commands run in, for GET /tools/{name}. */

@@ -1,8 +1,9 @@
 import { GatewayError } from '../../protocol/errors.js';
 import type { RegisteredTool } from '../../registry/registry.js';
 import { scopeOf } from '../../state/breaker-scope.js';
-import type { AdmitRequest } from '../../state/state-store.js';
-import type { Caller, PipelineDeps, PlannedCall } from '../types.js';
+import type { AdmitRequest, SettleRequest } from '../../state/state-store.js';
+import { callTimeout } from '../timeout.js';
+import type { Caller, ExecContext, PipelineDeps, PlannedCall } from '../types.js';
 
 /*
  * Gate 6 (breaker) and gate 9's breaker half: which breaker a call counts
@@ -63,4 +64,20 @@ export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout
     default:
       return 'neutral';
   }
+}
+
+/**
+ * What settling asks of the breaker for a call that ran: its outcome
+ * (breakerOutcome; a deadline the request's `timeout_ms` lowered is the
+ * caller's cut), and whether it was the half-open breaker's probe.
+ */
+export function breakerSettlePart(call: PlannedCall, error: GatewayError | undefined, probe: boolean, ctx: ExecContext, deps: PipelineDeps): SettleRequest['breaker'] {
+  const entry = call.entry!;
+  return {
+    scope: breakerScope(entry, ctx.caller, deps),
+    outcome: breakerOutcome(error, callTimeout(call, ctx) < entry.timeoutMs),
+    probe,
+    failureThreshold: entry.breaker.failureThreshold,
+    recoveryMs: entry.breaker.recoveryMs,
+  };
 }

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
-import type { LockMeta } from '../../state/state-store.js';
+import type { LockMeta, SettleRequest } from '../../state/state-store.js';
 import type { ToolOutput } from '../../tools/tool.js';
-import type { PlannedCall } from '../types.js';
+import type { PipelineDeps, PlannedCall } from '../types.js';
 
 /*
  * Gate 5, lock injection: a write runs against the file as this session last
@@ -61,4 +61,10 @@ export function lockToStore(call: PlannedCall, output: ToolOutput): { path: stri
   const data = output.data as Partial<LockMeta> | undefined;
   if (!path || typeof data?.file_mtime_ms !== 'number' || typeof data.file_size_bytes !== 'number') return undefined;
   return { path, meta: { file_mtime_ms: data.file_mtime_ms, file_size_bytes: data.file_size_bytes } };
+}
+
+/** Gate 9's lock half: what a call that succeeded leaves (lockToStore), kept for the configured time; a failed call leaves what the session saw as it was. */
+export function lockSettlePart(call: PlannedCall, output: ToolOutput | undefined, deps: PipelineDeps): SettleRequest['lock'] {
+  const lock = output && !output.error ? lockToStore(call, output) : undefined;
+  return lock && { ...lock, ttlMs: deps.config.state.lock_ttl_ms };
 }

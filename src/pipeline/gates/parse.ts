@@ -16,10 +16,14 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** Gate 1: the arguments are a JSON object (a string is parsed; an absent value is `{}`). */
+/** Absent, null or empty arguments are `{}`: models send each for a tool that takes none. */
+export function argumentsOrEmpty(raw: unknown): unknown {
+  return raw === undefined || raw === null || raw === '' ? {} : raw;
+}
+
+/** Gate 1: the arguments are a JSON object (a string is parsed; absent ones are `{}`, see argumentsOrEmpty). */
 export const parseGate: LocalGate = (call) => {
-  let value = call.rawArguments;
-  if (value === undefined || value === null || value === '') value = {};
+  let value = argumentsOrEmpty(call.rawArguments);
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);

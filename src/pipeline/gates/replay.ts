@@ -1,7 +1,8 @@
 import { canonicalJson, sha256Hex } from '../../protocol/canonical.js';
 import { GatewayError } from '../../protocol/errors.js';
-import type { AdmitRequest } from '../../state/state-store.js';
-import type { PlannedCall } from '../types.js';
+import type { CallResult } from '../../protocol/result.js';
+import type { AdmitRequest, SettleRequest, StoredResult } from '../../state/state-store.js';
+import type { PipelineDeps, PlannedCall } from '../types.js';
 
 /** Binds a call id to what it asked for, so the same id with other arguments is caught. */
 export function fingerprintOf(name: string, args: Record<string, unknown>): string {
@@ -23,6 +24,12 @@ export function fingerprintOf(name: string, args: Record<string, unknown>): stri
 export function replayPart(call: PlannedCall, timeoutMs: number): AdmitRequest['replay'] {
   if (call.entry!.concurrencySafe) return undefined;
   return { fingerprint: call.fingerprint!, leaseMs: timeoutMs + 5_000 };
+}
+
+/** Gate 9's replay half: a call that held the replay lease leaves its result for the same id again, without the id itself (a replay answers with its own). */
+export function replaySettlePart(result: CallResult, deps: PipelineDeps): SettleRequest['replay'] {
+  const { tool_call_id: _id, replayed: _replayed, ...stored } = result;
+  return { result: stored as StoredResult, ttlMs: deps.config.state.replay_ttl_ms };
 }
 
 /** The id was used for another call: final, a new id is the way on. */

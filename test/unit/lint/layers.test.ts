@@ -19,7 +19,7 @@ describe('imports point one way: http → pipeline → registry/tools/state/spil
     ['src/state/memory/x.ts', "import type { Tool } from '../../tools/tool.js';"],
     ['src/spill/x.ts', "import type { StateStore } from '../state/state-store.js';"],
     ['src/audit/x.ts', "import type { PipelineDeps } from '../pipeline/types.js';"],
-    ['src/tools/builtin/x.ts', "import { executeCalls } from '../../pipeline/run-batch.js';"],
+    ['src/tools/builtin/x.ts', "import { executeCalls } from '../../pipeline/execute-calls.js';"],
     ['src/registry/dialects/x.ts', "import { executeRoutes } from '../../http/execute.js';"],
     ['src/pipeline/gates/x.ts', "import { installErrorHandling } from '../../http/errors.js';"],
     ['src/http/x.ts', "import { buildApp } from '../app.js';"],
@@ -29,7 +29,7 @@ describe('imports point one way: http → pipeline → registry/tools/state/spil
   });
 
   it.each([
-    ['src/http/x.ts', "import { executeCalls } from '../pipeline/run-batch.js';"],
+    ['src/http/x.ts', "import { executeCalls } from '../pipeline/execute-calls.js';"],
     ['src/pipeline/gates/x.ts', "import type { Tool } from '../../tools/tool.js';"],
     ['src/state/memory/x.ts', "import type { Clock } from '../../shared/clock.js';"],
     ['src/config/x.ts', "import { patternProblem } from '../policy/index.js';"],

@@ -1,0 +1,75 @@
+import type { NormalizedCall } from '../protocol/calls/index.js';
+import { sha256Hex } from '../protocol/canonical.js';
+import { payloadOf, visiblePayload, type CallResult, type VisiblePayload } from '../protocol/result.js';
+import { mapBounded } from '../shared/map-bounded.js';
+import { admitBatch } from './admit.js';
+import { auditCalls } from './audit-calls.js';
+import { fitBatch, payloadJson } from './budget.js';
+import { errorResult, replayedResult, withPayload } from './call-result.js';
+import { partition } from './partition.js';
+import { planCalls } from './plan.js';
+import { record } from './record.js';
+import { runCall, type Finished } from './run-call.js';
+import { settleBatch, type Settling } from './settle.js';
+import { spillFor } from './spill-health.js';
+import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
+
+/** One batch: admission (gates 5-7) for the calls the local gates let on, gate 8 for those admitted to run, gate 9 for those that ran. */
+async function runBatch(batch: readonly PlannedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<Finished[]> {
+  const runnable = batch.filter((c) => !c.failure);
+  const outcomes = runnable.length > 0 ? await admitBatch(runnable, ctx, deps) : [];
+  const outcomeOf = new Map(runnable.map((call, i) => [call, outcomes[i]!]));
+  const toRun = runnable.filter((c) => outcomeOf.get(c)!.kind === 'run');
+  const executed = await mapBounded(toRun, deps.config.limits.concurrency, async (call): Promise<Settling> => ({
+    ...(await runCall(call, ctx, deps)),
+    outcome: outcomeOf.get(call) as Settling['outcome'],
+  }));
+  await settleBatch(executed, ctx, deps);
+  const byCall = new Map<PlannedCall, Finished>(executed.map((f) => [f.call, f]));
+  return batch.map((call) => {
+    const done = byCall.get(call);
+    if (done) return done;
+    const outcome = outcomeOf.get(call);
+    if (outcome?.kind === 'replayed') return { call, result: replayedResult(call, outcome.result) };
+    return { call, result: errorResult(call, call.failure!) };
+  });
+}
+
+/**
+ * Run a parsed request: local gates, batches in order (concurrency-safe ones
+ * concurrently), the batch budget, then metrics and one log line per call.
+ * Results come back in request order, one per call; `payloads` and
+ * `serialized` are what the model may see of each (no store `uri`).
+ */
+export async function executeCalls(
+  calls: readonly NormalizedCall[],
+  ctx: ExecContext,
+  deps: PipelineDeps,
+): Promise<{ results: CallResult[]; payloads: VisiblePayload[]; serialized: string[] }> {
+  deps.metrics.batchSize.observe(calls.length);
+  const arrived = ctx.span ? Date.now() : 0;
+  const planned = await planCalls(calls, ctx, deps);
+  const finished: Finished[] = [];
+  for (const batch of partition(planned)) finished.push(...(await runBatch(batch, ctx, deps)));
+  let payloads = finished.map((f) => payloadOf(f.result));
+  let serialized = finished.map((f, i) => f.json ?? payloadJson(payloads[i]!));
+  let results = finished.map((f) => f.result);
+  const fitted = await fitBatch(payloads, serialized, deps.config.limits.batch_budget_bytes, () => ({
+    spill: spillFor(deps, ctx.caller.tenant, ctx.log),
+    hints: finished.map((f) => f.call.entry?.tool.resumeHint),
+  }));
+  if (fitted) {
+    ({ payloads, json: serialized } = fitted);
+    results = finished.map((f, i) => withPayload(f.result, payloads[i]!));
+  }
+  const visible = payloads.map(visiblePayload);
+  const hashes = serialized.map((s) => sha256Hex(s));
+  record(finished, visible, ctx, deps, hashes, arrived);
+  return auditCalls(
+    finished.map((f) => f.call),
+    { results, payloads: visible, serialized },
+    hashes,
+    ctx,
+    deps,
+  );
+}
