@@ -8,20 +8,10 @@ import { executeOnce } from '../pipeline/idempotency.js';
 import { executeCalls } from '../pipeline/execute-calls.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { submitExecution, type AsyncSubmission } from './executions.js';
+import { sessionIdOf } from './session.js';
 import { inToolset, ToolsetParam } from './toolsets.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-const SESSION_ID_MAX = 256;
-
-function sessionIdOf(request: FastifyRequest, fromBody: string | undefined): string {
-  if (fromBody !== undefined) return fromBody;
-  const header = request.headers['x-session-id'];
-  if (typeof header === 'string' && header.length > 0) {
-    if (header.length > SESSION_ID_MAX) throw new GatewayError('BAD_REQUEST', { message: `x-session-id is longer than ${SESSION_ID_MAX} characters.` });
-    return header;
-  }
-  return request.caller.keyId;
-}
 
 /**
  * Who proposed the calls, for the per-call log line: the body's own record
@@ -69,7 +59,7 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
         // A call outside the set is UNKNOWN_TOOL, with the set's tools (those the key may use) in details.available.
         const caller = inToolset(request.caller, (request.query as { toolset?: string }).toolset, deps.config.toolsets);
         const envelope = parseEnvelope(request.body, { maxCalls: deps.config.limits.calls_per_batch });
-        const sessionId = sessionIdOf(request, envelope.sessionId);
+        const sessionId = envelope.sessionId ?? sessionIdOf(request, request.caller.keyId);
         const model = modelOf(request, envelope.model);
         if (envelope.mode === 'async') return submitExecution(request, reply, envelope, { sessionId, model }, submission, caller);
         if (envelope.callbackUrl !== undefined) {

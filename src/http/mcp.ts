@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { NormalizedCall } from '../protocol/calls/index.js';
+import { SESSION_ID_MAX, type NormalizedCall } from '../protocol/calls/index.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import {
@@ -19,9 +19,9 @@ import { VERSION } from '../version.js';
 import { LOCAL_CALLER } from './auth.js';
 import { gatewayErrorOf, sendError } from './errors.js';
 import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
+import { sessionIdOf } from './session.js';
 import { inToolset } from './toolsets.js';
 
-const SESSION_ID_MAX = 256;
 // transports, "Session Management": visible ASCII only.
 const MCP_SESSION_ID = /^[\x21-\x7e]{1,256}$/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -74,15 +74,11 @@ async function guardOrigin(request: FastifyRequest): Promise<void> {
 
 /** Lock cache and replay scope, as for POST /execute: x-session-id, else Mcp-Session-Id, else the key id. */
 function sessionOf(request: FastifyRequest): Pick<Exchange, 'sessionId' | 'mcpSessionId'> {
-  const own = request.headers['x-session-id'];
   const mcp = request.headers['mcp-session-id'];
-  if (typeof own === 'string' && own.length > SESSION_ID_MAX) {
-    throw new GatewayError('BAD_REQUEST', { message: `x-session-id is longer than ${SESSION_ID_MAX} characters.` });
-  }
+  const sessionId = sessionIdOf(request, typeof mcp === 'string' ? mcp : request.caller.keyId);
   if (mcp !== undefined && (typeof mcp !== 'string' || !MCP_SESSION_ID.test(mcp))) {
     throw new GatewayError('BAD_REQUEST', { message: `Mcp-Session-Id must be 1 to ${SESSION_ID_MAX} visible ASCII characters.` });
   }
-  const sessionId = typeof own === 'string' && own.length > 0 ? own : (mcp ?? request.caller.keyId);
   return mcp === undefined ? { sessionId } : { sessionId, mcpSessionId: mcp };
 }
 

@@ -29,7 +29,8 @@ export interface ParseEnvelopeOptions {
 }
 
 const FORMATS: readonly CallFormat[] = ['openai', 'responses', 'anthropic', 'gemini'];
-const SESSION_ID_MAX = 256;
+/** A session id's length at most, in the body's `session_id` or an `x-session-id` header. */
+export const SESSION_ID_MAX = 256;
 
 function defaultId(): string {
   return `call_${randomBytes(16).toString('hex')}`;
