@@ -1,7 +1,16 @@
 import { GatewayError } from '../../protocol/errors.js';
 
-/** The call's signal fires at its deadline; stop before doing (more) work. Takes the signal or the call's context (`ToolContext.aborted`). */
-export function throwIfAborted(call: { readonly aborted: boolean }): void {
+/**
+ * What a check between steps reads: the call's context (`ToolContext.aborted`,
+ * which makes no AbortSignal) or a signal. A tool that only checks takes this,
+ * not the signal.
+ */
+export interface Abortable {
+  readonly aborted: boolean;
+}
+
+/** The call's signal fires at its deadline; stop before doing (more) work. */
+export function throwIfAborted(call: Abortable): void {
   if (call.aborted) {
     throw new GatewayError('TIMEOUT', { message: 'The call was cancelled at its deadline before it finished; nothing more was done.' });
   }

@@ -4,13 +4,14 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Workspace } from '../workspace.js';
-import { throwIfAborted } from './abort.js';
+import { throwIfAborted, type Abortable } from './abort.js';
 import { stampOf, type FileStamp } from './stamp.js';
 
 export interface AtomicWriteOptions {
   /** Exact permission bits, e.g. the overwritten file's; absent → the default mode under the umask. */
   mode?: number;
-  signal: AbortSignal;
+  /** Checked before the rename. */
+  call: Abortable;
   /** Runs just before the rename: the last moment a conflict can still stop the write. */
   beforeRename(): Promise<void>;
 }
@@ -52,7 +53,7 @@ export async function writeAtomic(ws: Workspace, target: string, content: string
     if (options.mode !== undefined) await handle.chmod(options.mode);
     await handle.sync();
     const stamp = stampOf(await handle.stat());
-    throwIfAborted(options.signal);
+    throwIfAborted(options.call);
     await ws.recheck(dir);
     await options.beforeRename();
     await rename(temp, target);

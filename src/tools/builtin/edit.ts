@@ -2,7 +2,7 @@ import { MARKER } from '../../guardrails/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
-import { throwIfAborted } from './abort.js';
+import { throwIfAborted, type Abortable } from './abort.js';
 import { filePathProperty, optionalBoolean, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { classifyPath } from './config-paths.js';
@@ -107,9 +107,9 @@ export function createEditTool(ws: Workspace): Tool {
       const expected = expectedFrom(args);
       if (oldString === '') throw new GatewayError('INVALID_ARGS', { message: 'old_string is empty.', suggestion: 'To create or fill a file use Write.' });
       if (oldString === newString) throw new GatewayError('INVALID_ARGS', { message: 'old_string and new_string are the same; there is nothing to change.' });
-      throwIfAborted(ctx.signal);
+      throwIfAborted(ctx);
       const real = await ws.resolveExisting(shown, args);
-      return withFileLock(real, () => editLocked(ws, real, shown, { oldString, newString, replaceAll, expected }, ctx.signal));
+      return withFileLock(real, () => editLocked(ws, real, shown, { oldString, newString, replaceAll, expected }, ctx));
     },
   };
 }
@@ -160,15 +160,15 @@ export function applyEdit(content: string, sizeBytes: number, request: Omit<Edit
 }
 
 /** Load, replace and write back, with no other Write or Edit of this file in between (see withFileLock). */
-async function editLocked(ws: Workspace, real: string, shown: string, request: EditRequest, signal: AbortSignal): Promise<ToolOutput> {
+async function editLocked(ws: Workspace, real: string, shown: string, request: EditRequest, call: Abortable): Promise<ToolOutput> {
   // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
-  throwIfAborted(signal);
+  throwIfAborted(call);
   const { content, stamp, mode } = await load(ws, real, shown);
   assertExpected(stamp, request.expected, shown);
   const { updated, replaced } = applyEdit(content, stamp.file_size_bytes, request, shown);
   const written = await writeAtomic(ws, real, updated, {
     mode,
-    signal,
+    call,
     // Whatever the caller expected, the change was computed from `stamp`; anything newer must not be overwritten.
     beforeRename: async () => assertExpected(await currentStamp(real), expectedOf(stamp), shown),
   });

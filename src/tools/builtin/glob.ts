@@ -73,10 +73,10 @@ export function createGlobTool(ws: Workspace, paths: PathRules): Tool {
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const pattern = requireString(args, 'pattern');
       checkPattern(pattern);
-      throwIfAborted(ctx.signal);
+      throwIfAborted(ctx);
       const shown = optionalString(args, 'path') ?? '.';
       const base = await searchBase(ws, shown, 'Glob', args);
-      const walk = walkFiles(base, ctx.signal, { wanted: compileGlob(pattern), judge: entryJudge(ws, paths, 'Glob', args, shown, base)?.below });
+      const walk = walkFiles(base, ctx, { wanted: compileGlob(pattern), judge: entryJudge(ws, paths, 'Glob', args, shown, base)?.below });
       const found: string[] = [];
       let cut = false;
       for await (const file of walk.files) {

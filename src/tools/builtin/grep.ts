@@ -4,7 +4,7 @@ import { GatewayError } from '../../protocol/errors.js';
 import type { PathRules } from '../../policy/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
-import { throwIfAborted } from './abort.js';
+import { throwIfAborted, type Abortable } from './abort.js';
 import { optionalBoolean, optionalNumber, optionalString, requireString } from './args.js';
 import { compileGlob } from './glob-match.js';
 import { READ_FLAGS } from './read.js';
@@ -57,10 +57,10 @@ async function searchFile(
  * `args` as for Workspace.resolveExisting: the search starts where the policy decision resolved `shown`. A file
  * named by `path` is the one the permission gate judged; a directory's files are judged one by one.
  */
-async function filesToSearch(ws: Workspace, paths: PathRules, shown: string, args: Record<string, unknown>, wanted: (rel: string) => boolean, signal: AbortSignal): Promise<FileWalk> {
+async function filesToSearch(ws: Workspace, paths: PathRules, shown: string, args: Record<string, unknown>, wanted: (rel: string) => boolean, call: Abortable): Promise<FileWalk> {
   const real = await resolveAsJudged(ws, shown, args);
   const stats = await stat(real);
-  if (stats.isDirectory()) return walkFiles(real, signal, { wanted, judge: entryJudge(ws, paths, 'Grep', args, shown, real)?.below });
+  if (stats.isDirectory()) return walkFiles(real, call, { wanted, judge: entryJudge(ws, paths, 'Grep', args, shown, real)?.below });
   if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is neither a file nor a directory.` });
   const files = [{ abs: real, rel: path.basename(real) }].filter((file) => wanted(file.rel));
   return { files, truncated: false, withheld: new Withheld() };
@@ -133,12 +133,12 @@ export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
       const glob = optionalString(args, 'glob');
       const max = optionalNumber(args, 'max_results', 1, MAX_GREP_RESULTS, true) ?? DEFAULT_GREP_RESULTS;
       const wanted = fileFilter(glob);
-      throwIfAborted(ctx.signal);
-      const walk = await filesToSearch(ws, paths, optionalString(args, 'path') ?? '.', args, wanted, ctx.signal);
+      throwIfAborted(ctx);
+      const walk = await filesToSearch(ws, paths, optionalString(args, 'path') ?? '.', args, wanted, ctx);
       const matches: string[] = [];
       let skippedLarge = 0;
       for await (const file of walk.files) {
-        throwIfAborted(ctx.signal);
+        throwIfAborted(ctx);
         if ((await searchFile(ws, file, regex, max - matches.length, matches)) === 'skipped-large') skippedLarge++;
         if (matches.length === max) break;
       }

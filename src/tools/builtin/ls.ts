@@ -53,7 +53,7 @@ export function createLsTool(ws: Workspace, paths: PathRules): Tool {
     concurrencySafe: true,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       const shown = optionalString(args, 'path') ?? '.';
-      throwIfAborted(ctx.signal);
+      throwIfAborted(ctx);
       const real = await resolveAsJudged(ws, shown, args);
       if (!(await stat(real)).isDirectory()) {
         throw new GatewayError('INVALID_ARGS', {

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
-import { throwIfAborted } from './abort.js';
+import { throwIfAborted, type Abortable } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
 import { ImageFile, imageTypeOf, readImage } from './image-file.js';
 import { stampOf } from './stamp.js';
@@ -49,7 +49,7 @@ interface Lines {
  * one piece or more, each before it is decoded; `size` is the file's size
  * when it was opened.
  */
-async function numberLines(fd: number, window: Window, call: { readonly aborted: boolean }, size: number, refuse: (head: Buffer) => void): Promise<Lines> {
+async function numberLines(fd: number, window: Window, call: Abortable, size: number, refuse: (head: Buffer) => void): Promise<Lines> {
   const result: Lines = { numbered: [], seen: 0, more: false, cut: false };
   const decoder = new StringDecoder('utf8');
   let buffer = readBufferFor(size);

@@ -3,7 +3,7 @@ import type { Decision } from '../../policy/index.js';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Workspace } from '../workspace.js';
-import { throwIfAborted } from './abort.js';
+import { throwIfAborted, type Abortable } from './abort.js';
 import { Withheld } from './withheld.js';
 
 /** Directories a walk never descends into: tool noise that would swamp results and the entry cap. */
@@ -66,7 +66,7 @@ export interface WalkFilter {
  * in name order, as `filter` lets them through. Symbolic links are neither
  * followed nor yielded, so a walk never leaves the directory it started in.
  */
-export function walkFiles(base: string, signal: AbortSignal, filter: WalkFilter = {}): FileWalk {
+export function walkFiles(base: string, call: Abortable, filter: WalkFilter = {}): FileWalk {
   const { wanted, judge } = filter;
   let truncated = false;
   const withheld = new Withheld();
@@ -74,7 +74,7 @@ export function walkFiles(base: string, signal: AbortSignal, filter: WalkFilter 
     const pending = [''];
     let seen = 0;
     for (let relDir = pending.pop(); relDir !== undefined; relDir = pending.pop()) {
-      throwIfAborted(signal);
+      throwIfAborted(call);
       const subdirs: string[] = [];
       for (const entry of await entries(path.join(base, relDir))) {
         if (++seen > MAX_WALK_ENTRIES) {

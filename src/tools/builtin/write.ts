@@ -48,12 +48,12 @@ export function createWriteTool(ws: Workspace): Tool {
       const shown = requireFilePath(args, 'path');
       const content = requireString(args, 'content');
       const expected = expectedFrom(args);
-      throwIfAborted(ctx.signal);
+      throwIfAborted(ctx);
       const target = await ws.resolveTarget(shown, args);
       // No other Write or Edit of this file between the stamp check and the rename (see withFileLock).
       return withFileLock(target.path, async () => {
         // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
-        throwIfAborted(ctx.signal);
+        throwIfAborted(ctx);
         // Checked again here: another writer may have created the file since it was resolved.
         const before = await stat(target.path).catch((err: NodeJS.ErrnoException) => {
           // Nothing there (a path too long to stat is refused by writeAtomic with its own message).
@@ -69,7 +69,7 @@ export function createWriteTool(ws: Workspace): Tool {
         assertExpected(before && stampOf(before), expected, shown);
         const stamp = await writeAtomic(ws, target.path, content, {
           mode: before === null ? undefined : before.mode & 0o7777,
-          signal: ctx.signal,
+          call: ctx,
           beforeRename: async () => assertExpected(await currentStamp(target.path), expected, shown),
         });
         const verb = before === null ? 'Created' : 'Overwrote';

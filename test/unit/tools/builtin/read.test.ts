@@ -117,17 +117,6 @@ describe('Read', () => {
     await expect(run(sb, 'Read', { path: 'a.txt', limit: 1.5 })).rejects.toMatchObject({ code: 'INVALID_ARGS' });
   });
 
-  it('makes no AbortSignal: it checks the call\'s aborted flag between reads, and the signal is made only for a tool that asks', async () => {
-    await sb.put({ 'a.txt': 'alpha\n' });
-    const ctx = makeCtx();
-    Object.defineProperty(ctx, 'signal', {
-      get() {
-        throw new Error('Read asked for the signal');
-      },
-    });
-    expect((await run(sb, 'Read', { path: 'a.txt' }, ctx)).text).toBe('     1\talpha');
-  });
-
   it('stops with TIMEOUT when the call is already aborted', async () => {
     await sb.put({ 'a.txt': 'a\n' });
     const controller = new AbortController();
