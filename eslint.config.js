@@ -28,7 +28,7 @@ const LAYERS = {
   http: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'state', 'tools', 'registry', 'pipeline', 'queue', 'approvals', 'webhooks', 'audit', 'guardrails'],
   console: ['shared', 'protocol'],
 };
-const ENTRY_POINTS = ['app', 'server', 'worker', 'cli', 'startup'];
+const ENTRY_POINTS = ['app', 'server', 'worker', 'cli', 'startup', 'stop-signals'];
 
 // Every import in src/ is relative, so a file `depth` folders below src/ leaves its own folder with `depth` `../`.
 const layerRules = Object.entries(LAYERS).flatMap(([folder, allowed]) => {

@@ -6,7 +6,9 @@ import { createMetrics } from './observability/metrics.js';
 import { startTracing } from './observability/tracing.js';
 import { createWebhookOutbox, ExecutionQueue, queueConnectionOptions, startWorkers, type ExecutionWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
-import { createStateStore, onStopSignals, prepare } from './startup.js';
+import { prepare } from './startup.js';
+import { createStateStore } from './state/create.js';
+import { onStopSignals } from './stop-signals.js';
 import { createHttpDispatchers } from './tools/http/index.js';
 
 /**

@@ -6,7 +6,9 @@ import { startTracing } from './observability/tracing.js';
 import { createPipelineDeps } from './pipeline/deps.js';
 import { createWebhookOutbox, queueConnectionOptions, startWorkers } from './queue/index.js';
 import { systemClock } from './shared/clock.js';
-import { createStateStore, onStopSignals, prepare } from './startup.js';
+import { prepare } from './startup.js';
+import { createStateStore } from './state/create.js';
+import { onStopSignals } from './stop-signals.js';
 import { createHttpDispatchers } from './tools/http/index.js';
 
 /**

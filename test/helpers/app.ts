@@ -17,7 +17,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { createMemoryStateStore } from '../../src/state/memory/index.js';
 import type { StateStore } from '../../src/state/state-store.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
-import { startMcpServers, type McpServers } from '../../src/startup.js';
+import { startMcpServers, type McpServers } from '../../src/tools/mcp/start.js';
 import { loadTools } from '../../src/tools/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 import type { WebhookOutbox } from '../../src/webhooks/index.js';

@@ -7,7 +7,7 @@ import { configFrom, loadConfig } from '../../../src/config/load.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { queueConnectionOptions } from '../../../src/queue/index.js';
 import { queueConnection } from '../../../src/queue/connection.js';
-import { createStateStore } from '../../../src/startup.js';
+import { createStateStore } from '../../../src/state/create.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore, redisTopology, type RedisTopology } from '../../../src/state/redis/index.js';
 import { asyncGateway, type AsyncGateway } from '../../helpers/async.js';

@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../config/schema.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { HttpDispatchers } from '../http/index.js';
+import type { Tool } from '../tool.js';
+import { createMcpServers } from './index.js';
+import type { McpSupervisor } from './supervisor.js';
+
+/** The upstream MCP servers a gateway runs; close them on shutdown (stdio servers' processes end). */
+export interface McpServers {
+  supervisors: readonly McpSupervisor[];
+  close(): Promise<void>;
+}
+
+export interface McpStartDeps {
+  env: NodeJS.ProcessEnv;
+  dispatchers: HttpDispatchers;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** Where a server's tools are served (the registry): each new list replaces the server's last, and what it left out is reported. */
+export interface ToolSources {
+  setSource(source: string, tools: readonly Tool[]): { refused: readonly string[]; invalid: readonly string[] };
+}
+
+/**
+ * Start every configured MCP server and keep `registry` in step with its
+ * tools. Waits, each server up to its `connect_timeout_ms`, for the first
+ * tool lists: a name in them that a provider refuses or another tool holds
+ * is a start-up problem; a schema ajv rejects is logged and that tool left
+ * out. A server not up by then stops nothing: its tools join when it
+ * answers, and what is refused later is logged. On problems every server
+ * is closed again.
+ */
+export async function startMcpServers(config: Pick<Config, 'mcp_servers'>, registry: ToolSources, deps: McpStartDeps): Promise<{ mcp: McpServers; problems: string[] }> {
+  const { supervisors, problems } = createMcpServers(config.mcp_servers, { ...deps, log: deps.logger });
+  const mcp: McpServers = { supervisors, close: async () => void (await Promise.all(supervisors.map((s) => s.close()))) };
+  if (problems.length > 0) return { mcp, problems };
+  let starting = true;
+  for (const supervisor of supervisors) {
+    const log = deps.logger.child({ mcp_server: supervisor.server });
+    supervisor.onTools((tools) => {
+      const report = registry.setSource(supervisor.server, tools);
+      for (const problem of report.invalid) log.warn({ problem }, 'MCP server tool left out: its schema does not compile');
+      if (starting) problems.push(...report.refused.map((problem) => `mcp_servers.${supervisor.server}: tool ${problem}`));
+      else for (const problem of report.refused) log.error({ problem }, 'MCP server tool left out: its name is refused');
+    });
+    supervisor.start();
+  }
+  const timeouts = new Map(config.mcp_servers.map((server) => [server.name, server.connect_timeout_ms]));
+  const up = await Promise.all(supervisors.map((s) => s.ready(timeouts.get(s.server)!)));
+  starting = false;
+  up.forEach((ready, i) => {
+    if (!ready) deps.logger.warn({ mcp_server: supervisors[i]!.server }, 'MCP server not up at start-up: its tools join when it answers');
+  });
+  if (problems.length > 0) await mcp.close();
+  return { mcp, problems };
+}
