@@ -45,6 +45,9 @@ function gitEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Where a command's programs are found: system folders only, never one the workspace can change. */
+export const COMMAND_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
+
 /**
  * The environment a command gets, built from nothing: none of the gateway's
  * variables (keys, tokens) reach it, and neither BASH_ENV nor ENV (a file
@@ -52,5 +55,5 @@ function gitEnv(): NodeJS.ProcessEnv {
  * 4.1), so git reads no ~/.gitconfig there: see GIT_OVERRIDES.
  */
 export function commandEnv(workspace: string): NodeJS.ProcessEnv {
-  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8', ...gitEnv() };
+  return { PATH: COMMAND_PATH.join(':'), HOME: workspace, LANG: 'C.UTF-8', ...gitEnv() };
 }

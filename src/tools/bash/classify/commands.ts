@@ -1,5 +1,8 @@
-import { judgeUnread, skipOptions, type Arg, type OptionSpec } from './options.js';
-import { PROGRAMS } from './programs.js';
+import { optionTable, readOptions, type OptionTable } from './getopt.js';
+import { judgeUnread, type Arg } from './options.js';
+import { BUILTINS, PROGRAMS } from './programs.js';
+import { isSystemProgram, SYSTEM_DIRS } from './resolve.js';
+import { readKnown } from './table.js';
 import { dangerousVariable } from './variables.js';
 import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
@@ -8,38 +11,42 @@ const DENIED: Record<string, string> = {};
 const denyAll = (why: string, names: string) => names.split(' ').forEach((n) => (DENIED[n] = why));
 denyAll('gains privileges', 'sudo su doas pkexec runuser sg newgrp chroot nsenter unshare setpriv capsh setcap');
 denyAll('deletes files', 'rm rmdir shred unlink srm wipe');
-denyAll('starts a nested shell or evaluates code', 'bash sh zsh dash ksh mksh ash fish csh tcsh yash eval exec source . trap alias unalias enable hash fc script expect tmux screen watch parallel');
+denyAll(
+  'starts a nested shell or evaluates code',
+  'bash sh zsh dash ksh mksh ash fish csh tcsh yash rbash posh pwsh nu elvish xonsh osh ysh eval exec source . trap alias unalias enable hash fc script expect tmux screen watch parallel',
+);
 denyAll('is a device or system tool', 'dd mkfs mount umount shutdown reboot halt poweroff init telinit systemctl kill killall pkill chown chmod chgrp chattr fdisk sfdisk parted wipefs losetup swapon swapoff insmod rmmod modprobe iptables nft crontab at batch');
 
-/** Read-only programs whose every argument is safe: ALLOW whatever follows them, so also as what `xargs` runs. */
-export const READ_ONLY = new Set(
-  ('ls cat head tail wc cut diff stat du which pwd echo true false : basename dirname realpath ' +
-    'readlink nl tac rev cmp comm join paste fold fmt expand unexpand od hexdump strings base64 md5sum sha1sum ' +
-    'sha256sum sha512sum cksum seq sleep id whoami uname printenv df free uptime type jq column tr expr ' +
-    'popd dirs exit return shift jobs locale whereis sum').split(' '),
+/**
+ * Programs that run a command named among their words, with options the
+ * classifier does not model (a CPU mask, limits, a lock file): never ALLOW,
+ * and every later word that could be a program name is judged as the start
+ * of that command (`prlimit rm -rf x`, `taskset 1 bash -c id` are DENY).
+ */
+const RUNNERS = new Set(
+  ('prlimit taskset chrt numactl flock unbuffer stdbuf strace ltrace valgrind cgexec firejail systemd-run runcon chronic ifne catchsegv gdb ' +
+    'ionice setsid busybox xvfb-run fakeroot faketime proot torsocks proxychains proxychains4 rlwrap sshpass nocache eatmydata cpulimit trickle').split(' '),
 );
 
-/** System folders whose programs are the ones their names say; a program elsewhere could be anything. */
-const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin']);
-
-/** Wrappers run the command that follows their own options; the command is what is judged. */
-const WRAPPERS: Record<string, OptionSpec> = {
-  builtin: {},
-  nohup: {},
-  nice: { valued: ['-n', '--adjustment'] },
-  timeout: { flags: ['--preserve-status', '--foreground', '-v', '--verbose'], valued: ['-s', '--signal', '-k', '--kill-after'] },
-  time: { flags: ['-p', '-v', '--portability', '--verbose', '-a', '--append', '-q', '--quiet'], valued: ['-f', '--format'], risky: ['-o', '--output'] },
-  stdbuf: { valued: ['-i', '-o', '-e', '--input', '--output', '--error'] },
-  ionice: { flags: ['-t', '--ignore'], valued: ['-c', '--class', '-n', '--classdata'] },
-  setsid: { flags: ['-f', '--fork', '-w', '--wait', '-c', '--ctty'] },
-  busybox: {},
+/** Wrappers ALLOW knows: their options (read until the first operand), then the command they run, which is what is judged. */
+const WRAPPERS: Record<string, { table: OptionTable; skip?: number }> = {
+  nohup: { table: optionTable('nohup', '--help --version') },
+  nice: { table: optionTable('nice', '-n: --adjustment= --help --version') },
+  // timeout takes its duration before the command.
+  timeout: { table: optionTable('timeout', '-v -k: -s: --preserve-status --foreground --kill-after= --signal= --verbose --help --version'), skip: 1 },
+  time: { table: optionTable('time', '-apqv -f: ?-o: --append --portability --quiet --verbose --format= ?--output= --help --version') },
+  // -S splits a string into a command line the classifier never sees.
+  env: {
+    table: optionTable('env', '-iv0 -u: -C: !-S: --ignore-environment --null --unset= --chdir= !--split-string= --block-signal[=] --default-signal[=] --ignore-signal[=] --list-signal-handling --debug --help --version'),
+  },
 };
 
 /**
  * Judges one simple command from its words: the program's name first. A name
  * only the run time knows is DENY (the classifier cannot say what runs); a
  * path outside the system folders is at least ASK and judged by its base name
- * too (`./rm` is still `rm`); wrappers are judged by the command they run.
+ * too (`./rm` is still `rm`); wrappers are judged by the command they run. An
+ * ALLOW needs the program to be a system one (see isSystemProgram).
  */
 export function judgeArgv(argv: readonly Arg[]): Verdict {
   if (argv.length === 0) return allow('nothing runs');
@@ -54,57 +61,51 @@ export function judgeArgv(argv: readonly Arg[]): Verdict {
     if (!SYSTEM_DIRS.has(written.slice(0, cut))) verdict = ask(`runs the program at ${written}, which could be anything`);
     if (name === '') return worst(verdict, ask(`${written} is a folder`));
   }
-  return worst(verdict, judgeProgram(name, argv.slice(1)));
+  verdict = worst(verdict, judgeProgram(name, argv.slice(1), written.includes('/')));
+  if (verdict.decision === 'allow' && (written.includes('/') || !BUILTINS[name]) && !isSystemProgram(written)) {
+    return ask(`${written} is not a program of the system's folders`);
+  }
+  return verdict;
 }
 
-function judgeProgram(name: string, args: readonly Arg[]): Verdict {
+function judgeProgram(name: string, args: readonly Arg[], path: boolean): Verdict {
   const denied = DENIED[name] ?? (name.startsWith('mkfs.') ? DENIED.mkfs : undefined);
   if (denied) return deny(`${name} ${denied}`);
-  if (name === 'command') return judgeCommandBuiltin(args);
-  if (name === 'env') return judgeEnv(args);
+  const builtin = path ? undefined : BUILTINS[name];
+  if (builtin) return builtin(args, judgeArgv);
+  if (RUNNERS.has(name)) return judgeUnread(ask(`${name} runs a command with options the classifier does not read`), args, judgeArgv);
   const wrapper = WRAPPERS[name];
-  if (wrapper) {
-    const { rest, verdict, unread } = skipOptions(name, args, wrapper);
-    if (unread) return judgeUnread(verdict!, unread, judgeArgv);
-    if (verdict?.decision === 'deny') return verdict;
-    // timeout takes its duration before the command.
-    const inner = name === 'timeout' ? rest.slice(1) : rest;
-    if (inner.length === 0) return verdict ?? allow(`${name} alone runs nothing`);
-    return worst(verdict ?? allow(''), judgeArgv(inner));
-  }
+  if (wrapper) return judgeWrapper(name, args, wrapper);
   const program = PROGRAMS[name];
   if (program) return program(args, judgeArgv);
-  if (READ_ONLY.has(name)) return allow(`${name} is read-only`);
+  const known = readKnown(name, args);
+  if (known) return known.verdict;
   return ask(`${name} is not a command the classifier knows to be read-only`);
 }
 
-/** `command -v x` looks a name up; `command x` runs x, skipping shell functions. */
-function judgeCommandBuiltin(args: readonly Arg[]): Verdict {
-  const { rest, verdict, unread } = skipOptions('command', args, { flags: ['-p', '-v', '-V'] });
-  if (unread) return judgeUnread(verdict!, unread, judgeArgv);
-  if (verdict) return verdict;
-  const lookup = args.slice(0, args.length - rest.length).some((a) => /^-[pvV]*[vV]/.test(a.value ?? ''));
-  if (lookup || rest.length === 0) return allow('command -v only looks a name up');
-  return judgeArgv(rest);
-}
-
-/** `env [-i] [-u NAME] [NAME=VALUE]… [command]`: the assignments are checked, then the command judged. */
-function judgeEnv(args: readonly Arg[]): Verdict {
-  if (args.some((a) => /^(-[a-zA-Z0-9]*S|--split-string)/.test(a.value ?? ''))) return deny('env -S splits a string into a command line');
-  const { rest, verdict, unread } = skipOptions('env', args, {
-    flags: ['-i', '--ignore-environment', '-0', '--null', '-v', '--debug'],
-    valued: ['-u', '--unset', '-C', '--chdir'],
-  });
-  if (unread) return judgeUnread(verdict!, unread, judgeArgv);
-  if (verdict) return verdict;
-  let i = 0;
-  for (; i < rest.length; i++) {
-    const word = rest[i]!.value;
-    if (word === undefined) return deny('an argument of env is computed at run time');
-    const eq = word.indexOf('=');
-    if (eq <= 0) break;
-    const danger = dangerousVariable(word.slice(0, eq));
-    if (danger) return danger;
+/**
+ * A wrapper's own options, then the command it runs. Where an option is not
+ * known, where the command starts is not either: every later word that could
+ * be a program name is judged as its start (see judgeUnread). `env`'s
+ * `NAME=value` words are assignments: ASK, and DENY for the variables that
+ * change what runs.
+ */
+function judgeWrapper(name: string, args: readonly Arg[], { table, skip = 0 }: { table: OptionTable; skip?: number }): Verdict {
+  const read = readOptions(name, args, table, { posix: true, prefixes: true });
+  if (read.verdict.decision === 'deny') return read.verdict;
+  if (read.verdict.decision !== 'allow' || read.computed) {
+    return judgeUnread(worst(read.verdict, ask(`an option of ${name} is not known, so neither is where its command starts`)), args, judgeArgv);
   }
-  return i === rest.length ? allow('env alone prints the environment') : judgeArgv(rest.slice(i));
+  let inner = read.operands.slice(skip);
+  let verdict = read.verdict;
+  if (name === 'env') {
+    while (inner.length > 0 && /^[^=]+=/.test(inner[0]!.value ?? '')) {
+      const variable = inner[0]!.value!.split('=')[0]!;
+      verdict = worst(verdict, dangerousVariable(variable) ?? ask(`env sets ${variable} for the command, which changes what it does`));
+      inner = inner.slice(1);
+    }
+    if (inner[0] && inner[0].value === undefined) return deny('an argument of env is computed at run time');
+  }
+  if (inner.length === 0) return name === 'env' || skip === 0 ? verdict : allow(`${name} alone runs nothing`);
+  return worst(verdict, judgeArgv(inner));
 }

@@ -158,21 +158,34 @@ function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Un
   const from = cmd.Pos().Offset();
   const to = cmd.End().Offset();
   if (!list(stmt, 'Redirs').some((r) => r.Pos().Offset() < to && r.Pos().Offset() > from)) rewrites.push({ from, to, text: call });
-  let verdict = judgeArgv(values.map((value) => ({ value })));
+  // A word that is one process substitution is a /dev/fd path, never an option (what runs inside is judged on its own).
+  const procSubst = (w: Node) => list(w, 'Parts').length === 1 && typeOf(list(w, 'Parts')[0]!) === 'ProcSubst';
+  let verdict = judgeArgv(values.map((value, i) => (value !== undefined ? { value } : i > 0 && procSubst(words[i]!) ? { value: '/dev/fd/63' } : { value, source: parsed.source(words[i]!) })));
+  // `LC_ALL=x grep`, `GCONV_PATH=./gc git log`: a variable set for one command changes what the program does.
+  if (words.length > 0 && list(cmd, 'Assigns').length > 0) verdict = worst(verdict, ask('a variable set before the command changes what it does'));
   for (const r of redirects) verdict = worst(verdict, r.verdict);
   return [{ text: [call, ...redirects.map((r) => r.text)].join(' '), verdict }];
 }
 
-/** declare/local/export/readonly/typeset: -i and -n make later assignments arithmetic or indirect; a name computed at run time can be a[$(cmd)]. */
+/**
+ * declare/local/export/readonly/typeset set variables: outside the harmless
+ * builtins, so ASK; -i and -n make later assignments arithmetic or indirect;
+ * a quoted `'PS4=$(cmd)'` sets PS4 as a bare one does, DENY like it (see
+ * dangerousVariable); a name computed at run time can be `a[$(cmd)]`.
+ */
 function judgeDecl(node: Node): Verdict {
+  const variant = (child(node, 'Variant')?.Value as string) ?? 'declare';
+  let verdict = ask(`${variant} sets shell variables, outside the harmless builtins`);
   for (const arg of list(node, 'Args')) {
     const word = child(arg, 'Value');
     if (!arg.Naked || !word) continue;
     const value = literalValue(word);
-    if (value === undefined) return deny(`an argument of ${(child(node, 'Variant')?.Value as string) ?? 'declare'} is computed at run time`);
-    if (/^[-+][a-zA-Z]*[in]/.test(value)) return ask(`${value} makes assignments arithmetic or indirect`);
+    if (value === undefined) return deny(`an argument of ${variant} is computed at run time`);
+    if (/^[-+][a-zA-Z]*[in]/.test(value)) verdict = worst(verdict, ask(`${value} makes assignments arithmetic or indirect`));
+    const danger = value.startsWith('-') ? undefined : dangerousVariable(value.split(/[=[]/)[0]!);
+    if (danger) return danger;
   }
-  return allow('declares variables');
+  return verdict;
 }
 
 /** The source with each simple command replaced by its canonical spelling (outermost first; nested ones stay as written inside it). */

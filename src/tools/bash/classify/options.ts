@@ -3,7 +3,12 @@ import { ask, deny, worst, type Verdict } from './verdict.js';
 /** One word of a command line: its value once quotes are removed, or undefined when only the run time knows it. */
 export interface Arg {
   value: string | undefined;
+  /** The word as written, when its value is only known at run time. */
+  source?: string;
 }
+
+/** Judges the words of a nested command line (what xargs, find -exec or a wrapper run). */
+export type JudgeArgv = (argv: readonly Arg[]) => Verdict;
 
 /** The options a program takes before its operands. */
 export interface OptionSpec {
@@ -82,61 +87,6 @@ export function values(args: readonly Arg[]): string[] | undefined {
     out.push(arg.value);
   }
   return out;
-}
-
-/** Where a program's options that write or run hide: getopt reads them anywhere on the line, in a cluster, or abbreviated. */
-export interface RiskSpec {
-  /** Short option letters that write or run (`o` for `sort -o`), also inside a cluster (`sort -uo out`). */
-  short?: string;
-  /** Long options that write or run; an abbreviation (`--out=x`) counts too, as getopt_long takes one. */
-  long?: readonly string[];
-  /** Short letters that take a value: the rest of their cluster, or else the next word, is that value. */
-  valued?: string;
-  /** Short letters whose value is only ever attached (`date -Iseconds`): the rest of the cluster. */
-  attached?: string;
-}
-
-/**
- * Scans every word as GNU getopt does (options may follow operands, `--`
- * ends them): the first option that writes or runs, whether a word only the
- * run time knows could be one, and how many operands there are.
- */
-export function findRisky(args: readonly Arg[], spec: RiskSpec): { found?: string; computed: boolean; operands: number } {
-  const { short = '', long = [], valued = '', attached = '' } = spec;
-  let operands = 0;
-  let computed = false;
-  let options = true;
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!.value;
-    if (word === undefined) {
-      computed = true;
-      continue;
-    }
-    if (!options || !word.startsWith('-') || word === '-') {
-      operands++;
-      continue;
-    }
-    if (word === '--') {
-      options = false;
-      continue;
-    }
-    if (word.startsWith('--')) {
-      const opt = word.split('=')[0]!;
-      const hit = long.find((l) => l.startsWith(opt));
-      if (hit) return { found: hit, computed, operands };
-      continue;
-    }
-    for (let k = 1; k < word.length; k++) {
-      const c = word[k]!;
-      if (short.includes(c)) return { found: `-${c}`, computed, operands };
-      if (attached.includes(c)) break;
-      if (valued.includes(c)) {
-        if (k === word.length - 1) i++;
-        break;
-      }
-    }
-  }
-  return { computed, operands };
 }
 
 /** How many later words one give-up judges as whole command lines; past it (and inside one) each is judged by its name alone. */

@@ -21,9 +21,11 @@ const HARMLESS = new Set('stat status statm cmdline comm limits cgroup io oom_sc
  * at run time) its source: DENY for a process's environment or memory, ASK
  * for its other files and folder.
  */
-export function judgeProcPath(text: string, computed: boolean): Verdict | undefined {
-  if (ENVIRON.test(text)) return deny(`${text} names a process's environment, where the gateway's secrets are`);
-  if (MEM.test(text)) return deny(`${text} names a process's memory`);
+export function judgeProcPath(written: string, computed: boolean): Verdict | undefined {
+  const text = throughProc(written);
+  if (ENVIRON.test(text)) return deny(`${written} names a process's environment, where the gateway's secrets are`);
+  if (MEM.test(text)) return deny(`${written} names a process's memory`);
+  if (computed && mayNameProc(written)) return ask(`${written} is a pattern or expansion that may name /proc, where processes' environments are`);
   if (/^\/+proc\/*$/.test(text)) return ask(`${text} holds every process's folder`);
   const m = PER_PROCESS.exec(text);
   if (!m) return undefined;
@@ -33,6 +35,50 @@ export function judgeProcPath(text: string, computed: boolean): Verdict | undefi
   const file = rest.replace(/^\/task\/[^/]+/, '').split('/').filter(Boolean);
   if (file.length === 1 && HARMLESS.has(file[0]!)) return undefined;
   return ask(`${text} reads into a process's /proc folder`);
+}
+
+/** Names of /proc/self/fd and its entries: `/dev/fd/../..` is /proc. */
+const FD_ALIASES: Array<[RegExp, string]> = [
+  [/^\/+dev\/+fd(?=\/|$)/, '/proc/self/fd'],
+  [/^\/+dev\/+std(in|out|err)(?=\/|$)/, '/proc/self/fd/0'],
+];
+
+/** An absolute path as it reaches /proc: /dev/fd spelled as /proc/self/fd, `.` and `..` resolved by name (the links inside /proc lead back into it). */
+function throughProc(path: string): string {
+  if (!path.startsWith('/')) return path;
+  let text = path;
+  for (const [alias, real] of FD_ALIASES) text = text.replace(alias, real);
+  const out: string[] = [];
+  for (const part of text.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return `/${out.join('/')}${text.endsWith('/') && out.length > 0 ? '/' : ''}`;
+}
+
+/**
+ * Whether an absolute word only the run time knows (a glob, an expansion)
+ * could name something under /proc or /dev/fd: its first folder, read as a
+ * pattern, matches `proc` or `dev` (`/pro[c]/$PPID/envi*`, `/*\/1/environ`).
+ */
+function mayNameProc(written: string): boolean {
+  const source = written.replace(/["']/g, '');
+  if (!source.startsWith('/')) return false;
+  const first = source.slice(1).split('/')[0]!;
+  if (first === '') return false;
+  // Expansions and braces may be anything; a glob's classes and wildcards match as they say.
+  const pattern = first
+    .replace(/\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_0-9@*#?$!-]*|`[^`]*`|\{[^}]*\}/g, '*')
+    .replace(/[.+^|()\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')
+    .replace(/\[!/g, '[^');
+  try {
+    return new RegExp(`^${pattern}$`).test('proc') || new RegExp(`^${pattern}$`).test('dev');
+  } catch {
+    return true;
+  }
 }
 
 /** ps options taking a value (the rest of the cluster or the next word), UNIX (`-o`) and BSD (`o`) style: BSD `u` is a format, not a user. */
@@ -81,7 +127,7 @@ const ROOT_OR_PROC = /^\/+((\.\.?|proc)(\/+|$))*$/;
  * before a read of `.`, are ASK.
  */
 export function judgeRootRead(name: string, args: readonly Arg[], recursive: boolean): Verdict | undefined {
-  const words = args.map((a) => a.value);
+  const words = args.map((a) => (a.value === undefined ? undefined : throughProc(a.value)));
   recursive ||= words.some((w, i) => w !== undefined && (/^-[a-zA-Z]*[rR]/.test(w) || /^--(recursive|dereference-recursive|directories=recurse)$/.test(w) || (w === '-d' && words[i + 1] === 'recurse')));
   const root = words.find((w) => w !== undefined && ROOT_OR_PROC.test(w));
   return recursive && root ? ask(`${name} ${root} reads through /proc, where processes' environments are`) : undefined;

@@ -1,60 +1,70 @@
-import { dangerousVariable } from './variables.js';
-import { judgeFind, judgeGit } from './git-find.js';
-import { findRisky, judgeUnread, skipOptions, values, type Arg, type RiskSpec } from './options.js';
-import { judgePs, judgeRootRead } from './proc.js';
 import { judgeAwk } from './awk.js';
+import { judgeFind } from './find.js';
+import { judgeGit } from './git.js';
+import { optionTable, readOptions } from './getopt.js';
+import { judgeUnread, values, type Arg, type JudgeArgv } from './options.js';
+import { judgePs, judgeRootRead } from './proc.js';
 import { judgeSed } from './scripts.js';
-import { allow, ask, worst, type Verdict } from './verdict.js';
+import { readKnown } from './table.js';
+import { dangerousVariable } from './variables.js';
+import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
-/** Judges the words of a nested command line (what xargs or find -exec run). */
-export type JudgeArgv = (argv: readonly Arg[]) => Verdict;
+type Judge = (args: readonly Arg[], judge: JudgeArgv) => Verdict;
 
-/** Read-only programs that some options or operands turn into writers or runners. */
-export const PROGRAMS: Record<string, (args: readonly Arg[], judge: JudgeArgv) => Verdict> = {
+/** A table program's verdict; `grep -r KEY /` reads through /proc (see judgeRootRead). */
+const known = (name: string, recursive: boolean): Judge => (args) => judgeRootRead(name, args, recursive) ?? readKnown(name, args)!.verdict;
+
+/** Read-only programs read by a judge of their own: a script, a subcommand, a command they run. */
+export const PROGRAMS: Record<string, Judge> = {
   git: judgeGit,
-  find: (args, judge) => judgeFind(args, judge),
+  find: judgeFind,
   xargs: judgeXargs,
   sed: judgeSed,
   awk: judgeAwk,
   gawk: judgeAwk,
   mawk: judgeAwk,
   nawk: judgeAwk,
-  sort: (args) => risky('sort', args, { short: 'o', long: ['--output', '--compress-program'], valued: 'ktST' }),
-  rg: (args) => judgeRootRead('rg', args, true) ?? risky('rg', args, { long: ['--pre', '--pre-glob', '--hostname-bin'] }),
-  grep: (args) => judgeRootRead('grep', args, false) ?? allow('grep is read-only'),
-  egrep: (args) => judgeRootRead('egrep', args, false) ?? allow('egrep is read-only'),
-  fgrep: (args) => judgeRootRead('fgrep', args, false) ?? allow('fgrep is read-only'),
-  cd: (args) => judgeRootRead('cd', args, true) ?? allow('cd changes the folder'),
-  pushd: (args) => judgeRootRead('pushd', args, true) ?? allow('pushd changes the folder'),
-  // -R with -H writes a 00Tree.html into every folder.
-  tree: (args) => risky('tree', args, { short: 'oR', valued: 'LPIHT' }),
-  date: (args) => risky('date', args, { short: 's', long: ['--set'], valued: 'dfr', attached: 'I' }),
-  xxd: (args) => risky('xxd', args, { short: 'r', valued: 'cglosn' }, 'xxd writes its second operand'),
-  uniq: (args) => risky('uniq', args, { valued: 'fsw' }, 'uniq writes its second operand'),
-  file: (args) => risky('file', args, { short: 'C', long: ['--compile'], valued: 'mfFeP' }),
-  test: judgeTest,
-  '[': judgeTest,
-  hostname: (args) => {
-    const { found, computed, operands } = findRisky(args, { short: 'F', long: ['--file'] });
-    return found || computed || operands > 0 ? ask('hostname with an operand or -F renames the host') : allow('hostname prints the name');
-  },
-  printf: (args) => (args[0]?.value === '-v' ? variableNames('printf -v', args.slice(1, 2)) : allow('printf prints')),
-  read: (args) => variableNames('read', args.filter((a) => !a.value?.startsWith('-'))),
-  wait: (args) => risky('wait', args, { short: 'p' }),
-  set: judgeSet,
+  grep: known('grep', false),
+  rg: known('rg', true),
+  egrep: known('egrep', false),
+  fgrep: known('fgrep', false),
   ps: judgePs,
+  jq: judgeJq,
 };
 
+const HARMLESS = 'cd, pwd, true, false, echo, printf without -v, test and [';
+
 /**
- * ALLOW unless an option that writes or runs is given anywhere (see
- * findRisky), a word only the run time knows could be one, or, with
- * `second`, a second operand names the file the program writes.
+ * Every bash builtin (bash runs it before looking in PATH), judged. Only the
+ * harmless set can be ALLOW; the others are ASK, or DENY by name (eval,
+ * exec, trap … see DENIED) or by the variable they set.
  */
-function risky(name: string, args: readonly Arg[], spec: RiskSpec, second?: string): Verdict {
-  const { found, computed, operands } = findRisky(args, spec);
-  if (found) return ask(`${name} ${found} writes a file or runs a program`);
-  if (computed) return ask(`an argument of ${name} is computed at run time and could be an option that writes`);
-  return second && operands > 1 ? ask(second) : allow(`${name} is read-only`);
+export const BUILTINS: Record<string, Judge> = {
+  cd: (args) => judgeRootRead('cd', args, true) ?? allow('cd changes the folder'),
+  pwd: () => allow('pwd prints the folder'),
+  true: () => allow('true does nothing'),
+  false: () => allow('false does nothing'),
+  echo: () => allow('echo prints'),
+  printf: judgePrintf,
+  test: judgeTest,
+  '[': judgeTest,
+  read: judgeRead,
+  // jobs -x runs its arguments as a command.
+  jobs: (args, judge) => {
+    const x = args.findIndex((a) => a.value === undefined || /^-[a-z]*x/.test(a.value));
+    return worst(ask(`jobs is a shell builtin outside the harmless set (${HARMLESS})`), x === -1 ? allow('') : judge(args.slice(x + 1)));
+  },
+  // `command x` runs x; `builtin x` runs the builtin x.
+  command: (args, judge) => {
+    const rest = args.findIndex((a) => !/^-[pvV]+$/.test(a.value ?? '-'));
+    const lookup = args.slice(0, rest === -1 ? args.length : rest).some((a) => /[vV]/.test(a.value ?? ''));
+    return worst(ask(`command is a shell builtin outside the harmless set (${HARMLESS})`), lookup || rest === -1 ? allow('') : judgeUnread(allow(''), args.slice(rest), judge));
+  },
+  builtin: (args, judge) => worst(ask(`builtin is a shell builtin outside the harmless set (${HARMLESS})`), judge(args)),
+};
+for (const name of ('bg bind break caller compgen complete compopt continue declare dirs disown exit export fg getopts help history let local logout ' +
+  'mapfile popd pushd readarray readonly return set shift shopt suspend times type typeset ulimit umask unset wait :').split(' ')) {
+  BUILTINS[name] = () => ask(`${name} is a shell builtin outside the harmless set (${HARMLESS})`);
 }
 
 /** test and [ only test; -v and -R evaluate the subscript of the name they are given (`a[$(cmd)]`). */
@@ -63,41 +73,83 @@ function judgeTest(args: readonly Arg[]): Verdict {
 }
 
 /**
- * Builtins that set the variables they name: PATH and its kin are DENY (see
- * dangerousVariable), and a name with a subscript (`a[$(cmd)]`) makes bash
- * evaluate the subscript as arithmetic, running what is in it.
+ * Names a builtin sets: PATH and its kin are DENY (see dangerousVariable);
+ * setting any variable is outside the harmless set, so ASK, and a name with a
+ * subscript (`a[$(cmd)]`) makes bash evaluate it, running what is in it.
  */
-function variableNames(name: string, args: readonly Arg[]): Verdict {
-  const words = values(args);
-  if (!words) return ask(`a variable name given to ${name} is computed at run time`);
-  for (const word of words) {
+function variableNames(name: string, names: ReadonlyArray<string | undefined>): Verdict {
+  for (const word of names) {
+    if (word === undefined) return deny(`a variable name given to ${name} is computed at run time`);
     const danger = dangerousVariable(word.split('[')[0]!);
     if (danger) return danger;
   }
-  return words.some((w) => w.includes('[')) ? ask(`${name} into an array element evaluates its subscript`) : allow(`${name} sets shell variables`);
+  return ask(`${name} sets shell variables, outside the harmless set (${HARMLESS})`);
 }
 
-/** `set -e`, `set -o pipefail` … change the shell's options; others (`set -T`, positional words) are ASK. */
-function judgeSet(args: readonly Arg[]): Verdict {
-  const words = values(args);
-  const fine = /^([-+][euxvfCBnhbm]+|-o|\+o|--|pipefail|errexit|nounset|xtrace|noclobber|verbose|noglob)$/;
-  return words && words.every((w) => fine.test(w)) ? allow('set changes shell options') : ask('set with arguments the classifier does not know');
+/** printf prints; `printf -v NAME` (`-vNAME` too) sets the variable instead. */
+function judgePrintf(args: readonly Arg[]): Verdict {
+  const first = args[0]?.value;
+  if (first === undefined && args.length > 0) {
+    // `-vBASH_CMDS[ls]` is a glob to bash, and the name it sets when nothing matches.
+    const named = /^-v([A-Za-z_][A-Za-z0-9_]*)/.exec(args[0]!.source ?? '');
+    return (named && dangerousVariable(named[1]!)) || ask('the first argument of printf is computed at run time and could be -v');
+  }
+  if (first?.startsWith('-v')) {
+    const name = first.length > 2 ? first.slice(2) : args[1]?.value;
+    return name === undefined ? ask('printf -v sets a variable whose name is computed at run time') : variableNames('printf -v', [name]);
+  }
+  return allow('printf prints');
 }
 
-/** xargs runs its command with words read from its input added: a program whose safety depends on its arguments is at least ASK. */
+/** read's options, as the builtin reads them (each a letter, valued ones taking the rest of their word or the next). */
+const READ_TABLE = optionTable('read', '-ers -a: -d: -i: -n: -N: -p: -t: -u:');
+
+/** read sets the variables it names (`-a NAME` and every operand). */
+function judgeRead(args: readonly Arg[]): Verdict {
+  const read = readOptions('read', args, READ_TABLE, { posix: true });
+  if (read.computed) return ask('an argument of read is computed at run time');
+  const names = [...read.options.filter((o) => o.option === '-a').map((o) => o.value), ...read.operands.map((a) => a.value)];
+  return worst(read.verdict, variableNames('read', names));
+}
+
+/** Programs whose every option only reads, so words added from xargs's input cannot make them write or run. */
+const XARGS_SAFE = new Set(['ls', 'cat', 'head', 'tail', 'wc', 'grep', 'echo', 'stat', 'du', 'basename', 'dirname', 'md5sum', 'sha256sum']);
+
+const XARGS_TABLE = optionTable(
+  'xargs',
+  '-0prtxo -a: -d: -E: -I: -L: -n: -P: -s: -e:: -i:: -l:: --null --arg-file= --delimiter= --eof[=] --replace[=] --max-lines[=] --max-args= ' +
+    '--open-tty --max-procs= --interactive --process-slot-var= --no-run-if-empty --max-chars= --show-limits --verbose --exit --help --version',
+);
+
+/** xargs runs its command with words read from its input added: only a program none of whose options writes or runs stays ALLOW. */
 function judgeXargs(args: readonly Arg[], judge: JudgeArgv): Verdict {
-  const { rest, verdict, unread } = skipOptions('xargs', args, {
-    // --replace[=R], --eof[=E], --max-lines[=N] take a value only after `=`; -i[R], -e[E], -l[N] only attached.
-    flags: ['-0', '--null', '-r', '--no-run-if-empty', '-t', '--verbose', '-p', '--interactive', '-x', '--exit', '-o', '--open-tty', '--replace', '--eof', '--max-lines'],
-    optional: ['-i', '-e', '-l'],
-    valued: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-I', '-L', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'],
-  });
-  if (unread) return worst(judgeUnread(verdict!, unread, judge), ask('xargs adds words from its input to the command'));
-  if (verdict) return verdict;
+  const read = readOptions('xargs', args, XARGS_TABLE, { posix: true, prefixes: true });
+  if (read.verdict.decision !== 'allow' || read.computed) {
+    return worst(judgeUnread(worst(read.verdict, ask('an argument of xargs is not known, so neither is where its command starts')), args, judge), ask('xargs adds words from its input to the command'));
+  }
+  const rest = read.operands;
   if (rest.length === 0) return allow('xargs alone echoes its input');
   const inner = judge(rest);
   const name = rest[0]!.value?.split('/').pop() ?? '';
-  return ['ls', 'cat', 'head', 'tail', 'wc', 'grep', 'echo', 'stat', 'file', 'du', 'basename', 'dirname', 'md5sum', 'sha256sum'].includes(name)
-    ? inner
-    : worst(inner, ask(`xargs adds words from its input to ${name || 'a command'}`));
+  return XARGS_SAFE.has(name) ? inner : worst(inner, ask(`xargs adds words from its input to ${name || 'a command'}`));
+}
+
+/** jq's options (its own parser: exact long names, letters clustered); --arg and its kin take two words. */
+const JQ_FLAGS = new Set('-r -c -n -s -e -j -a -S -C -M -R --tab --seq --stream --raw-output --compact-output --null-input --slurp --exit-status --join-output --ascii-output --sort-keys --color-output --monochrome-output --raw-input --unbuffered --args --jsonargs --raw-output0 --stream-errors'.split(' '));
+const JQ_VALUED: Record<string, number> = { '--arg': 2, '--argjson': 2, '--slurpfile': 2, '--rawfile': 2, '--indent': 1, '-f': 1, '--from-file': 1, '-L': 1 };
+
+/** jq filters JSON: no option of it writes or runs (`$ENV` holds only the command's own environment). */
+function judgeJq(args: readonly Arg[]): Verdict {
+  const words = values(args);
+  if (!words) return allow('jq filters JSON; an argument computed at run time is a filter, a file or one of its options');
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === '--') break;
+    if (!word.startsWith('-') || word === '-') continue;
+    if (JQ_VALUED[word] !== undefined) i += JQ_VALUED[word];
+    else if (!JQ_FLAGS.has(word) && !(/^-[a-zA-Z]+$/.test(word) && [...word.slice(1)].every((c) => JQ_FLAGS.has(`-${c}`)))) {
+      return ask(`${word} is not an option of jq known to be read-only`);
+    }
+  }
+  return allow('jq filters JSON');
 }

@@ -1,28 +1,30 @@
-import { skipOptions, type Arg } from './options.js';
-import { allow, ask, type Verdict } from './verdict.js';
+import { optionTable, readOptions } from './getopt.js';
+import type { Arg } from './options.js';
+import { allow, ask, worst, type Verdict } from './verdict.js';
 
-/** sed: ALLOW for scripts of commands that only print; -i, -f, and the w, W and e commands or flags are ASK. */
+/** GNU sed's options (4.9): -i edits files in place, -f reads the script from a file the classifier does not read. */
+const SED = optionTable(
+  'sed',
+  '-nErsuz -e: ?-f: -l: ?-i:: --quiet --silent --debug --expression= ?--file= --follow-symlinks ?--in-place[=] --line-length= --posix ' +
+    '--regexp-extended --separate --sandbox --unbuffered --null-data --help --version',
+);
+
+/**
+ * sed: ALLOW for scripts of commands that only print; -i, -f, and the w, W
+ * and e commands or flags are ASK. GNU sed permutes its words: an `-e` after
+ * the files (`sed p f -e '1e id'`) makes every operand a file, and the
+ * scripts are the `-e` ones.
+ */
 export function judgeSed(args: readonly Arg[]): Verdict {
-  if (args.some((a) => /^(-i|--in-place|-[a-zA-Z]*i)/.test(a.value ?? ''))) return ask('sed -i edits files in place');
-  const { rest, taken, verdict } = skipOptions('sed', args, {
-    flags: ['-n', '--quiet', '--silent', '-E', '-r', '--regexp-extended', '-s', '--separate', '-u', '--unbuffered', '-z', '--null-data', '--posix', '--debug', '--sandbox'],
-    valued: ['-e', '--expression', '-l', '--line-length'],
-    risky: ['-f', '--file'],
-  });
-  if (verdict) return verdict;
-  const scripts: string[] = [];
-  for (const { option, value } of taken) {
-    if (option !== '-e' && option !== '--expression') continue;
-    if (value === undefined) return ask('a sed script is computed at run time');
-    scripts.push(value);
-  }
+  const read = readOptions('sed', args, SED, { prefixes: true });
+  if (read.computed) return worst(read.verdict, ask('an argument of sed is computed at run time and could be an option or a script'));
+  const scripts = read.options.filter((o) => o.option === '-e' || o.option === '--expression').map((o) => o.value);
   if (scripts.length === 0) {
-    const script = rest[0]?.value;
-    if (rest.length === 0) return allow('sed without a script does nothing');
-    if (script === undefined) return ask('a sed script is computed at run time');
-    scripts.push(script);
+    if (read.operands.length === 0) return read.verdict;
+    scripts.push(read.operands[0]!.value);
   }
-  return scripts.every(sedPrintsOnly) ? allow('sed prints') : ask('the sed script may write files or run commands (w, W, e) or has a form the classifier does not read');
+  if (scripts.some((s) => s === undefined)) return worst(read.verdict, ask('a sed script is computed at run time'));
+  return worst(read.verdict, scripts.every((s) => sedPrintsOnly(s!)) ? allow('sed prints') : ask('the sed script may write files or run commands (w, W, e) or has a form the classifier does not read'));
 }
 
 /** Whether a sed script is made only of commands that print or edit the stream, read without guessing. */
@@ -67,7 +69,9 @@ export function sedPrintsOnly(script: string): boolean {
     } else if (/[}pdDnNqQ=lPgGhHxzF]/.test(cmd)) {
       while (/[0-9]/.test(at() ?? '')) i++;
     } else if (/[btT:]/.test(cmd)) {
-      while (i < script.length && !/[;\n]/.test(at()!)) i++;
+      // GNU sed ends a label at whitespace or `;`: what follows is another command, which must be a separator here.
+      while (at() === ' ' || at() === '\t') i++;
+      while (/[A-Za-z0-9_.-]/.test(at() ?? '')) i++;
     } else if (/[aic]/.test(cmd)) {
       while (i < script.length && at() !== '\n') i++;
     } else return false;

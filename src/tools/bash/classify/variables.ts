@@ -6,6 +6,8 @@ const DANGEROUS_VARS = new Set([
   'PAGER', 'EDITOR', 'VISUAL', 'MANPAGER', 'LESSOPEN', 'LESSCLOSE', 'NODE_OPTIONS', 'PERL5OPT', 'PYTHONSTARTUP', 'RUBYOPT', 'GLOBIGNORE',
   // BASH_CMDS[ls]=/bin/rm makes `ls` run rm, without `hash`; BASH_ALIASES defines aliases without `alias`.
   'BASH_CMDS', 'BASH_ALIASES', 'BASH_LOADABLES_PATH', 'EXECIGNORE', 'SHELL', 'RIPGREP_CONFIG_PATH',
+  // glibc loads character-set converters (iconv, git log --encoding) and locales from these: shared objects from the workspace.
+  'GCONV_PATH', 'LOCPATH', 'NLSPATH',
 ]);
 const DANGEROUS_PREFIXES = ['LD_', 'DYLD_', 'GIT_', 'BASH_FUNC_'];
 

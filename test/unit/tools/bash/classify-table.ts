@@ -1,3 +1,4 @@
+import { POSITIVE_ROWS } from './classify-table-positive.js';
 import { REVIEW_ROWS } from './classify-table-review.js';
 
 /**
@@ -42,7 +43,6 @@ export const TABLE: ReadonlyArray<readonly [command: string, expected: 'allow' |
   ["awk '{print $1}' file", 'allow'],
   ['for f in *.md; do wc -l "$f"; done', 'allow'],
   ['if [ -f x ]; then cat x; fi', 'allow'],
-  ['command -v git', 'allow'],
   ['timeout 5 grep -r foo .', 'allow'],
   ['echo $((1 + 2))', 'allow'],
   ['wc -l < input.txt', 'allow'],
@@ -50,9 +50,7 @@ export const TABLE: ReadonlyArray<readonly [command: string, expected: 'allow' |
   ['/usr/bin/ls -l', 'allow'],
   ['x=1; echo "$x"', 'allow'],
   ["cat <<'EOF'\n$(rm -rf /)\nEOF", 'allow'],
-  ['type rm', 'allow'],
   ['xargs -I {} grep x {}', 'allow'],
-  ['while IFS= read -r l; do echo "$l"; done < f', 'allow'],
   ['git config --get user.email', 'allow'],
   ["sed --expression='s/a/b/' -e p f", 'allow'],
   ['ls >& /dev/null', 'allow'],
@@ -104,6 +102,10 @@ export const TABLE: ReadonlyArray<readonly [command: string, expected: 'allow' |
   ['[[ -v x ]]', 'ask'],
   ["test -v 'a[$(id)]'", 'ask'],
   ['file -C -m magic', 'ask'],
+  // builtins beyond the harmless set, and a variable set before a command
+  ['command -v git', 'ask'],
+  ['type rm', 'ask'],
+  ['while IFS= read -r l; do echo "$l"; done < f', 'ask'],
   ["cat $'\\xe9'", 'allow'],
   // DENY: privilege, deletion, history rewriting, shells, devices, unparseable
   ['sudo ls', 'deny'],
@@ -233,4 +235,5 @@ export const TABLE: ReadonlyArray<readonly [command: string, expected: 'allow' |
   ['cat <<', 'unknown'],
   ['$((1 +))', 'unknown'],
   ...REVIEW_ROWS,
+  ...POSITIVE_ROWS,
 ];
