@@ -24,7 +24,7 @@ import { installTracing } from './http/plugins/tracing.js';
 import { installSpillSweep } from './http/plugins/spill-sweep.js';
 import { toolsRoutes } from './http/tools.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
-import type { Tracing } from './observability/tracing.js';
+import type { Tracing } from './observability/spans.js';
 import { createPipelineDeps } from './pipeline/deps.js';
 import type { PipelineDeps } from './pipeline/types.js';
 import { WIRE_SCHEMAS } from './protocol/schemas.js';

@@ -5,7 +5,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { VERSION } from '../version.js';
-import type { SpanAttributes, TraceHeaders, TraceSpan, Tracing, TracingSettings } from './tracing.js';
+import type { SpanAttributes, TraceHeaders, TraceSpan, Tracing, TracingSettings } from './spans.js';
 
 const propagator = new W3CTraceContextPropagator();
 

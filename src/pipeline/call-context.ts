@@ -1,4 +1,4 @@
-import type { TraceHeaders, TraceSpan } from '../observability/tracing.js';
+import type { TraceHeaders, TraceSpan } from '../observability/spans.js';
 import type { CatalogView, ToolContext, ToolEvents } from '../tools/tool.js';
 import { catalogView } from './catalog.js';
 import type { CallAbort } from './timeout.js';

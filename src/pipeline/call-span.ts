@@ -1,4 +1,4 @@
-import type { SpanAttributes, TraceSpan } from '../observability/tracing.js';
+import type { SpanAttributes, TraceSpan } from '../observability/spans.js';
 import type { CallResult, VisiblePayload } from '../protocol/result.js';
 import type { ExecContext, PlannedCall } from './types.js';
 

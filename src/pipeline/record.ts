@@ -1,5 +1,5 @@
 import { redactForLog } from '../observability/logger.js';
-import type { TraceSpan } from '../observability/tracing.js';
+import type { TraceSpan } from '../observability/spans.js';
 import type { VisiblePayload } from '../protocol/result.js';
 import { callSpanName, endCallSpan } from './call-span.js';
 import type { Finished } from './run-call.js';

@@ -1,5 +1,5 @@
 import type { RedactionCounts } from '../guardrails/index.js';
-import type { TraceSpan } from '../observability/tracing.js';
+import type { TraceSpan } from '../observability/spans.js';
 import { GatewayError, isGatewayError } from '../protocol/errors.js';
 import type { CallResult } from '../protocol/result.js';
 import type { Tool, ToolOutput } from '../tools/tool.js';

@@ -5,7 +5,7 @@ import type { AuditTrail } from '../audit/index.js';
 import type { Config } from '../config/schema.js';
 import type { Guardrails } from '../guardrails/index.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { TraceSpan } from '../observability/tracing.js';
+import type { TraceSpan } from '../observability/spans.js';
 import type { GatewayError } from '../protocol/errors.js';
 import type { ToolFormat } from '../protocol/catalog.js';
 import type { RegisteredTool, ToolRegistry } from '../registry/registry.js';

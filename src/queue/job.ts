@@ -4,7 +4,7 @@ import { allowedByAll } from '../policy/index.js';
 import type { CallFormat, NormalizedCall } from '../protocol/calls/index.js';
 import type { CallError } from '../protocol/errors.js';
 import type { CallResult } from '../protocol/result.js';
-import type { TraceHeaders } from '../observability/tracing.js';
+import type { TraceHeaders } from '../observability/spans.js';
 import type { Caller, ExecContext } from '../pipeline/types.js';
 
 /** BullMQ queue names, under the deployment's key prefix (state/redis/keys.ts). */

@@ -3,7 +3,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RedisClient } from '../state/redis/index.js';
 import type { Config } from '../config/schema.js';
-import type { Tracing } from '../observability/tracing.js';
+import type { Tracing } from '../observability/spans.js';
 import { executeCalls } from '../pipeline/execute-calls.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import type { HttpDispatchers } from '../tools/http/index.js';

@@ -1,4 +1,4 @@
-import type { TraceHeaders } from '../observability/tracing.js';
+import type { TraceHeaders } from '../observability/spans.js';
 import type { ToolClassification } from '../policy/index.js';
 import type { GatewayError } from '../protocol/errors.js';
 import type { ToolFormat } from '../protocol/catalog.js';

@@ -8,7 +8,7 @@ import type { AuditTrail } from '../../src/audit/index.js';
 import { configFrom } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import type { Tracing } from '../../src/observability/tracing.js';
+import type { Tracing } from '../../src/observability/spans.js';
 import type { ExecutionQueue } from '../../src/queue/index.js';
 import { createRegistry, registryDefaults } from '../../src/registry/registry.js';
 import { createFsSpillStore } from '../../src/spill/fs.js';

@@ -5,7 +5,7 @@ import { configFrom } from '../../src/config/load.js';
 import { queueConnectionOptions, ExecutionQueue, startWorkers, type ExecutionWorkers, type QueueConnectionOptions } from '../../src/queue/index.js';
 import { createRedisStateStore, redisTopology } from '../../src/state/redis/index.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
-import type { Tracing } from '../../src/observability/tracing.js';
+import type { Tracing } from '../../src/observability/spans.js';
 import type { Tool } from '../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from './app.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { TraceSpan, Tracing } from '../../observability/tracing.js';
+import type { TraceSpan, Tracing } from '../../observability/spans.js';
 
 /**
  * With tracing on: one server span per request, continuing the caller's

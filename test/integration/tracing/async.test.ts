@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTracing, tracingSettings, type Tracing } from '../../../src/observability/tracing.js';
+import type { Tracing } from '../../../src/observability/spans.js';
+import { startTracing, tracingSettings } from '../../../src/observability/tracing.js';
 import { asyncGateway, type AsyncGateway } from '../../helpers/async.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
