@@ -191,5 +191,6 @@ function logBash(set: ToolSet, logger: Logger): void {
   if (!set.bash) return;
   const { sandbox, warnings } = set.bash;
   for (const warning of warnings) logger.warn({ tool: 'Bash', sandbox: sandbox.mode }, warning);
-  logger.info({ tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting }, `Bash enabled: commands run ${sandbox.mode === 'bwrap' ? 'in bubblewrap' : 'WITHOUT a sandbox'}`);
+  const how = sandbox.mode === 'bwrap' ? 'in bubblewrap' : `WITHOUT a sandbox${sandbox.fail_closed ? ', each after an approval' : ''}`;
+  logger.info({ tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting, ...(sandbox.fail_closed && { fail_closed: true }) }, `Bash enabled: commands run ${how}`);
 }

@@ -117,6 +117,8 @@ export interface ProposedChange {
 export interface SandboxInfo {
   mode: 'bwrap' | 'none';
   setting: 'auto' | 'required' | 'none';
+  /** `auto` on a host where no sandbox works: every command that is not DENY asks for approval. */
+  fail_closed?: true;
 }
 
 /** Where an upstream tool comes from, and whether it can be reached now. */

@@ -152,7 +152,8 @@ const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string, bash: stri
 });
 
 const hostSandbox = (setting: SandboxInfo['setting'], bash: string): Sandbox => ({
-  info: { mode: 'none', setting },
+  // Fail closed: only an explicit `none` lets ALLOW commands run unsandboxed without an approval.
+  info: setting === 'auto' ? { mode: 'none', setting, fail_closed: true } : { mode: 'none', setting },
   launch: (command, _workspace, limits) => Promise.resolve({ file: PRLIMIT, args: limited(bash, command, limits).slice(1) }),
 });
 
@@ -191,7 +192,8 @@ export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string
   if (setting === 'none') {
     return {
       sandbox: hostSandbox(setting, bash),
-      warning: 'Bash runs commands WITHOUT a sandbox (builtins.Bash.sandbox: none): they see the whole host file system and network as the user they run as',
+      warning:
+        'Bash runs commands WITHOUT a sandbox (builtins.Bash.sandbox: none): read-only commands run without an approval, and every command sees the whole host file system and network as the user it runs as',
     };
   }
   const refused = probe(bwrap, [...bwrapArgs(workspace), '--', ...limited(bash, 'true', limits)], identity);
@@ -202,6 +204,6 @@ export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string
   }
   return {
     sandbox: hostSandbox(setting, bash),
-    warning: `Bash runs commands WITHOUT a sandbox: ${why} (builtins.Bash.sandbox: auto). Install bubblewrap, or set sandbox: required to refuse to start without it`,
+    warning: `Bash runs commands WITHOUT a sandbox: ${why} (builtins.Bash.sandbox: auto), so every command that is not refused asks for an approval first. Install bubblewrap, set sandbox: required to refuse to start without it, or sandbox: none to run read-only commands unsandboxed without asking`,
   };
 }

@@ -121,7 +121,7 @@ async function run(args: Record<string, unknown>, ctx: ToolContext, options: Bas
 /** The Bash tool: not concurrency-safe (a command may change anything in the workspace); classified before it runs. */
 export function createBashTool(options: BashToolOptions): Tool {
   return {
-    ...bashPermissionHooks(),
+    ...bashPermissionHooks(options.sandbox.info.fail_closed === true),
     name: 'Bash',
     description: descriptionFor(options.sandbox),
     parameters: PARAMETERS,

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectConfig } from '../../../src/config/load.js';
+import { configFrom, inspectConfig } from '../../../src/config/load.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { prepare } from '../../../src/startup.js';
 import { commandIdentity } from '../../../src/tools/bash/identity.js';
 import { chooseSandbox } from '../../../src/tools/bash/sandbox.js';
+import { createBashTool } from '../../../src/tools/bash/tool.js';
+import { createPathRules } from '../../../src/policy/index.js';
 import { createHttpDispatchers } from '../../../src/tools/http/index.js';
 import { makeWorkspace, removeAll } from './helpers.js';
 
@@ -63,10 +65,28 @@ describe('choosing the sandbox: a probe that runs a command in it', () => {
     expect(choice.problem).toMatch(/^builtins\.Bash: bash is not installed \(looked for .*no-bash, .*nor-this\).*apt-get install bash/);
   });
 
-  it('auto with a refused bwrap: runs without, and says so loudly', () => {
+  it('auto with a refused bwrap: fails closed, every command that is not DENY asks, and says so loudly', () => {
     const choice = chooseSandbox('auto', workspace, as(), refusingBwrap);
-    expect(choice.sandbox?.info).toEqual({ mode: 'none', setting: 'auto' });
-    expect(choice.warning).toMatch(/WITHOUT a sandbox: bubblewrap .* does not work here/);
+    expect(choice.sandbox?.info).toEqual({ mode: 'none', setting: 'auto', fail_closed: true });
+    expect(choice.warning).toMatch(/WITHOUT a sandbox: bubblewrap .* does not work here: .*every command that is not refused asks for an approval/);
+    const settings = configFrom({ builtins: { Bash: { enabled: true } } }).builtins.Bash;
+    const tool = createBashTool({ workspace, settings, sandbox: choice.sandbox!, identity: {}, rules: createPathRules([]) });
+    expect(tool.sandbox).toEqual({ mode: 'none', setting: 'auto', fail_closed: true });
+    expect(tool.classify!({ command: 'ls -la && cat README.md' })).toEqual({
+      parts: [
+        expect.objectContaining({ decision: 'ask', reason: expect.stringMatching(/^ls -la: .*; no sandbox works on this host \(builtins\.Bash\.sandbox: auto\), so every command asks$/) }),
+        expect.objectContaining({ decision: 'ask' }),
+      ],
+    });
+    expect(tool.classify!({ command: 'ls; rm -rf src' })).toMatchObject({ parts: [{ decision: 'ask' }, { decision: 'deny' }] });
+  });
+
+  it('none keeps the classes: a read-only command is ALLOW without a sandbox, said in the warning', () => {
+    const choice = chooseSandbox('none', workspace, as(), refusingBwrap);
+    const settings = configFrom({ builtins: { Bash: { enabled: true, sandbox: 'none' } } }).builtins.Bash;
+    const tool = createBashTool({ workspace, settings, sandbox: choice.sandbox!, identity: {}, rules: createPathRules([]) });
+    expect(tool.classify!({ command: 'ls -la' })).toMatchObject({ parts: [{ decision: 'allow' }] });
+    expect(choice.warning).toMatch(/read-only commands run without an approval/);
   });
 
   it('none: no probe of bwrap, and a warning', () => {

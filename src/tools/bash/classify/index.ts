@@ -1,6 +1,9 @@
 import type { Tool } from '../../tool.js';
 import { classifyCommand, type Classified, type Unclassified } from './judge.js';
 
+/** Why a read-only part asks where no sandbox works. */
+const FAIL_CLOSED = 'no sandbox works on this host (builtins.Bash.sandbox: auto), so every command asks';
+
 /** A part's text in a reason: enough to recognise it, never a 50,000-character line. */
 const excerpt = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}…` : text);
 
@@ -12,9 +15,10 @@ const excerpt = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}…` 
  * what is wrong with it. `canonicalArgs`
  * gives the command with every simple command spelled canonically, quotes
  * removed ('r''m' is rm): policy rules see it as well as the command as sent,
- * and approvals are bound to it.
+ * and approvals are bound to it. `failClosed` (sandbox `auto` where none
+ * works) makes every ALLOW part ASK.
  */
-export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> {
+export function bashPermissionHooks(failClosed = false): Pick<Tool, 'classify' | 'canonicalArgs'> {
   // canonicalArgs and then the permission gate's classify get the same arguments object of a call: the command is
   // parsed once for both, not twice. Keyed by the object, checked by the command, so a changed command is parsed again.
   const parsed = new WeakMap<object, { command: string; classified: Classified | Unclassified }>();
@@ -32,11 +36,14 @@ export function bashPermissionHooks(): Pick<Tool, 'classify' | 'canonicalArgs'> 
       const classified = classifyOnce(args, command);
       if ('problem' in classified) return { unknown: classified.problem };
       return {
-        parts: classified.units.map((unit) => ({
-          args: { ...args, command: unit.text },
-          decision: unit.verdict.decision,
-          reason: `${excerpt(unit.text)}: ${unit.verdict.reason}`,
-        })),
+        parts: classified.units.map((unit) => {
+          const closed = failClosed && unit.verdict.decision === 'allow';
+          return {
+            args: { ...args, command: unit.text },
+            decision: closed ? 'ask' : unit.verdict.decision,
+            reason: `${excerpt(unit.text)}: ${unit.verdict.reason}${closed ? `; ${FAIL_CLOSED}` : ''}`,
+          };
+        }),
       };
     },
     async canonicalArgs(args) {
