@@ -23,7 +23,7 @@ import { loadOpenApiSources } from './tools/openapi/index.js';
 import type { Tool } from './tools/tool.js';
 
 /** What a configuration that can be served gives the server. */
-export interface Prepared {
+interface Prepared {
   config: Config;
   workspace: string;
   registry: ToolRegistry;

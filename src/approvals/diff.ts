@@ -1,7 +1,7 @@
 import { formatPatch, structuredPatch } from 'diff';
 
 /** A diff longer than this is cut (at a line end) with a note: a person reads a change, not a megabyte. */
-export const DIFF_MAX_BYTES = 200 * 1024;
+const DIFF_MAX_BYTES = 200 * 1024;
 
 /**
  * How long the diff may search for the shortest edit (it runs on the event
@@ -12,7 +12,7 @@ const DIFF_TIMEOUT_MS = 100;
 
 const CONTEXT_LINES = 3;
 
-export interface ShownDiff {
+interface ShownDiff {
   diff: string;
   truncated: boolean;
   note?: string;

@@ -1,3 +1,3 @@
-export { DIFF_MAX_BYTES, unifiedDiff } from './diff.js';
+
 export { approvalEvents, webhookRetries, webhookUrlProblem, type ApprovalEvents } from './notify.js';
-export { ARGUMENT_CHARS, approvalArguments, previewOf } from './preview.js';
+export { approvalArguments, previewOf } from './preview.js';

@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { ApprovalRecord } from '../protocol/approval.js';
 import { targetProblem, type RetryPolicy, type WebhookOutbox } from '../webhooks/index.js';
 
-export type ApprovalEvent = 'approval.created' | 'approval.decided';
+type ApprovalEvent = 'approval.created' | 'approval.decided';
 
 /** Tells the approvals webhook of each request opened and each decision; neither waits for it nor can fail because of it. */
 export interface ApprovalEvents {

@@ -11,7 +11,7 @@ import { unifiedDiff } from './diff.js';
  * person reads a command or a path whole, while a file's content is shown
  * by the preview's diff and need not be stored twice.
  */
-export const ARGUMENT_CHARS = 4096;
+const ARGUMENT_CHARS = 4096;
 
 /** The arguments an approval request shows: secrets redacted, long strings cut. */
 export function approvalArguments(args: Record<string, unknown>): unknown {

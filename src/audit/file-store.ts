@@ -12,7 +12,7 @@ const TAIL_CHUNK = 65_536;
 /** Chains this process holds, by path: a second store in the same process must not take one (its pid would look like ours). */
 const held = new Set<string>();
 
-export interface FileAuditStoreOptions {
+interface FileAuditStoreOptions {
   dir: string;
   /** A segment past this size is closed and the next one begun. */
   rotateBytes: number;

@@ -5,10 +5,10 @@ import { createFileAuditStore } from './file-store.js';
 import { createS3AuditStore } from './s3-store.js';
 
 export type { AuditStore } from './audit-store.js';
-export type { AuditEntry, AuditRecord, CallEntry, ApprovalEntry, AuditDecision } from './record.js';
-export { AuditTrail, AuditUnavailableError, type TrailHealth } from './trail.js';
-export { verifyChain, type ChainReport } from './verify.js';
-export { queryAudit, type AuditQuery } from './query.js';
+export type { AuditEntry, AuditRecord, CallEntry, AuditDecision } from './record.js';
+export { AuditTrail, AuditUnavailableError } from './trail.js';
+export { verifyChain } from './verify.js';
+export { queryAudit } from './query.js';
 
 /**
  * The store an `audit.url` names: `file:///abs/dir` or `file://./rel/dir`

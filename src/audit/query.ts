@@ -2,7 +2,7 @@ import type { AuditStore } from './audit-store.js';
 import type { AuditRecord } from './record.js';
 
 /** Which records GET /audit wants: one tenant's, optionally one session's or tool's, since a time; newest first. */
-export interface AuditQuery {
+interface AuditQuery {
   tenant: string;
   sessionId?: string;
   tool?: string;

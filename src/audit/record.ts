@@ -29,7 +29,7 @@ export interface CallEntry {
 }
 
 /** An operator's decision on an approval request, when it is taken. */
-export interface ApprovalEntry {
+interface ApprovalEntry {
   kind: 'approval';
   tenant: string;
   key_id: string;
@@ -43,7 +43,7 @@ export interface ApprovalEntry {
 }
 
 /** The trail's own note: writing resumed after an outage, and how many records were dropped during it. */
-export interface TrailEntry {
+interface TrailEntry {
   kind: 'trail';
   event: 'resumed';
   dropped: number;

@@ -5,7 +5,7 @@ import { headOf, type ChainHead } from './chain.js';
 const SEGMENT = /^\d{12}\.jsonl$/;
 const CONTENT_TYPE = 'application/x-ndjson';
 
-export type S3AuditStoreOptions = S3ClientOptions & {
+type S3AuditStoreOptions = S3ClientOptions & {
   /** Key prefix inside the bucket, without slashes at either end; '' for the bucket's root. */
   prefix: string;
 };

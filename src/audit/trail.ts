@@ -12,12 +12,12 @@ export class AuditUnavailableError extends Error {
 }
 
 /** Told when writing fails and when it works again: an outage is logged once and every failure counted. */
-export interface TrailHealth {
+interface TrailHealth {
   failed(err: unknown): void;
   ok(): void;
 }
 
-export interface AuditTrailOptions {
+interface AuditTrailOptions {
   store: AuditStore;
   chain: OpenedChain;
   clock: Clock;

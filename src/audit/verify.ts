@@ -2,7 +2,7 @@ import type { AuditStore } from './audit-store.js';
 import { GENESIS, hashHolds, unseal } from './chain.js';
 
 /** One chain's verdict: how many records hold, and the first that does not, said in words. */
-export interface ChainReport {
+interface ChainReport {
   chain: string;
   records: number;
   problem?: string;

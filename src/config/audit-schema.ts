@@ -22,7 +22,7 @@ const AuditObjectSchema = Type.Object(
 export const AuditSchema = Type.Union([Type.Literal(false), AuditObjectSchema], { default: {} });
 
 /** The audit settings with every default filled in (the schema's union cannot carry them). */
-export type AuditSettings = Required<Omit<Static<typeof AuditObjectSchema>, 'replica'>> & { replica?: string };
+type AuditSettings = Required<Omit<Static<typeof AuditObjectSchema>, 'replica'>> & { replica?: string };
 
 export function auditSettings(audit: false | Static<typeof AuditObjectSchema>): AuditSettings | null {
   if (audit === false) return null;

@@ -304,7 +304,6 @@ export const ConfigSchema = Type.Object(
 
 export type Config = Static<typeof ConfigSchema>;
 export type ToolConfig = Static<typeof ToolConfigSchema>;
-export type HttpSpec = Static<typeof HttpSpecSchema>;
 export type KeyConfig = Static<typeof KeySchema>;
 export type PolicyRule = Static<typeof PolicyRuleSchema>;
 export type BuiltinOverride = Static<typeof BuiltinOverrideSchema>;

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
  * the gateway: no inline script or style, no eval, no other origin, no
  * framing (docs/console.md).
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

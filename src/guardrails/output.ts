@@ -6,7 +6,7 @@ import type { RedactionCounts, SecretScanner } from './scanner.js';
 import { redactStream } from './stream.js';
 
 /** What of a call's output leaves the gateway: a tool's answer, or the result of a failed call. */
-export interface Output {
+interface Output {
   text: string;
   content?: ContentBlock[];
   data?: unknown;
@@ -17,14 +17,14 @@ export interface Output {
 type SpillContent = string | Buffer | AsyncIterable<Buffer>;
 
 /** The one line a model reads above a redacted output. */
-export function redactionNote(counts: RedactionCounts): string {
+function redactionNote(counts: RedactionCounts): string {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const kinds = Object.keys(counts).sort().join(', ');
   return `[${counted(total, 'value')} that looked like credentials (${kinds}) ${total === 1 ? 'was' : 'were'} redacted before this output reached you: each shows as [REDACTED:<kind>], and Edit cannot match text that holds one]`;
 }
 
 /** Adds `found` to `into`, per kind the larger count: a cut output's head and its spilled whole hold the same credentials. */
-export function mergeCounts(into: RedactionCounts, found: RedactionCounts): void {
+function mergeCounts(into: RedactionCounts, found: RedactionCounts): void {
   for (const [kind, count] of Object.entries(found)) into[kind] = Math.max(into[kind] ?? 0, count);
 }
 

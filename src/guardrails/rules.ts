@@ -24,7 +24,7 @@ export interface Hit {
  * replaced, else the whole match. `accept` refuses a candidate that has the
  * shape but not the randomness of a credential.
  */
-export interface PatternRule {
+interface PatternRule {
   kind: string;
   keywords: readonly string[];
   pattern: RegExp;

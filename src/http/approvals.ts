@@ -8,7 +8,7 @@ import { LOCAL_CALLER } from './auth.js';
 import { refuseCrossOrigin } from './origin.js';
 
 /** Listings are bounded: a page of pending requests, or of the most recent decisions. */
-export const APPROVALS_LIMIT = { default: 50, max: 500 };
+const APPROVALS_LIMIT = { default: 50, max: 500 };
 
 const Id = Type.Object({ id: Type.String({ maxLength: 128 }) });
 

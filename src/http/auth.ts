@@ -9,7 +9,7 @@ import type { Caller } from '../pipeline/types.js';
 import type { Clock } from '../shared/clock.js';
 import { StateUnavailableError, type StateStore } from '../state/state-store.js';
 
-export type Scope = 'execute' | 'admin';
+type Scope = 'execute' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -19,7 +19,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
 }
 
 /** Parse a request body; throws BAD_REQUEST saying where the JSON breaks or which key is forbidden. */
-export function parseJsonBody(text: string): unknown {
+function parseJsonBody(text: string): unknown {
   // JSON has no byte order mark, but editors and some clients write one.
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (json.trim() === '') throw new GatewayError('BAD_REQUEST', { message: 'The request body is empty; send a JSON document.' });

@@ -10,7 +10,7 @@ import { counted } from '../shared/count.js';
  * Returns undefined for the whole body; multi-range requests get the whole body
  * too, which the RFC allows, and so does a range unit other than bytes.
  */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined {
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined {
   if (header === undefined) return undefined;
   // RFC 9110 14.2: a range unit the server does not understand MUST be ignored; units are case-insensitive (14.1).
   const unit = /^\s*([^=\s]*)\s*=/.exec(header)?.[1];

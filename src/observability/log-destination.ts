@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs';
 
 /** What pino needs of a destination, and what the server's exit path calls. */
-export interface LogDestination {
+interface LogDestination {
   write(line: string): boolean;
   flush(cb?: (err?: Error) => void): void;
   flushSync(): void;

@@ -7,7 +7,7 @@ import { payloadJson } from './budget.js';
 import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
 /** What a request answers, one entry per call; the audit may turn a call's answer into AUDIT_UNAVAILABLE. */
-export interface Answers {
+interface Answers {
   results: CallResult[];
   payloads: VisiblePayload[];
   serialized: string[];

@@ -133,7 +133,7 @@ function withinBudget(sizes: readonly number[], budgetBytes: number): boolean {
 }
 
 /** What only a batch over its budget needs: the tenant's spill and each payload's resume hint, made only then (most batches fit). */
-export interface BatchCutting {
+interface BatchCutting {
   spill: Spill & SpillBytes;
   hints: readonly (ResumeHint | undefined)[];
 }

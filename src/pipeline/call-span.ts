@@ -27,7 +27,7 @@ function breakerOf(code: string | undefined, ran: boolean, probe: boolean): stri
   return probe ? 'half_open' : 'closed';
 }
 
-export interface CallOutcome {
+interface CallOutcome {
   result: CallResult;
   payload: VisiblePayload;
   /** Whether the call reached its tool (gate 8), and whether as the breaker's probe. */

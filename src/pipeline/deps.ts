@@ -24,7 +24,7 @@ const SPILL_OUTAGE: OutageLines = {
 };
 
 /** What the pipeline is built from; the app and a queue worker each pass their own. */
-export interface PipelineParts {
+interface PipelineParts {
   registry: ToolRegistry;
   state: StateStore;
   spill: SpillStore;

@@ -4,7 +4,7 @@ import type { ToolContext } from '../tools/tool.js';
 import type { PipelineDeps } from './types.js';
 
 /** One call's guardrails (docs/guardrails.md): the spill its tool gets, and its result as it may leave the gateway. */
-export interface CallGuard {
+interface CallGuard {
   spill: ToolContext['spill'];
   /** The result with its credentials redacted, and what was, by kind; absent when nothing was. */
   redact(result: CallResult): { result: CallResult; redactions?: RedactionCounts };

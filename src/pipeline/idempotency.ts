@@ -9,7 +9,7 @@ import { withState } from './state-health.js';
 import type { ExecContext, PipelineDeps } from './types.js';
 
 /** What a request is answered from: its results and, for a batch that ran, what the model sees of each. */
-export interface RequestOutcome {
+interface RequestOutcome {
   results: CallResult[];
   serialized?: readonly string[];
   payloads?: readonly VisiblePayload[];

@@ -1,7 +1,7 @@
 import type { Decision } from './decision.js';
 
 /** One part of a call as the tool judges it (a shell command's simple command), with the arguments policy rules see for it. */
-export interface ClassifiedPart {
+interface ClassifiedPart {
   args: Record<string, unknown>;
   decision: Decision;
   /** Why, for the denial message. */

@@ -6,9 +6,9 @@ import type { PolicyRuleSpec } from './policy.js';
 import { toolNameMatcher } from './reach.js';
 
 /** The built-in tools that read or list files: a rule on a path for one of them is a rule for reading that path. */
-export const READING_TOOLS: readonly string[] = ['Read', 'Grep', 'Glob', 'LS'];
+const READING_TOOLS: readonly string[] = ['Read', 'Grep', 'Glob', 'LS'];
 /** The built-in tools that write files: a rule on a path for one of them is a rule for writing it. */
-export const WRITING_TOOLS: readonly string[] = ['Write', 'Edit'];
+const WRITING_TOOLS: readonly string[] = ['Write', 'Edit'];
 
 /** What withholds an entry: ask or deny; allow never lifts another rule's decision. */
 type Withholding = Exclude<Decision, 'allow'>;
@@ -27,10 +27,10 @@ interface PathRule {
 }
 
 /** Judges the workspace-relative path of one entry of a walk: allow (read and name it), ask or deny (withhold it). */
-export type EntryJudge = (path: string) => Decision;
+type EntryJudge = (path: string) => Decision;
 
 /** What the sandbox needs to know of one rule. */
-export interface SandboxRule {
+interface SandboxRule {
   index: number;
   decision: Withholding;
   access: 'read' | 'write';

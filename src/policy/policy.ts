@@ -10,7 +10,7 @@ export interface PolicyRuleSpec {
   decision: Decision;
 }
 
-export interface PolicyVerdict {
+interface PolicyVerdict {
   decision: Decision;
   reason: string;
 }

@@ -69,6 +69,5 @@ export const ApprovalSchema = Type.Object(
 );
 
 export type ApprovalPreview = Static<typeof ApprovalPreviewSchema>;
-export type DiffPreview = Static<typeof DiffPreviewSchema>;
 export type ApprovalStatus = ApprovalRecord['status'];
 export type ApprovalRecord = Omit<Static<typeof ApprovalSchema>, 'preview'> & { preview: ApprovalPreview };

@@ -7,7 +7,7 @@
  */
 
 /** Where a block's payload went when it left the result: the `/outputs/{id}` url (null when the spill store failed). */
-export interface SpilledPayload {
+interface SpilledPayload {
   bytes: number;
   sha256: string;
   url: string | null;
@@ -23,9 +23,9 @@ export interface InlineMedia {
   data: string;
 }
 
-export type SpilledMedia = { type: 'image' | 'audio'; mime_type: string } & SpilledPayload;
+type SpilledMedia = { type: 'image' | 'audio'; mime_type: string } & SpilledPayload;
 
-export interface ResourceBlock {
+interface ResourceBlock {
   type: 'resource';
   uri: string;
   mime_type: string | null;
@@ -34,9 +34,9 @@ export interface ResourceBlock {
   data?: string;
 }
 
-export type SpilledResource = { type: 'resource'; uri: string; mime_type: string | null } & SpilledPayload;
+type SpilledResource = { type: 'resource'; uri: string; mime_type: string | null } & SpilledPayload;
 
-export interface ResourceLinkBlock {
+interface ResourceLinkBlock {
   type: 'resource_link';
   uri: string;
   name: string;

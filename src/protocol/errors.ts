@@ -53,7 +53,7 @@ export interface CallError {
   details?: unknown;
 }
 
-export interface GatewayErrorOptions {
+interface GatewayErrorOptions {
   message?: string;
   details?: unknown;
   retryAfterMs?: number;

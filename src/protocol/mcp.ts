@@ -34,19 +34,19 @@ export const RPC_ERRORS = {
 export type RpcId = string | number;
 
 /** A JSON-RPC request (has an id) or notification (has none), as received. */
-export interface RpcCall {
+interface RpcCall {
   id?: RpcId;
   method: string;
   params: Record<string, unknown>;
 }
 
 /** A received message: a call, a response to a request we never send, or something that is not JSON-RPC. */
-export type RpcMessage =
+type RpcMessage =
   | { kind: 'call'; call: RpcCall }
   | { kind: 'response' }
   | { kind: 'invalid'; id: RpcId | null; message: string };
 
-export interface RpcError {
+interface RpcError {
   code: number;
   message: string;
   data?: unknown;
@@ -57,7 +57,7 @@ export type RpcResponse =
   | { jsonrpc: '2.0'; id: RpcId | null; error: RpcError };
 
 /** A text content block; `_meta` is for clients and never reaches the model (basic, "General fields"). */
-export interface TextContent {
+interface TextContent {
   type: 'text';
   text: string;
   _meta?: Record<string, unknown>;
@@ -68,7 +68,7 @@ export interface TextContent {
  * no tool declares an `outputSchema`, and MCP adapters (LangChain's) hand the
  * model a JSON wrapper instead of the text when a result carries one.
  */
-export interface CallToolResult {
+interface CallToolResult {
   [key: string]: unknown;
   content: Array<TextContent | Record<string, unknown>>;
   isError: boolean;

@@ -21,33 +21,33 @@ export interface ToolResultInput {
 }
 
 /** OpenAI Chat Completions: one message per call. */
-export interface OpenAIToolMessage {
+interface OpenAIToolMessage {
   role: 'tool';
   tool_call_id: string;
   content: string;
 }
 
 /** OpenAI Chat: the images of the calls, in one user message after the tool messages (a tool message holds text only). */
-export interface OpenAIImageMessage {
+interface OpenAIImageMessage {
   role: 'user';
   content: Record<string, unknown>[];
 }
 
 /** OpenAI Responses: one `input` item per call; the Responses API takes no `role: "tool"` message. With images, `output` is a list of `input_text` and `input_image` items. */
-export interface ResponsesFunctionCallOutput {
+interface ResponsesFunctionCallOutput {
   type: 'function_call_output';
   call_id: string;
   output: string | Record<string, unknown>[];
 }
 
 /** Anthropic Messages: one user turn holding every result; with images, a result's `content` is a list of text and image blocks. */
-export interface AnthropicToolResultMessage {
+interface AnthropicToolResultMessage {
   role: 'user';
   content: { type: 'tool_result'; tool_use_id: string; content: string | Record<string, unknown>[]; is_error: boolean }[];
 }
 
 /** Gemini: one user turn holding every function response; images as inline-data `parts` of the response. */
-export interface GeminiFunctionResponseMessage {
+interface GeminiFunctionResponseMessage {
   role: 'user';
   parts: { functionResponse: { id?: string; name: string; response: Record<string, unknown>; parts?: Record<string, unknown>[] } }[];
 }

@@ -7,7 +7,7 @@ import { described, type ContentBlock, type InlineMedia } from './content.js';
  */
 
 /** A block the provider cannot carry natively, or one moved to the spill store, as one line of text. */
-export function blockText(block: ContentBlock): string {
+function blockText(block: ContentBlock): string {
   return JSON.stringify(described(block));
 }
 

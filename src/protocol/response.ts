@@ -3,7 +3,7 @@ import { renderMessages, type ProviderMessage } from './messages.js';
 import { visiblePayload, type CallResult, type VisiblePayload } from './result.js';
 
 /** The body of a finished batch: what POST /execute answers, and what a completed async execution holds. */
-export interface ExecuteResponse {
+interface ExecuteResponse {
   results: CallResult[];
   messages: ProviderMessage[];
 }

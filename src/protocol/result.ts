@@ -1,7 +1,7 @@
 import { described, type ContentBlock } from './content.js';
 import type { CallError } from './errors.js';
 
-export type CallStatus = 'success' | 'partial' | 'error';
+type CallStatus = 'success' | 'partial' | 'error';
 
 /**
  * Where a cut output can be read whole: the store's own address (`uri`, for
@@ -17,7 +17,7 @@ export interface TruncationRecord {
 }
 
 /** The `truncated` record the model sees: where to fetch the rest, never the store's own address. */
-export type VisibleTruncation = Omit<TruncationRecord, 'uri'>;
+type VisibleTruncation = Omit<TruncationRecord, 'uri'>;
 
 /**
  * A call's payload: what the model sees of it, with the full truncation

@@ -22,7 +22,7 @@ export function callbackAttempts(config: Config['async']) {
   return { attempts: config.callback_retries + 1, backoff: { type: 'exponential', delay: config.callback_backoff_ms } };
 }
 
-export interface CallbackDeps {
+interface CallbackDeps {
   config: Config['async'];
   dispatchers: HttpDispatchers;
   metrics: QueueMetrics;

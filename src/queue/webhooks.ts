@@ -9,7 +9,7 @@ import type { HttpDispatchers } from '../tools/http/index.js';
 import { deliverOnce, MemoryWebhookOutbox, type DeliveryDeps, type WebhookDelivery, type WebhookOutbox } from '../webhooks/index.js';
 import { queueConnection, type QueueConnectionOptions } from './connection.js';
 
-export const WEBHOOKS_QUEUE = 'webhooks';
+const WEBHOOKS_QUEUE = 'webhooks';
 
 /** Deliveries are waits on another host, not work: one process sends this many at once. */
 const WEBHOOK_CONCURRENCY = 8;
@@ -88,7 +88,7 @@ export class QueuedWebhookOutbox implements WebhookOutbox {
   }
 }
 
-export interface OutboxParts {
+interface OutboxParts {
   /** The queue's Redis; without it the outbox is this process's. */
   connection: QueueConnectionOptions | undefined;
   dispatchers: HttpDispatchers;

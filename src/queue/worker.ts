@@ -23,7 +23,7 @@ const MAX_RECOVERIES = 2;
 /** Deliveries are waits on other hosts, not work: one worker process sends this many at once. */
 const CALLBACK_CONCURRENCY = 8;
 
-export interface WorkerDeps {
+interface WorkerDeps {
   /** The pipeline a request would run on: the same gates, stores and tools. */
   pipeline: PipelineDeps;
   config: Config['async'];
@@ -35,7 +35,7 @@ export interface WorkerDeps {
   tracing?: Tracing;
 }
 
-export interface WorkerOptions {
+interface WorkerOptions {
   /** Workers in this process, each taking jobs on its own. */
   count: number;
   /** Batches each worker runs at once. */

@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { quotaFor, type QuotaEntry, type TenantQuota } from './quota.js';
 import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
 
-export interface FsSpillStoreOptions {
+interface FsSpillStoreOptions {
   /** Root directory; created on first use. */
   dir: string;
   /** An entry expires this long after it was written. */

@@ -6,13 +6,13 @@ export interface QuotaEntry {
 }
 
 /** What a spill store gives the quota: its committed entries of a tenant, and a way to remove one. */
-export interface QuotaBackend {
+interface QuotaBackend {
   /** Every committed entry of the tenant; read once per tenant, the first time it spills after start-up. */
   list(tenant: string): Promise<QuotaEntry[]>;
   remove(tenant: string, id: string): Promise<void>;
 }
 
-export interface TenantQuotaOptions {
+interface TenantQuotaOptions {
   quotaBytes: number;
   backend: QuotaBackend;
   /**

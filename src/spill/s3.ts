@@ -21,7 +21,7 @@ export interface S3SpillStoreOptions {
 }
 
 /** S3's smallest part but the last; parts are buffered one at a time (two while the next is read), so this bounds memory per spill. */
-export const PART_BYTES = 5 * 1024 * 1024;
+const PART_BYTES = 5 * 1024 * 1024;
 const CONTENT_TYPE = 'text/plain; charset=utf-8';
 /** A reader of GET /outputs may be slow; S3 only has to keep sending within this. */
 const READ_BODY_TIMEOUT_MS = 300_000;

@@ -14,7 +14,7 @@ export interface SpillRecord {
  * whole as it went by (a stream read to its end), so a cut payload can say
  * what it was; nothing of it can be fetched.
  */
-export interface SpillFailure {
+interface SpillFailure {
   failed: true;
   bytes: number;
   sha256: string;

@@ -2,7 +2,7 @@ import type { McpToolOverride } from '../config/schema.js';
 import type { Tool } from './tool.js';
 
 /** The gateway settings a config entry may give a tool (HTTP tools, MCP servers and their tools). */
-export type ToolSettingsConfig = McpToolOverride;
+type ToolSettingsConfig = McpToolOverride;
 
 const SETTING_KEYS = ['concurrency_safe', 'timeout_ms', 'requires_approval', 'breaker', 'rate_limit', 'max_arg_chars'] as const;
 

@@ -3,7 +3,7 @@ import { GatewayError } from '../protocol/errors.js';
 import { optionalNumber, optionalString, requireString } from './builtin/args.js';
 import type { Tool } from './tool.js';
 
-export const TOOL_SEARCH_NAME = 'tool_search';
+const TOOL_SEARCH_NAME = 'tool_search';
 
 /**
  * The meta-tool a model calls to find tools in a catalog too large to send

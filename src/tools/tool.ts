@@ -15,7 +15,7 @@ export type JsonSchema = Record<string, unknown>;
  * and `expected_size_bytes`, which the gateway fills from the session's last
  * read of the same path when the caller gave none.
  */
-export interface LockRole {
+interface LockRole {
   role: 'read' | 'write';
   /** Name of the argument holding the workspace-relative path. */
   pathArg: string;
@@ -122,7 +122,7 @@ export interface SandboxInfo {
 }
 
 /** Where an upstream tool comes from, and whether it can be reached now. */
-export interface UpstreamOrigin {
+interface UpstreamOrigin {
   server: string;
   /** The tool's name on its server (the gateway's name adds the prefix). */
   name: string;

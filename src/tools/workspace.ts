@@ -7,7 +7,7 @@ import { openedElsewhere } from './opened-file.js';
 import { denied, errnoCode, mapResolveError } from './path-errors.js';
 
 /** Where a file is to be written; see {@link Workspace.resolveTarget}. */
-export interface WriteTarget {
+interface WriteTarget {
   /** Absolute path inside the root: real up to its nearest existing ancestor. */
   path: string;
   exists: boolean;

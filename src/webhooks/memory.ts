@@ -3,7 +3,7 @@ import { deliverOnce, retryDelay } from './deliver.js';
 import type { WebhookDelivery, WebhookOutbox } from './outbox.js';
 
 /** Events waiting at most, delivered or retried: past it a new event is dropped (counted), so a dead receiver cannot grow memory. */
-export const MEMORY_OUTBOX_MAX = 1000;
+const MEMORY_OUTBOX_MAX = 1000;
 
 /**
  * The outbox of a gateway without Redis: deliveries are retried from this

@@ -9,9 +9,7 @@ export type PostOutcome =
   | { outcome: 'network_error'; error: string }
   | { outcome: 'refused'; error: string };
 
-export const POST_OUTCOMES = ['delivered', 'http_error', 'network_error', 'refused'] as const;
-
-export interface SignedPost {
+interface SignedPost {
   url: string;
   /** The exact bytes sent and signed. */
   body: string;

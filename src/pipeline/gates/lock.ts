@@ -14,7 +14,7 @@ import type { PipelineDeps, PlannedCall } from '../types.js';
  * The cache key of a workspace path: `./a//b/../c.txt` and `a/c.txt` are the
  * same file. The tool itself still confines and resolves the real path.
  */
-export function normalizeLockPath(path: string): string {
+function normalizeLockPath(path: string): string {
   const normal = posix.normalize(path.replaceAll('\\', '/'));
   return normal.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
 }

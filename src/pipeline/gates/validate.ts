@@ -52,7 +52,7 @@ function acceptsNull(schema: Schema): boolean {
  * leave out. Drop those nulls where the tool's own schema does not take null.
  * Returns the same object when there is nothing to drop.
  */
-export function dropStrictNulls(schema: Schema, value: unknown): unknown {
+function dropStrictNulls(schema: Schema, value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const items = schema.items;

@@ -22,7 +22,7 @@ export interface ParsedEnvelope {
   model?: string;
 }
 
-export interface ParseEnvelopeOptions {
+interface ParseEnvelopeOptions {
   maxCalls: number;
   /** Test hook; defaults to `call_` and 32 random hex characters. */
   generateId?: () => string;

@@ -2,7 +2,7 @@ import type { JsonSchema } from '../../tools/tool.js';
 import type { ToolSchemaSource } from './source.js';
 
 /** An Anthropic Messages `tools` entry. */
-export interface AnthropicTool {
+interface AnthropicTool {
   name: string;
   description: string;
   input_schema: JsonSchema;

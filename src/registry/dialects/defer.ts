@@ -9,12 +9,12 @@ import { toolNameMatcher } from '../../policy/index.js';
  * OpenAI Responses: the hosted `tool_search`. Chat Completions, Gemini and
  * MCP have no deferred loading.
  */
-export const PROVIDER_SEARCH_TOOL = {
+const PROVIDER_SEARCH_TOOL = {
   anthropic: { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' },
   responses: { type: 'tool_search' },
 } as const;
 
-export type DeferFormat = keyof typeof PROVIDER_SEARCH_TOOL;
+type DeferFormat = keyof typeof PROVIDER_SEARCH_TOOL;
 
 export function canDefer(format: string): format is DeferFormat {
   return Object.hasOwn(PROVIDER_SEARCH_TOOL, format);

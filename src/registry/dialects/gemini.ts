@@ -4,14 +4,14 @@ import { appendNote, arrayOf, copyKeys, enumValues, flattenAllOf, inlineRef, isN
 import type { ToolSchemaSource } from './source.js';
 
 /** A Gemini function declaration; `parameters` is left out for a tool without arguments. */
-export interface GeminiFunctionDeclaration {
+interface GeminiFunctionDeclaration {
   name: string;
   description: string;
   parameters?: JsonSchema;
 }
 
 /** A Gemini `tools` entry. */
-export interface GeminiTool {
+interface GeminiTool {
   functionDeclarations: GeminiFunctionDeclaration[];
 }
 

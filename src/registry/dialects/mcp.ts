@@ -2,7 +2,7 @@ import type { JsonSchema } from '../../tools/tool.js';
 import type { ToolSchemaSource } from './source.js';
 
 /** An MCP `tools/list` entry. */
-export interface McpTool {
+interface McpTool {
   name: string;
   description: string;
   inputSchema: JsonSchema;

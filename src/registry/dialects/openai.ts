@@ -3,7 +3,7 @@ import { toStrictParameters } from './openai-strict.js';
 import type { ToolSchemaSource } from './source.js';
 
 /** A Chat Completions `tools` entry. */
-export interface OpenAITool {
+interface OpenAITool {
   type: 'function';
   function: { name: string; description: string; parameters: JsonSchema; strict?: true };
 }

@@ -3,7 +3,7 @@ import { toOpenAI } from './openai.js';
 import type { ToolSchemaSource } from './source.js';
 
 /** An OpenAI Responses `tools` entry: the Chat Completions one without the `function` wrapper. */
-export interface ResponsesTool {
+interface ResponsesTool {
   type: 'function';
   name: string;
   description: string;

@@ -1,1 +1,1 @@
-export { createMemoryStateStore, MemoryStateStore, type MemoryStateStoreOptions } from './store.js';
+export { createMemoryStateStore, MemoryStateStore } from './store.js';

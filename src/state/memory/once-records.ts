@@ -18,15 +18,15 @@ interface Entry {
 }
 
 /** What a live record answers a caller bringing `fingerprint`; `result` is a fresh copy each time. */
-export type OnceAnswer = { outcome: 'mismatch' } | { outcome: 'in_flight' } | { outcome: 'done'; result: StoredResult };
+type OnceAnswer = { outcome: 'mismatch' } | { outcome: 'in_flight' } | { outcome: 'done'; result: StoredResult };
 
 /** A live record as the store reads it; `result` is a fresh copy each time. */
-export interface OnceRecordView {
+interface OnceRecordView {
   fingerprint: string;
   result?: StoredResult;
 }
 
-export interface OnceRecordsOptions {
+interface OnceRecordsOptions {
   /** The cap on the bytes of every record together. */
   maxBytes: number;
   /** Called once per record evicted to keep within the cap (not for expired ones). */

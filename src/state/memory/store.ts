@@ -22,7 +22,7 @@ import { OnceRecords, type RecordKind } from './once-records.js';
 import { MemoryTokenBuckets } from './token-bucket.js';
 import { Waiters } from './waiters.js';
 
-export interface MemoryStateStoreOptions {
+interface MemoryStateStoreOptions {
   /** Used where the interface passes no `now`: request claims, lease checks while waiting, sweeping. */
   clock?: Clock;
   /** How often expired entries are dropped; they are also dropped whenever they are read. */

@@ -6,7 +6,7 @@ import type { RedisKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
 import { groupOf, SlotScripts } from './slots.js';
 
-export type RunScript = (name: ScriptName, keys: string[], args: (string | number)[]) => Promise<unknown>;
+type RunScript = (name: ScriptName, keys: string[], args: (string | number)[]) => Promise<unknown>;
 
 /** How a batch's scripts are built: the key layout, whether scripts are split by slot, and how one is run. */
 export interface BatchContext {

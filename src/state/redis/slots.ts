@@ -2,7 +2,7 @@ import { KeyList } from './codec.js';
 import { hashTag } from './keys.js';
 
 /** One script's worth of a batch: its keys, and one spec per call it decides, with that call's index in the batch. */
-export interface SlotScript<Spec> {
+interface SlotScript<Spec> {
   keys: KeyList;
   specs: Spec[];
   at: number[];

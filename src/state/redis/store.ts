@@ -33,7 +33,7 @@ type ScriptedRedis = RedisClient & Record<ScriptCommandName, ScriptCommand>;
 const POLL_FIRST_MS = 5;
 const POLL_MAX_MS = 100;
 
-export type RedisStateStoreOptions = RedisConnectionOptions & {
+type RedisStateStoreOptions = RedisConnectionOptions & {
   /** First part of every key's hash tag; see keys.ts. Default `toolgate`. */
   keyPrefix?: string;
   /**

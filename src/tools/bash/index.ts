@@ -6,7 +6,7 @@ import { chooseSandbox, type Sandbox } from './sandbox.js';
 import { createBashTool } from './tool.js';
 
 /** What start-up gets for Bash: the tool, the problems that stop start-up, and the warnings to log. */
-export interface BashSetup {
+interface BashSetup {
   tool: Tool;
   problems: string[];
   warnings: string[];

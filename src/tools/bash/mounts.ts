@@ -22,7 +22,7 @@ const PROTECTED_IN_GIT = ['config', 'hooks'];
  * since the last one); past this many, the command is refused rather than
  * run with some rule left unmounted.
  */
-export const MOUNT_WALK_LIMIT = 200_000;
+const MOUNT_WALK_LIMIT = 200_000;
 
 /**
  * An empty, read-only regular file bound over each masked file. Not

@@ -21,7 +21,7 @@ export interface RunOutcome {
   stderr: Captured;
 }
 
-export interface RunRequest {
+interface RunRequest {
   launch: Launch;
   cwd: string;
   env: NodeJS.ProcessEnv;

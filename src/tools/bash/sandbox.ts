@@ -31,7 +31,7 @@ export interface Sandbox {
 }
 
 /** What start-up learns choosing the sandbox: the choice, a problem that stops start-up, or a warning to log. */
-export interface SandboxChoice {
+interface SandboxChoice {
   sandbox?: Sandbox;
   problem?: string;
   warning?: string;

@@ -77,7 +77,7 @@ export function commandOutput(outcome: RunOutcome, capBytes: number): ToolOutput
   return output;
 }
 
-export interface BashToolOptions {
+interface BashToolOptions {
   workspace: string;
   settings: BashConfig;
   sandbox: Sandbox;

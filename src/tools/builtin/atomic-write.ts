@@ -7,7 +7,7 @@ import type { Workspace } from '../workspace.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { stampOf, type FileStamp } from './stamp.js';
 
-export interface AtomicWriteOptions {
+interface AtomicWriteOptions {
   /** Exact permission bits, e.g. the overwritten file's; absent → the default mode under the umask. */
   mode?: number;
   /** Checked before the rename. */

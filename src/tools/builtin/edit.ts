@@ -114,7 +114,7 @@ export function createEditTool(ws: Workspace): Tool {
   };
 }
 
-export interface EditRequest {
+interface EditRequest {
   oldString: string;
   newString: string;
   replaceAll: boolean;

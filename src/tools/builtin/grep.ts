@@ -14,8 +14,8 @@ import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles, type FileWalk, type Walke
 import { entryJudge, Withheld } from './withheld.js';
 import { counted } from '../../shared/count.js';
 
-export const DEFAULT_GREP_RESULTS = 100;
-export const MAX_GREP_RESULTS = 1000;
+const DEFAULT_GREP_RESULTS = 100;
+const MAX_GREP_RESULTS = 1000;
 /** Files over this are skipped (and counted in a note): they are data or builds more often than code. */
 export const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
 /** Only a line's first characters are searched, so one long line cannot dominate a search. */

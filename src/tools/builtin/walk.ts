@@ -54,7 +54,7 @@ export async function resolveAsJudged(ws: Workspace, shown: string, args: object
 }
 
 /** Which entries a walk yields, by their paths relative to its base. */
-export interface WalkFilter {
+interface WalkFilter {
   /** Files the caller wants (a glob); others are passed over unjudged and uncounted. */
   wanted?: (rel: string) => boolean;
   /** The policy's decision on a file or directory (see entryJudge): one it withholds is counted, and neither yielded nor entered. */

@@ -3,7 +3,7 @@ import type { Workspace } from '../workspace.js';
 import { counted } from '../../shared/count.js';
 
 /** `data.withheld` of a walk's result: how many entries the policy kept from it, never which. */
-export interface WithheldCounts {
+interface WithheldCounts {
   denied: number;
   needs_approval: number;
 }

@@ -10,7 +10,7 @@ import { createScrubber, type ResolvedHeaders } from './secrets.js';
 export type HttpMethod = 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One upstream request, as a tool built it from the call's arguments. */
-export interface HttpTarget {
+interface HttpTarget {
   origin: string;
   path: string;
   method: HttpMethod;
@@ -19,7 +19,7 @@ export interface HttpTarget {
 }
 
 /** How a tool's requests are sent: shared by the config file's HTTP tools and the tools of OpenAPI documents. */
-export interface ExchangeOptions {
+interface ExchangeOptions {
   /** The pool: guarded, or open when the tool allows private networks. */
   dispatcher: Dispatcher;
   /** The configured headers; their secrets are scrubbed from every answer and kept to the first origin on redirects. */

@@ -7,7 +7,7 @@ import { findForbidden } from './ssrf.js';
  * `reset` — the connection dropped mid-exchange;
  * `protocol` — the upstream sent something that is not valid HTTP.
  */
-export type TransportFailure = 'connect' | 'reset' | 'protocol';
+type TransportFailure = 'connect' | 'reset' | 'protocol';
 
 const CONNECT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',

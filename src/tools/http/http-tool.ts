@@ -7,7 +7,7 @@ import type { Sleep } from './retry.js';
 import { resolveHeaders, type ResolvedHeaders } from './secrets.js';
 import { appendQuery, compileUrlTemplate, type UrlTemplate } from './template.js';
 
-export interface HttpToolDeps {
+interface HttpToolDeps {
   /** Shared pools; the tool's `allow_private_network` picks one. */
   dispatchers: HttpDispatchers;
   /** Source of `${VAR}` in header values, read once at creation. */

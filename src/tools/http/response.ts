@@ -2,7 +2,7 @@ import type { ToolContext, ToolOutput } from '../tool.js';
 import { utf8Prefix } from '../utf8.js';
 
 /** Characters of an upstream error body shown to the caller. */
-export const EXCERPT_CHARS = 512;
+const EXCERPT_CHARS = 512;
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 

@@ -51,7 +51,7 @@ export function resolveEnvValues(values: Record<string, string>, env: NodeJS.Pro
 }
 
 /** Replaces secret values with a marker in a byte stream, also across chunk boundaries. */
-export interface Scrubber {
+interface Scrubber {
   stream(source: AsyncIterable<Buffer>): AsyncIterable<Buffer>;
 }
 

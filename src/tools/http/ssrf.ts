@@ -127,7 +127,7 @@ function guardedLookup(isForbidden: (address: string) => boolean, resolve: Looku
 /** Makes the connector that opens sockets, given undici's connect options; undici's `buildConnector` by default. */
 export type ConnectorFactory = (options: buildConnector.BuildOptions) => buildConnector.connector;
 
-export interface GuardedConnectorOptions {
+interface GuardedConnectorOptions {
   connectTimeoutMs: number;
   /** Decides which resolved addresses are refused. */
   isForbidden: (address: string) => boolean;

@@ -12,7 +12,7 @@ import { GatewayError, isGatewayError } from '../../protocol/errors.js';
  * `bad_content` — a block of the result does not decode (tools/mcp/result.ts).
  * The breaker counts all but `tool_error` and `rejected` (gates/breaker.ts).
  */
-export type McpFailureReason = 'tool_error' | 'rejected' | 'rpc_error' | 'crash' | 'transport' | 'down' | 'bad_content';
+type McpFailureReason = 'tool_error' | 'rejected' | 'rpc_error' | 'crash' | 'transport' | 'down' | 'bad_content';
 
 const REJECTIONS = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest]);
 

@@ -4,9 +4,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import { McpSupervisor } from './supervisor.js';
 import { transportFor, type TransportDeps } from './transport.js';
 
-export type { McpSupervisor } from './supervisor.js';
-
-export interface McpServersDeps extends TransportDeps {
+interface McpServersDeps extends TransportDeps {
   log: Logger;
   metrics: Pick<Metrics, 'mcpServerUp' | 'mcpServerReconnects'>;
 }

@@ -12,7 +12,7 @@ export interface McpServers {
   close(): Promise<void>;
 }
 
-export interface McpStartDeps {
+interface McpStartDeps {
   env: NodeJS.ProcessEnv;
   dispatchers: HttpDispatchers;
   metrics: Metrics;
@@ -20,7 +20,7 @@ export interface McpStartDeps {
 }
 
 /** Where a server's tools are served (the registry): each new list replaces the server's last, and what it left out is reported. */
-export interface ToolSources {
+interface ToolSources {
   setSource(source: string, tools: readonly Tool[]): { refused: readonly string[]; invalid: readonly string[] };
 }
 

@@ -17,7 +17,7 @@ const LAST_RETRY_MS = 30_000;
 /** tools/list pages read per listing; a server that pages for ever is cut here. */
 const MAX_PAGES = 100;
 
-export interface SupervisorDeps {
+interface SupervisorDeps {
   /** A child logger naming the server. */
   log: Logger;
   metrics: Pick<Metrics, 'mcpServerUp' | 'mcpServerReconnects'>;

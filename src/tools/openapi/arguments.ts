@@ -3,7 +3,7 @@ import type { Operation } from './document.js';
 import { toJsonSchema } from './schema.js';
 
 /** One tool argument and the request part it fills. */
-export interface Placed {
+interface Placed {
   arg: string;
   /** The name in the request: the parameter's, or the body property's. */
   name: string;

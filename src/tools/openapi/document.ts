@@ -18,7 +18,7 @@ export interface Operation {
 }
 
 /** A document ready to become tools. */
-export interface OpenApiDocument {
+interface OpenApiDocument {
   version: '3.0' | '3.1';
   /** `servers[0].url` with its variables at their defaults, relative URLs resolved; undefined when the document has none. */
   serverUrl?: string;

@@ -14,7 +14,7 @@ export interface SpecText {
   document: unknown;
 }
 
-export interface FetchSpecOptions {
+interface FetchSpecOptions {
   dispatchers: HttpDispatchers;
   allowPrivateNetwork: boolean;
   timeoutMs: number;

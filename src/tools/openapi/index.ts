@@ -1,8 +1,6 @@
 import type { OpenApiSourceConfig } from '../../config/schema.js';
 import type { Tool } from '../tool.js';
 import { loadOpenApiSource, type OpenApiDeps } from './source.js';
-
-export type { OpenApiDeps } from './source.js';
 export { toolNameOf } from './openapi-tool.js';
 
 /** Every source's tools, the operations left out, and the problems that stop start-up. */

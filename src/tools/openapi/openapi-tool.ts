@@ -49,7 +49,7 @@ function headerValue(arg: string, value: unknown): string {
   return text;
 }
 
-export interface OperationToolDeps {
+interface OperationToolDeps {
   source: OpenApiSourceConfig;
   /** base_url, else the document's first server URL. */
   baseUrl: string;

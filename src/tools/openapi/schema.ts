@@ -1,7 +1,7 @@
 import { isRecord, type JsonObject } from '../../protocol/json.js';
 
 /** A schema the import cannot hand on: a `$ref` left after dereferencing (a recursive or an external one). */
-export class UnresolvedRefError extends Error {
+class UnresolvedRefError extends Error {
   constructor(readonly ref: string) {
     super(`its schema holds a $ref the import cannot inline (${ref}: recursive, or outside the document)`);
   }

@@ -20,7 +20,7 @@ export interface OpenApiDeps {
 }
 
 /** What one source gives: its tools, the operations left out (served without them), and what stops start-up. */
-export interface SourceOutcome {
+interface SourceOutcome {
   tools: Tool[];
   /** "operationId (METHOD /path): why" for each selected operation that is not served. */
   skipped: string[];

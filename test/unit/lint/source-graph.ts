@@ -79,15 +79,33 @@ export function readSourceGraph(root: string): SourceGraph {
   const unusedExports: string[] = [];
   for (const file of own) {
     if (!isSrc(root, file.fileName) || wholeModules.has(file.fileName)) continue;
-    const moduleSymbol = checker.getSymbolAtLocation(file);
-    if (!moduleSymbol) continue;
-    for (const exported of checker.getExportsOfModule(moduleSymbol)) {
-      // What `export *` passes on is checked where it is declared.
-      if (!exported.declarations?.some((d) => d.getSourceFile() === file)) continue;
-      if (!used.has(`${file.fileName}\n${exported.name}`)) unusedExports.push(`${path(file)}: ${exported.name}`);
-    }
+    for (const name of exportedNames(file)) if (!used.has(`${file.fileName}\n${name}`)) unusedExports.push(`${path(file)}: ${name}`);
   }
   return { imports, unusedExports };
+}
+
+/** The names a file exports itself: its exported declarations and export lists, re-exports included (`export *` passes on names declared elsewhere). */
+function exportedNames(file: ts.SourceFile): string[] {
+  const names: string[] = [];
+  for (const statement of file.statements) {
+    if (ts.isExportDeclaration(statement)) {
+      if (statement.exportClause && ts.isNamedExports(statement.exportClause)) names.push(...statement.exportClause.elements.map((e) => e.name.text));
+      continue;
+    }
+    if (ts.isExportAssignment(statement)) {
+      names.push('default');
+      continue;
+    }
+    const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
+    if (!modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+    if (modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)) names.push('default');
+    else if (ts.isVariableStatement(statement)) names.push(...statement.declarationList.declarations.map((d) => d.name.getText(file)));
+    else {
+      const name = (statement as ts.DeclarationStatement).name;
+      if (name) names.push(name.getText(file));
+    }
+  }
+  return names;
 }
 
 /** Each circle of files importing one another (a strongly connected component of more than one file, or a file importing itself), its files sorted. */

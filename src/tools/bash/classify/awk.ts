@@ -46,7 +46,7 @@ const HAZARD = /\bsystem\b|(^|[^|])\|(?!\|)|@|>|\bENVIRON\b/;
  * so with any `/` in the code, a hazard that the tokens put inside a string,
  * regular expression or comment still makes it ASK, and `system(` DENY.
  */
-export function judgeAwkProgram(source: string): Verdict {
+function judgeAwkProgram(source: string): Verdict {
   const src = source.replace(/\\\r?\n/g, ' ');
   const { verdict, slash } = readAwk(src);
   if (slash && verdict.decision !== 'deny' && /\bsystem\s*\(/.test(src)) return deny('the awk program may run a shell (system), past a / the classifier cannot place');

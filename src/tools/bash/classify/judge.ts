@@ -9,7 +9,7 @@ import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 import { literalValue, shellQuote } from './words.js';
 
 /** One judged part of a command: a simple command with its redirections, or a construct judged on its own. */
-export interface Unit {
+interface Unit {
   /** The part as policy rules see it: canonical words (quotes removed, re-quoted only where needed), single-spaced. */
   text: string;
   verdict: Verdict;

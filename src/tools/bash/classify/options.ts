@@ -11,7 +11,7 @@ export interface Arg {
 export type JudgeArgv = (argv: readonly Arg[]) => Verdict;
 
 /** The options a program takes before its operands. */
-export interface OptionSpec {
+interface OptionSpec {
   /** Options without a value (`-p`, `--verbose`). */
   flags?: readonly string[];
   /** Options that take the next word as their value (`-n 5`), also written `-n5` or `--name=5`. */
@@ -22,7 +22,7 @@ export interface OptionSpec {
   risky?: readonly string[];
 }
 
-export interface Parsed {
+interface Parsed {
   /** The words after the options. */
   rest: Arg[];
   /** The valued options given, in order, with their values (undefined: computed at run time), however they were written. */

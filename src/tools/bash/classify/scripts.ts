@@ -28,7 +28,7 @@ export function judgeSed(args: readonly Arg[]): Verdict {
 }
 
 /** Whether a sed script is made only of commands that print or edit the stream, read without guessing. */
-export function sedPrintsOnly(script: string): boolean {
+function sedPrintsOnly(script: string): boolean {
   let i = 0;
   const at = () => script[i];
   const regex = (delim: string): boolean => {
