@@ -1,137 +1,22 @@
 import { Type, type Static } from 'typebox';
 import { ApprovalsSchema } from './approvals-schema.js';
 import { AuditSchema } from './audit-schema.js';
-
-const PositiveInt = (options: { default?: number; maximum?: number; description?: string } = {}) =>
-  Type.Integer({ minimum: 1, ...options });
-
-const BreakerSchema = Type.Object(
-  {
-    failure_threshold: Type.Optional(PositiveInt({ maximum: 1000 })),
-    recovery_ms: Type.Optional(PositiveInt()),
-  },
-  { additionalProperties: false },
-);
+import {
+  BuiltinsSchema,
+  McpServerSchema,
+  OpenApiSourceSchema,
+  PositiveInt,
+  RateLimitSchema,
+  ToolConfigSchema,
+  type BashSchema,
+  type BuiltinOverrideSchema,
+  type McpToolOverrideSchema,
+} from './tools-schema.js';
 
 /** A Redis node or sentinel: a host name or an IP address (IPv6 without brackets), and its port. */
 const RedisNodeSchema = Type.Object(
   { host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\s/:]+$|^[0-9A-Fa-f:.]+$' }), port: Type.Integer({ minimum: 1, maximum: 65_535 }) },
   { additionalProperties: false },
-);
-
-const RateLimitSchema = Type.Object({ per_minute: PositiveInt() }, { additionalProperties: false });
-
-const HttpSpecSchema = Type.Object(
-  {
-    method: Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('DELETE')]),
-    url: Type.String({ minLength: 1 }),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-    idempotent: Type.Optional(Type.Boolean()),
-    max_response_bytes: Type.Optional(PositiveInt()),
-    allow_private_network: Type.Optional(Type.Boolean()),
-    follow_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-  },
-  { additionalProperties: false },
-);
-
-/** Gateway settings a tool declares or inherits from `defaults`. */
-const ToolSettings = {
-  concurrency_safe: Type.Optional(Type.Boolean()),
-  timeout_ms: Type.Optional(PositiveInt()),
-  requires_approval: Type.Optional(Type.Boolean()),
-  breaker: Type.Optional(BreakerSchema),
-  rate_limit: Type.Optional(RateLimitSchema),
-  max_arg_chars: Type.Optional(
-    PositiveInt({ description: "Longest string argument (Write/Edit: their content arguments); default limits.arg_chars (Write/Edit: limits.body_bytes)." }),
-  ),
-};
-
-const ToolConfigSchema = Type.Object(
-  {
-    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
-    description: Type.String({ minLength: 1 }),
-    parameters: Type.Object({ type: Type.Literal('object') }, { additionalProperties: true }),
-    http: HttpSpecSchema,
-    ...ToolSettings,
-  },
-  { additionalProperties: false },
-);
-
-/** Settings an upstream MCP server gives one of its tools, by upstream name; they win over the server's own. */
-const McpToolOverrideSchema = Type.Object(ToolSettings, { additionalProperties: false });
-
-const McpServerSchema = Type.Object(
-  {
-    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique; names the server in logs, metrics and GET /tools/{name}.' }),
-    command: Type.Optional(Type.String({ minLength: 1, description: 'stdio: the program to start.' })),
-    args: Type.Optional(Type.Array(Type.String())),
-    env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String())),
-    cwd: Type.Optional(Type.String({ minLength: 1 })),
-    url: Type.Optional(Type.String({ pattern: '^https?://', description: 'Streamable HTTP: the endpoint.' })),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-    allow_private_network: Type.Optional(Type.Boolean()),
-    prefix: Type.String({ default: '', pattern: '^[A-Za-z0-9_-]{0,63}$' }),
-    include: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    tools: Type.Record(Type.String(), McpToolOverrideSchema, { default: {} }),
-    connect_timeout_ms: PositiveInt({ default: 10_000 }),
-    refresh_ms: PositiveInt({ default: 60_000 }),
-    ...ToolSettings,
-  },
-  { additionalProperties: false },
-);
-
-const OpenApiSourceSchema = Type.Object(
-  {
-    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique; names the source in start-up problems.' }),
-    spec: Type.String({ minLength: 1, description: 'The OpenAPI 3.0 or 3.1 document, JSON or YAML: an http(s) URL, or a file path relative to the config file.' }),
-    base_url: Type.Optional(Type.String({ pattern: '^https?://', description: "Where the operations are called; wins over the document's servers[0].url." })),
-    prefix: Type.String({ default: '', pattern: '^[A-Za-z0-9_-]{0,63}$', description: 'Prepended to every tool name.' }),
-    include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationId globs; absent: every operation.' })),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Sent with every call; ${VAR} from the environment.' })),
-    allow_private_network: Type.Optional(Type.Boolean({ description: 'For the document URL and the calls alike.' })),
-    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-    max_response_bytes: Type.Optional(PositiveInt()),
-    follow_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-    spec_timeout_ms: PositiveInt({ default: 10_000, description: 'Fetching and dereferencing the document at start-up.' }),
-    max_spec_bytes: PositiveInt({ default: 16_777_216, description: 'The largest document read.' }),
-    ...ToolSettings,
-  },
-  { additionalProperties: false },
-);
-
-const BuiltinOverrideSchema = Type.Object({ enabled: Type.Optional(Type.Boolean()), ...ToolSettings }, { additionalProperties: false });
-
-/** The Bash built-in: a built-in's settings plus where and within what bounds its commands run (docs/bash.md). */
-const BashSchema = Type.Object(
-  {
-    enabled: Type.Optional(Type.Boolean({ description: 'Off unless true: a fresh gateway never serves a shell.' })),
-    ...ToolSettings,
-    sandbox: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('none')], {
-      default: 'auto',
-      description: 'auto: bubblewrap when it works here; required: refuse to start without it; none: run without (warned at start-up).',
-    }),
-    output_cap_bytes: PositiveInt({ default: 1_048_576, description: 'Bytes of stdout, and of stderr, kept in the result; the rest of a stream is spilled.' }),
-    limits: Type.Object(
-      {
-        processes: PositiveInt({ default: 128, description: 'RLIMIT_NPROC: processes of the user the command runs as.' }),
-        file_size_bytes: PositiveInt({ default: 268_435_456, description: 'RLIMIT_FSIZE: the largest file a command may write.' }),
-        cpu_seconds: PositiveInt({ default: 60, description: 'RLIMIT_CPU: CPU time of each process.' }),
-        open_files: PositiveInt({ default: 1024, description: 'RLIMIT_NOFILE: open files of each process.' }),
-      },
-      { additionalProperties: false, default: {} },
-    ),
-  },
-  { additionalProperties: false, default: {} },
-);
-
-/**
- * `builtins`: Bash with its own settings, every other built-in by name. The
- * type spells out what the schema's `additionalProperties` means, which
- * TypeBox's Static leaves out.
- */
-const BuiltinsSchema = Type.Unsafe<{ Bash: Static<typeof BashSchema> } & Partial<Record<string, Static<typeof BuiltinOverrideSchema>>>>(
-  Type.Object({ Bash: BashSchema }, { additionalProperties: BuiltinOverrideSchema, default: {} }),
 );
 
 const PolicyRuleSchema = Type.Object(
