@@ -10,6 +10,27 @@ export function denied(p: string, why: string): GatewayError {
   });
 }
 
+/** A path no file of the workspace may have: empty, with a control character, or with a backslash. */
+export function refuseMalformed(p: string): void {
+  if (p.length === 0) {
+    throw new GatewayError('INVALID_ARGS', { message: 'The path is empty.', suggestion: 'Give a path relative to the workspace root, or "." for the root.' });
+  }
+  // A newline or carriage return in a file name forges lines in logs and in listings a model reads back.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(p)) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `Path ${JSON.stringify(p)} contains a control character (U+0000-U+001F or U+007F).`,
+      suggestion: 'Give the path without line breaks, tabs or other control characters.',
+    });
+  }
+  if (p.includes('\\')) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `Path ${JSON.stringify(p)} contains a backslash.`,
+      suggestion: 'Separate path segments with "/", e.g. "src/index.ts".',
+    });
+  }
+}
+
 /** The `code` of a Node system error, if `err` is one. */
 export function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { GatewayError } from '../protocol/errors.js';
 import { openedElsewhere } from './opened-file.js';
-import { denied, errnoCode, mapResolveError } from './path-errors.js';
+import { denied, errnoCode, mapResolveError, refuseMalformed } from './path-errors.js';
 
 /** Where a file is to be written; see {@link Workspace.resolveTarget}. */
 interface WriteTarget {
@@ -113,23 +113,7 @@ export function createWorkspace(root: string): Workspace {
   const contains = (abs: string): boolean => (posix ? abs === realRoot || abs.startsWith(rootPrefix) : isInside(path.relative(realRoot, abs)));
 
   function lexical(p: string): string {
-    if (p.length === 0) {
-      throw new GatewayError('INVALID_ARGS', { message: 'The path is empty.', suggestion: 'Give a path relative to the workspace root, or "." for the root.' });
-    }
-    // A newline or carriage return in a file name forges lines in logs and in listings a model reads back.
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(p)) {
-      throw new GatewayError('INVALID_ARGS', {
-        message: `Path ${JSON.stringify(p)} contains a control character (U+0000-U+001F or U+007F).`,
-        suggestion: 'Give the path without line breaks, tabs or other control characters.',
-      });
-    }
-    if (p.includes('\\')) {
-      throw new GatewayError('INVALID_ARGS', {
-        message: `Path ${JSON.stringify(p)} contains a backslash.`,
-        suggestion: 'Separate path segments with "/", e.g. "src/index.ts".',
-      });
-    }
+    refuseMalformed(p);
     if (!path.isAbsolute(p)) {
       if (posix && !NOT_NORMAL.test(p)) return rootPrefix + p;
       const abs = path.resolve(realRoot, p);
