@@ -3,7 +3,7 @@ import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
 import type { PathRules } from '../../policy/index.js';
 import type { SandboxInfo } from '../tool.js';
 import type { Identity } from './identity.js';
-import { sandboxMounts } from './mounts.js';
+import { mountArgs, planMounts } from './mounts.js';
 
 /** How a command is started: the program, its arguments, and the identity it runs as. */
 export interface Launch {
@@ -25,9 +25,10 @@ export interface Sandbox {
   /**
    * The launch of `bash -c command` under `limits`, confined to `workspace`
    * when sandboxed, with the policy's rules on paths mounted as they hold
-   * for the workspace now (see sandboxMounts).
+   * for the workspace now (see planMounts); with `readOnly`, the whole
+   * workspace is read-only.
    */
-  launch(command: string, workspace: string, limits: ResourceLimits, rules: PathRules): Promise<Launch>;
+  launch(command: string, workspace: string, limits: ResourceLimits, rules: PathRules, readOnly: boolean): Promise<Launch>;
 }
 
 /** What start-up learns choosing the sandbox: the choice, a problem that stops start-up, or a warning to log. */
@@ -109,12 +110,12 @@ function systemPaths(): string[] {
  * bubblewrap's arguments: a new mount namespace holding only read-only /usr
  * (with the system links and the few /etc files above), a fresh /proc of its
  * own PID namespace, a minimal /dev, a private /tmp, and the workspace, the
- * one writable bind, at its own path, with `mounts` over it (the policy's
- * masks and read-only paths). Every namespace is unshared (network
+ * one writable bind (read-only with `readOnly`), at its own path, with
+ * `mounts` over it (the policy's masks and read-only paths). Every namespace is unshared (network
  * included: only a loopback of its own), every capability dropped, and the
  * sandbox dies with the gateway's child.
  */
-export function bwrapArgs(workspace: string, mounts: readonly string[] = []): string[] {
+export function bwrapArgs(workspace: string, mounts: readonly string[] = [], readOnly = false): string[] {
   return [
     '--unshare-all',
     '--die-with-parent',
@@ -134,7 +135,7 @@ export function bwrapArgs(workspace: string, mounts: readonly string[] = []): st
     '/dev',
     '--tmpfs',
     '/tmp',
-    '--bind',
+    readOnly ? '--ro-bind' : '--bind',
     workspace,
     workspace,
     ...mounts,
@@ -145,9 +146,9 @@ export function bwrapArgs(workspace: string, mounts: readonly string[] = []): st
 
 const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string, bash: string): Sandbox => ({
   info: { mode: 'bwrap', setting },
-  launch: async (command, workspace, limits, rules) => ({
+  launch: async (command, workspace, limits, rules, readOnly) => ({
     file: bwrap,
-    args: [...bwrapArgs(workspace, await sandboxMounts(workspace, rules)), '--', ...limited(bash, command, limits)],
+    args: [...bwrapArgs(workspace, await mountArgs(workspace, await planMounts(workspace, rules, { readOnly })), readOnly), '--', ...limited(bash, command, limits)],
   }),
 });
 

@@ -98,7 +98,7 @@ async function run(args: Record<string, unknown>, ctx: ToolContext, options: Bas
   const own = typeof args.timeout_ms === 'number' ? started + args.timeout_ms : Infinity;
   const deadline = Math.min(own, ctx.deadline);
   const outcome = await runCommand({
-    launch: await sandbox.launch(command, workspace, limitsOf(settings), options.rules),
+    launch: await sandbox.launch(command, workspace, limitsOf(settings), options.rules, false),
     cwd: workspace,
     env: commandEnv(workspace),
     identity: options.identity,

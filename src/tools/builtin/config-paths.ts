@@ -19,8 +19,10 @@ const AT_HOME = new Set(['.bashrc', '.bash_profile', '.bash_login', '.bash_logou
 
 /** Why the workspace-relative `p` configures programs, or undefined when it does not. */
 function configures(p: string): string | undefined {
+  // Without case: on a case-insensitive file system (a macOS or Windows folder mounted in) `.GIT/config` is `.git/config`.
   const segments = path.posix
     .normalize(p)
+    .toLowerCase()
     .split('/')
     .filter((segment) => segment !== '' && segment !== '.');
   if (segments.includes('.git')) return 'a .git directory or file sets the programs git runs';

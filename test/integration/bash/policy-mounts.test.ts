@@ -28,6 +28,7 @@ const git = (...args: string[]) =>
 
 const RULES = [
   { tool: '*', when: { path: '^secrets/' }, decision: 'deny' },
+  { tool: '*', when: { path: '^app/config/keys/' }, decision: 'deny' },
   { tool: 'Read', when: { path: '^notes/private\\.md$' }, decision: 'ask' },
   { tool: 'Write', when: { path: '^infra/' }, decision: 'deny' },
   { tool: 'Bash', when: { command: '.*' }, decision: 'allow' },
@@ -45,6 +46,8 @@ beforeAll(async () => {
   await mkdir(join(workspace, 'infra'));
   await writeFile(join(workspace, 'infra', 'main.tf'), 'resource {}\n');
   await symlink('secrets', join(workspace, 'alias'));
+  await mkdir(join(workspace, 'app', 'config', 'keys'), { recursive: true });
+  await writeFile(join(workspace, 'app', 'config', 'keys', 'k.pem'), `${SECRET}\n`);
   await writeFile(join(workspace, '.bashrc'), '# start file\n');
   git('init', '-q');
   await writeFile(join(workspace, 'README.md'), 'hello\n');
@@ -105,6 +108,21 @@ describe('paths a rule denies or asks for reading are masked inside the sandbox'
     const { text } = await bash('cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"; cat /dev/fd/../../$PPID/environ 2>&1; env');
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain(CANARY_ENV);
+  });
+});
+
+describe('a folder holding a mount cannot be moved away with what it hides', () => {
+  it.each([
+    'mv app app2',
+    'mv app/config app/c2',
+    'rm -rf app',
+    'cp -a app app3 && rm -rf app && mv app3 app',
+    'ln -s /tmp app/config/link && mv app/config/keys app/config/link/',
+  ])('%s, then the next command finds the key under no other name', async (command) => {
+    await bash(command);
+    const { text } = await bash('grep -ra AKIA . ; cat app*/*/keys/* app*/*/*/* 2>/dev/null');
+    expect(text).not.toContain(SECRET);
+    expect(await readFile(join(workspace, 'app', 'config', 'keys', 'k.pem'), 'utf8')).toBe(`${SECRET}\n`);
   });
 });
 

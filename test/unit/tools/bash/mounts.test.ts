@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPathRules, type PolicyRuleSpec } from '../../../../src/policy/index.js';
-import { sandboxMounts } from '../../../../src/tools/bash/mounts.js';
+import { mountArgs, planMounts } from '../../../../src/tools/bash/mounts.js';
 
 let ws: string;
 beforeAll(async () => {
@@ -18,26 +18,41 @@ beforeAll(async () => {
   await writeFile(join(ws, 'sub', '.git', 'config'), '');
   await writeFile(join(ws, 'sub', '.gitmodules'), '');
   await symlink('secrets', join(ws, 'alias'));
+  await mkdir(join(ws, 'app', 'config', 'keys'), { recursive: true });
+  await writeFile(join(ws, 'app', 'config', 'keys', 'k.pem'), 'k');
+  await mkdir(join(ws, 'Mixed', '.GIT', 'modules', 'lib'), { recursive: true });
+  await writeFile(join(ws, 'Mixed', '.GIT', 'Config'), '');
+  await writeFile(join(ws, 'Mixed', '.GIT', 'modules', 'lib', 'HEAD'), '');
+  await writeFile(join(ws, 'Mixed', '.GIT', 'modules', 'lib', 'config'), '');
+  await mkdir(join(ws, 'Mixed', 'lib'));
+  await writeFile(join(ws, 'Mixed', 'lib', '.git'), 'gitdir: ../.GIT/modules/lib\n');
+  await writeFile(join(ws, 'Mixed', '.GitAttributes'), '');
 });
 afterAll(() => rm(ws, { recursive: true, force: true }));
 
 const rules = (specs: PolicyRuleSpec[]) => createPathRules(specs);
-/** The mounts as `flag dest` pairs, the source left out (the empty file's path is the process's own). */
-const plan = (args: string[]) => {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    if (flag === '--ro-bind') {
-      const [src, dest] = [args[i + 1]!, args[i + 2]!];
-      out.push(`${src === dest ? 'read-only' : 'empty file'} ${dest.slice(ws.length + 1)}`);
-      i += 2;
-    } else if (flag === '--tmpfs') {
-      out.push(`empty folder ${args[i + 1]!.slice(ws.length + 1)}`);
-      i += 3;
-    }
-  }
-  return out.sort();
-};
+const NAMES = { 'mask-folder': 'empty folder', 'mask-file': 'empty file', freeze: 'read-only', pin: 'pinned' } as const;
+/** The plan as `what path` lines, sorted. */
+const plan = async (specs: PolicyRuleSpec[], options: { readOnly?: boolean } = {}) =>
+  (await planMounts(ws, rules(specs), options)).map((m) => `${NAMES[m.kind]} ${m.rel}`).sort();
+const PROTECTED = [
+  'empty folder Mixed/.GIT/hooks',
+  'empty folder sub/.git/hooks',
+  'pinned Mixed',
+  'pinned Mixed/.GIT',
+  'pinned Mixed/.GIT/modules',
+  'pinned Mixed/.GIT/modules/lib',
+  'pinned Mixed/lib',
+  'pinned sub',
+  'pinned sub/.git',
+  'read-only .bashrc',
+  'read-only Mixed/.GIT/Config',
+  'read-only Mixed/.GIT/modules/lib/config',
+  'read-only Mixed/.GitAttributes',
+  'read-only Mixed/lib/.git',
+  'read-only sub/.git/config',
+  'read-only sub/.gitmodules',
+];
 
 describe('the mounts a policy becomes inside the sandbox', () => {
   it('masks what is denied or asked for reading, freezes what is for writing and the protected files, follows a named link', async () => {
@@ -47,22 +62,59 @@ describe('the mounts a policy becomes inside the sandbox', () => {
       { tool: 'Edit', when: { path: '^infra/' }, decision: 'deny' },
       { tool: 'Read', when: { path: '^alias$' }, decision: 'deny' },
     ];
-    expect(plan(await sandboxMounts(ws, rules(specs)))).toEqual([
-      'empty file .env',
-      'empty folder secrets',
-      'empty folder sub/.git/hooks',
-      'read-only .bashrc',
-      'read-only infra',
-      'read-only sub/.git/config',
-      'read-only sub/.gitmodules',
-    ]);
+    expect(await plan(specs)).toEqual([...PROTECTED, 'empty file .env', 'empty folder secrets', 'read-only infra'].sort());
   });
 
-  it('with no rules, only the protected files', async () => {
-    expect(plan(await sandboxMounts(ws, rules([])))).toEqual(['empty folder sub/.git/hooks', 'read-only .bashrc', 'read-only sub/.git/config', 'read-only sub/.gitmodules']);
+  it('with no rules, only the protected files: in every repository, a submodule\'s git directory and .git file included, whatever their case', async () => {
+    expect(await plan([])).toEqual(PROTECTED);
+  });
+
+  it('pins every folder above a mount, so none can be moved away with what it hides; shallow mounts come first', async () => {
+    const specs: PolicyRuleSpec[] = [{ tool: 'Grep', when: { path: '^app/config/keys/' }, decision: 'deny' }];
+    const planned = await planMounts(ws, rules(specs));
+    expect(planned.filter((m) => m.rel.startsWith('app')).map((m) => `${NAMES[m.kind]} ${m.rel}`)).toEqual([
+      'pinned app',
+      'pinned app/config',
+      'empty folder app/config/keys',
+    ]);
+    const depths = planned.map((m) => m.rel.split('/').length);
+    expect(depths).toEqual([...depths].sort((a, b) => a - b));
+  });
+
+  it('nothing is mounted below a masked folder, and a link into one adds nothing', async () => {
+    await symlink('keys/k.pem', join(ws, 'app', 'config', 'pem'));
+    try {
+      const specs: PolicyRuleSpec[] = [
+        { tool: '*', when: { path: '^app/config/' }, decision: 'deny' },
+        { tool: 'Read', when: { path: '^app/config/pem$' }, decision: 'deny' },
+      ];
+      expect((await plan(specs)).filter((line) => line.includes('app'))).toEqual(['empty folder app/config', 'pinned app']);
+    } finally {
+      await rm(join(ws, 'app', 'config', 'pem'));
+    }
+  });
+
+  it('with the workspace read-only, only the masks of what exists', async () => {
+    const specs: PolicyRuleSpec[] = [
+      { tool: '*', when: { path: '^secrets/' }, decision: 'deny' },
+      { tool: 'Edit', when: { path: '^infra/' }, decision: 'deny' },
+    ];
+    expect(await plan(specs, { readOnly: true })).toEqual(['empty folder secrets']);
+  });
+
+  it('becomes bubblewrap arguments: a tmpfs remounted read-only, the empty file, read-only and writable binds onto themselves', async () => {
+    const specs: PolicyRuleSpec[] = [
+      { tool: '*', when: { path: '^app/config/keys/' }, decision: 'deny' },
+      { tool: 'Read', when: { path: '^\\.env$' }, decision: 'deny' },
+    ];
+    const planned = (await planMounts(ws, rules(specs))).filter((m) => !m.rel.startsWith('Mixed') && !m.rel.startsWith('sub') && m.rel !== '.bashrc');
+    const args = await mountArgs(ws, planned);
+    const at = (rel: string) => join(ws, rel);
+    expect(args.slice(0, 3)).toEqual(['--ro-bind', expect.stringMatching(/empty$/), at('.env')]);
+    expect(args.slice(3)).toEqual(['--bind', at('app'), at('app'), '--bind', at('app/config'), at('app/config'), '--tmpfs', at('app/config/keys'), '--remount-ro', at('app/config/keys')]);
   });
 
   it('a workspace past the walk limit refuses the command rather than leave a rule unmounted', async () => {
-    await expect(sandboxMounts(ws, rules([]), 3)).rejects.toMatchObject({ code: 'EXECUTION_FAILED', message: expect.stringMatching(/more than 3 entries/) });
+    await expect(planMounts(ws, rules([]), { limit: 3 })).rejects.toMatchObject({ code: 'EXECUTION_FAILED', message: expect.stringMatching(/more than 3 entries/) });
   });
 });

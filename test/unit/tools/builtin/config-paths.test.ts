@@ -14,6 +14,12 @@ describe('Write/Edit class: ASK for files that configure programs, the default t
     expect(decide([], 'sub/.bashrc')).toBe('allow');
   });
 
+  it('without case, as a case-insensitive file system names them: .GIT/config is .git/config', () => {
+    for (const path of ['.GIT/config', 'sub/.Git/hooks/pre-commit', '.GitAttributes', 'lib/.GITMODULES', '.BASHRC', '.Config/Git/attributes']) {
+      expect(decide([], path)).toBe('ask');
+    }
+  });
+
   it('a rule with `when` on the path decides instead, widening or narrowing', () => {
     expect(decide([{ tool: 'Write', when: { path: '^\\.git/' }, decision: 'allow' }], '.git/config')).toBe('allow');
     expect(decide([{ tool: 'Write', when: { path: '^\\.git/' }, decision: 'allow' }], '.gitattributes')).toBe('ask');
