@@ -73,6 +73,7 @@ async function s3App(store: S3SpillStore, clock: ManualClock, more: Parameters<t
 }
 
 describe('an S3 spill store behind the app', () => {
+  // 20 MB through a real S3 server: about 13 s alone on two cores, over 20 s when they are busy.
   it('a 20 MB HTTP body streams to S3 as multipart and back out with bounded memory, Range and sha256 intact', async () => {
     const clock = new ManualClock();
     // The real client and server; the dispatcher only notes the size of each request body the store sends.
@@ -84,7 +85,9 @@ describe('an S3 spill store behind the app', () => {
       return dispatch(opts, handler);
     });
     const store = createS3SpillStore({ ...s3StoreOptions(inject('s3Endpoint')), ttlMs: 86_400_000, clock, dispatcher });
-    const t = await s3App(store, clock);
+    // The store's own memory is measured here; the guardrails' streaming redactor holds a bounded round of its own
+    // (pinned in test/unit/guardrails/stream.test.ts), so it is off for this output.
+    const t = await s3App(store, clock, { config: { ...appConfig(), guardrails: { secrets: 'off' } } });
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const total = 20 * MiB;
@@ -139,7 +142,7 @@ describe('an S3 spill store behind the app', () => {
     } finally {
       await t.close();
     }
-  });
+  }, 60_000);
 
   it("serves only the key's own tenant: another tenant's id is 404, as a missing one", async () => {
     const clock = new ManualClock();

@@ -249,6 +249,6 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
     expect((await store.listApprovals(null, { status: 'pending', limit: 10 }, clock.now())).map((a) => a.id)).toEqual([id]);
     expect(await store.decideApproval(id, null, DECISION, clock.now())).toMatchObject({ outcome: 'decided', record: { id, status: 'approved' } });
     expect((await store.listApprovals(null, { status: 'decided', limit: 10 }, clock.now())).map((a) => a.id)).toEqual([id]);
-    expect(await store.admit([ask], clock.now())).toEqual([{ outcome: 'admitted', lock: null, probe: false }]);
+    expect(await store.admit([ask], clock.now())).toEqual([{ outcome: 'admitted', lock: null, probe: false, approval: { id, decidedBy: 'ops' } }]);
   });
 });
