@@ -1,5 +1,5 @@
 import type { BashConfig } from '../../config/schema.js';
-import type { PathRules } from '../../policy/index.js';
+import type { PathRules, ToolClassification } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import { isSpillFailure } from '../../spill/spill-store.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
@@ -17,7 +17,7 @@ function descriptionFor(sandbox: Sandbox): string {
     'Run a bash command in the workspace and return its stdout and stderr.',
     'A command that exits non-zero answers COMMAND_FAILED with its output.',
     'Read-only commands run at once; commands that change files or install ask for approval; deletion, privilege and nested shells are refused.',
-    sandbox.info.mode === 'bwrap' ? 'It runs in a sandbox: only the workspace is writable, and there is no network.' : '',
+    sandbox.info.mode === 'bwrap' ? 'It runs in a sandbox: only the workspace is writable (read-only to a read-only command), and there is no network.' : '',
     'stdin is empty; a command still running at the timeout is killed.',
   ]
     .filter(Boolean)
@@ -91,14 +91,27 @@ function limitsOf(settings: BashConfig): ResourceLimits {
   return { processes: limits.processes, fileSizeBytes: limits.file_size_bytes, cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files };
 }
 
-async function run(args: Record<string, unknown>, ctx: ToolContext, options: BashToolOptions): Promise<ToolOutput> {
+/**
+ * Whether the classifier reads every part of the command as read-only
+ * (ALLOW by its own class, before policy rules). Such a command runs with the
+ * whole workspace read-only: whatever it runs that the classifier did not
+ * see (a program a repository's `.git/config` names for `git diff`, a
+ * textconv or filter driver), it can change nothing. A command a rule
+ * widened or a person approved runs with the workspace writable.
+ */
+function readOnlyClass(classification: ToolClassification | undefined): boolean {
+  return typeof classification === 'object' && 'parts' in classification && classification.parts.every((part) => part.decision === 'allow');
+}
+
+async function run(args: Record<string, unknown>, ctx: ToolContext, options: BashToolOptions, classify: Tool['classify']): Promise<ToolOutput> {
   const { workspace, settings, sandbox } = options;
   const command = args.command as string;
+  const readOnly = sandbox.info.mode === 'bwrap' && readOnlyClass(classify?.(args));
   const started = Date.now();
   const own = typeof args.timeout_ms === 'number' ? started + args.timeout_ms : Infinity;
   const deadline = Math.min(own, ctx.deadline);
   const outcome = await runCommand({
-    launch: await sandbox.launch(command, workspace, limitsOf(settings), options.rules, false),
+    launch: await sandbox.launch(command, workspace, limitsOf(settings), options.rules, readOnly),
     cwd: workspace,
     env: commandEnv(workspace),
     identity: options.identity,
@@ -120,13 +133,14 @@ async function run(args: Record<string, unknown>, ctx: ToolContext, options: Bas
 
 /** The Bash tool: not concurrency-safe (a command may change anything in the workspace); classified before it runs. */
 export function createBashTool(options: BashToolOptions): Tool {
+  const hooks = bashPermissionHooks(options.sandbox.info.fail_closed === true);
   return {
-    ...bashPermissionHooks(options.sandbox.info.fail_closed === true),
+    ...hooks,
     name: 'Bash',
     description: descriptionFor(options.sandbox),
     parameters: PARAMETERS,
     concurrencySafe: false,
     sandbox: options.sandbox.info,
-    run: (args, ctx) => run(args, ctx, options),
+    run: (args, ctx) => run(args, ctx, options, hooks.classify),
   };
 }

@@ -85,6 +85,38 @@ describe('git config written in the workspace never runs a program for an ALLOW 
     expect(await readFile(join(workspace, 'src', 'keep.txt'), 'utf8')).toBe('x\ny\n');
   });
 
+  it.each([
+    ['.git/config with diff.external', '.git/config', `${REPO_CORE}[diff]\n\texternal = "sh -c \\"rm -rf src; echo ran-it\\""\n`, 'git diff'],
+    ['a textconv driver a .gitattributes selects', '.git/config', `${REPO_CORE}[diff "x"]\n\ttextconv = "sh -c \\"rm -rf src; echo ran-it\\""\n`, 'git diff'],
+    ['a clean filter a .gitattributes selects', '.git/config', `${REPO_CORE}[filter "x"]\n\tclean = "sh -c \\"rm -rf src; echo ran-it >&2; cat\\""\n`, 'git diff'],
+  ])('%s, approved: an ALLOW git command runs it, in a workspace that is read-only to it', async (_, path, content, command) => {
+    await writeFile(join(workspace, 'src', 'keep.txt'), 'x\ny\n');
+    await writeFile(join(workspace, '.gitattributes'), 'src/* diff=x filter=x\n');
+    await writeApproved(path, content);
+    const { body } = await execute(t.app, [{ id: `b-${Math.random()}`, name: 'Bash', arguments: { command } }]);
+    expect(body.results[0].error?.code).not.toBe('APPROVAL_REQUIRED');
+    // The program ran (git tried its driver), and the deletion it attempted failed on the read-only workspace.
+    expect(JSON.stringify(body.results[0])).toMatch(/ran-it|Read-only file system/);
+    expect(await readFile(join(workspace, 'src', 'keep.txt'), 'utf8')).toBe('x\ny\n');
+  });
+
+  it('a new repository made by an approved command, with diff.external in its config: git diff in it changes nothing', async () => {
+    await callApproving(t.app, 'Bash', {
+      command: "mkdir -p lab && cd lab && git init -q && printf '[diff]\\n\\texternal = rm -rf ../src\\n' >> .git/config && echo a > f && git add f && echo b > f",
+    });
+    expect(await readFile(join(workspace, 'lab', '.git', 'config'), 'utf8')).toContain('external');
+    await execute(t.app, [{ id: 'lab-diff', name: 'Bash', arguments: { command: 'cd lab && git diff' } }]);
+    await intact();
+  });
+
+  it('a command the classifier reads as read-only cannot write, and one approved can', async () => {
+    const { body } = await execute(t.app, [{ id: 'ro', name: 'Bash', arguments: { command: 'git status --short; if test -w src; then echo writable; else echo read-only; fi' } }]);
+    expect(body.results[0]).toMatchObject({ status: 'success', text: 'read-only\n' });
+    const approved = await callApproving(t.app, 'Bash', { command: 'touch src/made' });
+    expect(approved.body.results[0].status).toBe('success');
+    expect(await readFile(join(workspace, 'src', 'made'), 'utf8')).toBe('');
+  });
+
   it('a bare repository written as plain files (HEAD, config) is not found by walking into it', async () => {
     const files: Array<[string, string]> = [
       ['notes/evil/HEAD', 'ref: refs/heads/main\n'],

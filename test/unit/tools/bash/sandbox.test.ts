@@ -21,6 +21,12 @@ describe('bubblewrap arguments', () => {
     expect(args).not.toContain('--dev-bind');
   });
 
+  it('read-only, the workspace is bound read-only and nothing is writable but the private /tmp', () => {
+    const readOnly = bwrapArgs('/srv/ws', [], true);
+    expect(readOnly).not.toContain('--bind');
+    expect(readOnly.join(' ')).toContain('--ro-bind /srv/ws /srv/ws');
+  });
+
   it('read-only: /usr, the system links, a few files of /etc; a private /tmp, its own /proc and a minimal /dev', () => {
     expect(pairs('--ro-bind')[0]).toEqual(['/usr', '/usr']);
     for (const [source] of pairs('--ro-bind-try')) expect(source).toMatch(/^\/etc\/(alternatives|ld\.so\.cache|ld\.so\.conf|ld\.so\.conf\.d|localtime)$/);
