@@ -21,8 +21,12 @@ const HARMLESS = new Set('stat status statm cmdline comm limits cgroup io oom_sc
  * at run time) its source: DENY for a process's environment or memory, ASK
  * for its other files and folder.
  */
-export function judgeProcPath(written: string, computed: boolean): Verdict | undefined {
-  const text = throughProc(written);
+export function judgeProcPath(word: string, computed: boolean): Verdict | undefined {
+  // An option's attached value (`--files0-from=/proc/…`, `-f/proc/…`) is a path as well.
+  const slash = word.indexOf('/');
+  const written = word.startsWith('-') && slash > 0 ? word.slice(slash) : word;
+  // Quotes and escapes inside a word only the run time knows (`env''iron`) do not change the name it makes.
+  const text = throughProc(computed ? written.replace(/["'\\]/g, '') : written);
   if (ENVIRON.test(text)) return deny(`${written} names a process's environment, where the gateway's secrets are`);
   if (MEM.test(text)) return deny(`${written} names a process's memory`);
   if (computed && mayNameProc(written)) return ask(`${written} is a pattern or expansion that may name /proc, where processes' environments are`);
