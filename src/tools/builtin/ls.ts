@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { stricter, type Decision, type PathRules } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
@@ -7,7 +7,7 @@ import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString } from './args.js';
-import { byName, resolveAsJudged } from './walk.js';
+import { listDirectory, resolveAsJudged } from './walk.js';
 import { entryJudge, Withheld, type WalkJudge } from './withheld.js';
 import { counted } from '../../shared/count.js';
 
@@ -61,7 +61,14 @@ export function createLsTool(ws: Workspace, paths: PathRules): Tool {
           suggestion: 'Use Read to open a file; LS lists directories.',
         });
       }
-      let entries = (await readdir(real, { withFileTypes: true })).sort(byName);
+      const listed = await listDirectory(real);
+      if (!listed) {
+        throw new GatewayError('CONFLICT', {
+          message: `${JSON.stringify(shown)} was removed or replaced while being listed; nothing was listed.`,
+          suggestion: 'List it again.',
+        });
+      }
+      let entries = listed;
       const withheld = new Withheld();
       const judge = entryJudge(ws, paths, 'LS', args, shown, real);
       if (judge) {

@@ -1,7 +1,9 @@
-import type { Dirent } from 'node:fs';
+import { close, constants, open, type Dirent } from 'node:fs';
 import type { Decision } from '../../policy/index.js';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { openedElsewhere } from '../opened-file.js';
 import type { Workspace } from '../workspace.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { Withheld } from './withheld.js';
@@ -26,18 +28,39 @@ export interface FileWalk {
 }
 
 /** Code-unit order: the same on every machine, unlike locale order. */
-export function byName(a: { name: string }, b: { name: string }): number {
+function byName(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-async function entries(dir: string): Promise<Dirent[]> {
+const openAsync = promisify(open);
+const closeAsync = promisify(close);
+const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/**
+ * The entries of the directory at the real path `dir`, in name order, read
+ * through a descriptor checked to be open on `dir` itself; undefined when
+ * there is no such directory there now (removed, locked, or become a
+ * symbolic link). Not readdir(dir): it follows links, so a parent swapped
+ * for a link between the policy's judgement and the read (by a command
+ * running meanwhile) would list another directory, maybe one a rule
+ * withholds, under names no rule names. Where the OS cannot tell what a
+ * descriptor is open on (no /proc), the directory is read by its path.
+ */
+export async function listDirectory(dir: string): Promise<Dirent[] | undefined> {
+  let fd: number;
   try {
-    return (await readdir(dir, { withFileTypes: true })).sort(byName);
+    fd = await openAsync(dir, DIRECTORY_FLAGS);
   } catch (err) {
-    // Removed or locked while we walked: skip it like `find` does.
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM') return [];
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EACCES' || code === 'EPERM') return undefined;
     throw err;
+  }
+  try {
+    if (openedElsewhere(fd, dir) !== undefined) return undefined;
+    const listed = await readdir(`/proc/self/fd/${fd}`, { withFileTypes: true }).catch(() => readdir(dir, { withFileTypes: true }));
+    return listed.sort(byName);
+  } finally {
+    await closeAsync(fd);
   }
 }
 
@@ -64,7 +87,8 @@ interface WalkFilter {
 /**
  * Regular files under `base` (a real directory in the workspace), depth-first
  * in name order, as `filter` lets them through. Symbolic links are neither
- * followed nor yielded, so a walk never leaves the directory it started in.
+ * followed nor yielded, nor is a directory that became one while the walk
+ * ran (see listDirectory), so a walk never leaves the directory it started in.
  */
 export function walkFiles(base: string, call: Abortable, filter: WalkFilter = {}): FileWalk {
   const { wanted, judge } = filter;
@@ -76,7 +100,8 @@ export function walkFiles(base: string, call: Abortable, filter: WalkFilter = {}
     for (let relDir = pending.pop(); relDir !== undefined; relDir = pending.pop()) {
       throwIfAborted(call);
       const subdirs: string[] = [];
-      for (const entry of await entries(path.join(base, relDir))) {
+      // Removed, locked or swapped while we walked: skip it like `find` does.
+      for (const entry of (await listDirectory(path.join(base, relDir))) ?? []) {
         if (++seen > MAX_WALK_ENTRIES) {
           truncated = true;
           return;
