@@ -151,18 +151,22 @@ function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Un
   const redirects = list(stmt, 'Redirs').map((r) => judgeRedirect(r, parsed));
   if (!cmd || typeOf(cmd) !== 'CallExpr') return redirects.map((r) => ({ text: r.text, verdict: r.verdict }));
   const words = list(cmd, 'Args');
-  if (words.length > 0) for (const assign of list(cmd, 'Assigns')) prefixes.add(assign.Pos().Offset());
+  const assigns = list(cmd, 'Assigns');
+  if (words.length > 0) for (const assign of assigns) prefixes.add(assign.Pos().Offset());
   const values = words.map(literalValue);
   const spelled = words.map((w, i) => (values[i] === undefined ? parsed.source(w) : shellQuote(values[i]!, i === 0)));
-  const call = [...list(cmd, 'Assigns').map((a) => parsed.source(a)), ...spelled].join(' ');
+  const call = [...assigns.map((a) => parsed.source(a)), ...spelled].join(' ');
   const from = cmd.Pos().Offset();
   const to = cmd.End().Offset();
   if (!list(stmt, 'Redirs').some((r) => r.Pos().Offset() < to && r.Pos().Offset() > from)) rewrites.push({ from, to, text: call });
   // A word that is one process substitution is a /dev/fd path, never an option (what runs inside is judged on its own).
-  const procSubst = (w: Node) => list(w, 'Parts').length === 1 && typeOf(list(w, 'Parts')[0]!) === 'ProcSubst';
-  let verdict = judgeArgv(values.map((value, i) => (value !== undefined ? { value } : i > 0 && procSubst(words[i]!) ? { value: '/dev/fd/63' } : { value, source: parsed.source(words[i]!) })));
+  const procSubst = (w: Node) => {
+    const parts = list(w, 'Parts');
+    return parts.length === 1 && typeOf(parts[0]!) === 'ProcSubst';
+  };
+  let verdict = judgeArgv(values.map((value, i) => (value !== undefined ? { value } : i > 0 && procSubst(words[i]!) ? { value: '/dev/fd/63' } : { value, source: spelled[i] })));
   // `LC_ALL=x grep`, `GCONV_PATH=./gc git log`: a variable set for one command changes what the program does.
-  if (words.length > 0 && list(cmd, 'Assigns').length > 0) verdict = worst(verdict, ask('a variable set before the command changes what it does'));
+  if (words.length > 0 && assigns.length > 0) verdict = worst(verdict, ask('a variable set before the command changes what it does'));
   for (const r of redirects) verdict = worst(verdict, r.verdict);
   return [{ text: [call, ...redirects.map((r) => r.text)].join(' '), verdict }];
 }
