@@ -93,7 +93,8 @@ function judgeProgram(name: string, args: readonly Arg[], path: boolean): Verdic
 function judgeWrapper(name: string, args: readonly Arg[], { table, skip = 0 }: { table: OptionTable; skip?: number }): Verdict {
   const read = readOptions(name, args, table, { posix: true, prefixes: true });
   if (read.verdict.decision === 'deny') return read.verdict;
-  if (read.verdict.decision !== 'allow' || read.computed) {
+  if (read.computed) return deny(`an argument of ${name} before its command is computed at run time: what it runs is unknown`);
+  if (read.verdict.decision !== 'allow') {
     return judgeUnread(worst(read.verdict, ask(`an option of ${name} is not known, so neither is where its command starts`)), args, judgeArgv);
   }
   let inner = read.operands.slice(skip);

@@ -124,8 +124,9 @@ const XARGS_TABLE = optionTable(
 /** xargs runs its command with words read from its input added: only a program none of whose options writes or runs stays ALLOW. */
 function judgeXargs(args: readonly Arg[], judge: JudgeArgv): Verdict {
   const read = readOptions('xargs', args, XARGS_TABLE, { posix: true, prefixes: true });
-  if (read.verdict.decision !== 'allow' || read.computed) {
-    return worst(judgeUnread(worst(read.verdict, ask('an argument of xargs is not known, so neither is where its command starts')), args, judge), ask('xargs adds words from its input to the command'));
+  if (read.computed) return deny('an argument of xargs before its command is computed at run time: what it runs is unknown');
+  if (read.verdict.decision !== 'allow') {
+    return worst(judgeUnread(worst(read.verdict, ask('an option of xargs is not known, so neither is where its command starts')), args, judge), ask('xargs adds words from its input to the command'));
   }
   const rest = read.operands;
   if (rest.length === 0) return allow('xargs alone echoes its input');

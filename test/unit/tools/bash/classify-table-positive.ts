@@ -71,6 +71,10 @@ export const POSITIVE_ROWS: ReadonlyArray<readonly [command: string, expected: '
   ["cat /proc/$PPID/env\\iron", 'deny'],
   ['wc --files0-from=/pro[c]/1/envi*', 'ask'],
   ['wc --files0-from=/dev/fd/../../$PPID/envi*', 'ask'],
+  // a word before a wrapper's command that only the run time knows could be the command
+  ['nice "$cmd"', 'deny'],
+  ['xargs $x', 'deny'],
+  ['env -u X "$cmd"', 'deny'],
   // every word an option known to be read-only, long options by their unique prefix
   ['cat --foo f', 'ask'],
   ['ls --al', 'ask'],
