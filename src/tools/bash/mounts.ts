@@ -61,6 +61,49 @@ interface PlannedMount {
   creates?: boolean;
 }
 
+/**
+ * The folders rules for writing name by a fixed prefix and cover whole
+ * (`^build/out/`: every path below `build/out` is denied or asked for
+ * writing), which the sandbox keeps even before they exist, and the indexes
+ * of the rules for writing whose new paths a command could still create
+ * (`\.env$`, `^config/prod\.yml$`, `^out/.*\.js$`): the sandbox makes
+ * what exists of those read-only, no more.
+ */
+export function keptFolders(rules: PathRules): { folders: string[]; creatable: number[] } {
+  const folders = new Set<string>();
+  const creatable = new Set<number>();
+  for (const rule of rules.sandboxRules) {
+    if (rule.access !== 'write') continue;
+    const prefix = rule.shape.prefix ?? '';
+    const folder = prefix.slice(0, Math.max(0, prefix.lastIndexOf('/')));
+    const plain = folder !== '' && folder.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+    if (plain && rules.everyPathBelow('write', folder)) folders.add(folder);
+    else creatable.add(rule.index);
+  }
+  return { folders: [...folders], creatable: [...creatable] };
+}
+
+/**
+ * For each kept folder that does not exist, the shallowest missing folder on
+ * the way to it, as an empty read-only folder that bubblewrap makes (inside
+ * the sandbox, as the command's user, so a link on the way leads nowhere
+ * outside): nothing can be created in it, and the next command's walk finds
+ * it and keeps it read-only. Under a link or a file, nothing.
+ */
+async function missingFolders(workspace: string, folders: readonly string[]): Promise<string[]> {
+  const missing = new Set<string>();
+  for (const folder of folders) {
+    const segments = folder.split('/');
+    for (let i = 1; i <= segments.length; i++) {
+      const rel = segments.slice(0, i).join('/');
+      const stat = await lstat(join(workspace, rel)).catch(() => undefined);
+      if (stat === undefined) missing.add(rel);
+      if (stat === undefined || !stat.isDirectory()) break;
+    }
+  }
+  return [...missing];
+}
+
 const depth = (rel: string) => rel.split('/').length;
 const isBelow = (rel: string, dir: string) => rel.startsWith(`${dir}/`);
 const lower = (name: string) => name.toLowerCase();
@@ -78,8 +121,9 @@ const lower = (name: string) => name.toLowerCase();
  * - every folder above a mount is pinned (see PlannedMount), up to the
  *   workspace root or a frozen folder.
  * A `.git` folder without hooks gets an empty read-only one, so that none can
- * be planted. With `readOnly` (the whole workspace is bound read-only) only
- * the masks of what exists are needed.
+ * be planted, and so does a folder a rule for writing keeps that does not
+ * exist yet (see missingFolders). With `readOnly` (the whole workspace is
+ * bound read-only) only the masks of what exists are needed.
  */
 export async function planMounts(workspace: string, rules: PathRules, options: { readOnly?: boolean; limit?: number } = {}): Promise<PlannedMount[]> {
   const limit = options.limit ?? MOUNT_WALK_LIMIT;
@@ -149,6 +193,7 @@ export async function planMounts(workspace: string, rules: PathRules, options: {
     }
     if (dotGit && !readOnly && !names.has('hooks')) mask(`${dirRel}/hooks`, true, true);
   }
+  for (const rel of await missingFolders(workspace, keptFolders(rules).folders)) mask(rel, true, true);
   return arrange([...masks.values()], frozen, options.readOnly === true);
 }
 

@@ -31,6 +31,7 @@ const RULES = [
   { tool: '*', when: { path: '^app/config/keys/' }, decision: 'deny' },
   { tool: 'Read', when: { path: '^notes/private\\.md$' }, decision: 'ask' },
   { tool: 'Write', when: { path: '^infra/' }, decision: 'deny' },
+  { tool: 'Write', when: { path: '^deploy/prod/' }, decision: 'deny' },
   { tool: 'Bash', when: { command: '.*' }, decision: 'allow' },
 ];
 
@@ -152,6 +153,14 @@ describe('paths a rule denies for writing, and the protected files, are read-onl
     await bash('printf "#!/bin/sh\\ntouch pwned\\n" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit');
     expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).toBe(before);
     await expect(readFile(join(workspace, '.git', 'hooks', 'pre-commit'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('a folder a rule for writing keeps cannot be made and written before it exists, nor moved once it does', async () => {
+    for (const command of ['mkdir -p deploy/prod && echo x > deploy/prod/app.yml', 'mkdir -p deploy/prod && echo x > deploy/prod/app.yml', 'mv deploy d2; mkdir -p deploy/prod && echo x > deploy/prod/app.yml']) {
+      await bash(command);
+      await expect(readFile(join(workspace, 'deploy', 'prod', 'app.yml'))).rejects.toThrow(/ENOENT/);
+    }
+    expect((await bash('ls -A deploy/prod | wc -l; echo x > deploy/other.txt && echo written')).text).toMatch(/^0\nwritten\n$/);
   });
 
   it('the rest of the workspace stays writable', async () => {

@@ -7,6 +7,7 @@ import { configFrom, inspectConfig } from '../../../src/config/load.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { prepare } from '../../../src/startup.js';
 import { commandIdentity } from '../../../src/tools/bash/identity.js';
+import { setUpBash } from '../../../src/tools/bash/index.js';
 import { chooseSandbox } from '../../../src/tools/bash/sandbox.js';
 import { createBashTool } from '../../../src/tools/bash/tool.js';
 import { createPathRules } from '../../../src/policy/index.js';
@@ -130,5 +131,19 @@ describe('start-up', () => {
     await expect(start({ enabled: true, sandbox: 'sometimes', limits: { processes: 0 } })).rejects.toThrow(
       /builtins\.Bash\.sandbox: must be one of "auto", "required", "none"[\s\S]*builtins\.Bash\.limits\.processes: must be >= 1/,
     );
+  });
+});
+
+describe('rules for writing that the sandbox holds only where their paths exist', () => {
+  it('each is named in a start-up warning; one that keeps a folder whole is not', () => {
+    const rules = createPathRules([
+      { tool: 'Write', when: { path: '\\.env$' }, decision: 'deny' },
+      { tool: 'Write', when: { path: '^deploy/' }, decision: 'deny' },
+      { tool: 'Read', when: { path: 'secret' }, decision: 'deny' },
+    ]);
+    const settings = configFrom({ workspace, builtins: { Bash: { enabled: true, sandbox: 'required' } } }).builtins.Bash;
+    const setup = setUpBash(settings, workspace, true, rules);
+    expect(setup.problems).toEqual([]);
+    expect(setup.warnings.filter((w) => w.startsWith('policy.rules.'))).toEqual([expect.stringMatching(/^policy\.rules\.0: .* can create new ones.*'\^folder\/'/)]);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPathRules, type PolicyRuleSpec } from '../../../../src/policy/index.js';
-import { mountArgs, planMounts } from '../../../../src/tools/bash/mounts.js';
+import { keptFolders, mountArgs, planMounts } from '../../../../src/tools/bash/mounts.js';
 
 let ws: string;
 beforeAll(async () => {
@@ -112,6 +112,34 @@ describe('the mounts a policy becomes inside the sandbox', () => {
     const at = (rel: string) => join(ws, rel);
     expect(args.slice(0, 3)).toEqual(['--ro-bind', expect.stringMatching(/empty$/), at('.env')]);
     expect(args.slice(3)).toEqual(['--bind', at('app'), at('app'), '--bind', at('app/config'), at('app/config'), '--tmpfs', at('app/config/keys'), '--remount-ro', at('app/config/keys')]);
+  });
+
+  it('a folder a rule for writing keeps whole is kept before it exists: the shallowest missing folder on the way, made empty and read-only', async () => {
+    const specs: PolicyRuleSpec[] = [
+      { tool: 'Write', when: { path: '^build/out/' }, decision: 'deny' },
+      { tool: 'Edit', when: { path: '^app/config/new/' }, decision: 'ask' },
+    ];
+    const planned = await planMounts(ws, rules(specs));
+    const lines = planned.filter((m) => m.rel.startsWith('build') || m.rel.startsWith('app')).map((m) => `${NAMES[m.kind]} ${m.rel}${m.creates ? ' (made)' : ''}`);
+    expect(lines.sort()).toEqual(['empty folder app/config/new (made)', 'empty folder build (made)', 'pinned app', 'pinned app/config']);
+    expect((await planMounts(ws, rules(specs), { readOnly: true })).filter((m) => m.creates)).toEqual([]);
+  });
+
+  it.each([
+    ['^build/out/', ['build/out'], []],
+    ['^(?:build)/out/', ['build/out'], []],
+    ['^build', [], [0]],
+    ['^build/.*\\.js$', [], [0]],
+    ['^\\.env$', [], [0]],
+    ['\\.env$', [], [0]],
+    ['(^|/)dist/', [], [0]],
+    ['^\\./x/', [], [0]],
+  ])('a rule for writing on %s keeps %j, its new paths creatable: %j', (path, folders, creatable) => {
+    expect(keptFolders(rules([{ tool: 'Write', when: { path }, decision: 'deny' }]))).toEqual({ folders, creatable });
+  });
+
+  it('rules for reading only keep no folder and warn of nothing', () => {
+    expect(keptFolders(rules([{ tool: 'Read', when: { path: '\\.env$' }, decision: 'deny' }]))).toEqual({ folders: [], creatable: [] });
   });
 
   it('a workspace past the walk limit refuses the command rather than leave a rule unmounted', async () => {
