@@ -9,7 +9,14 @@ export default defineConfig({
     // Unit tests need no Redis, so only the integration project starts one: `--project unit` runs without redis-server.
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: ['test/helpers/redis-global-setup.ts', 'test/helpers/s3-global-setup.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/helpers/redis-global-setup.ts', 'test/helpers/s3-global-setup.ts'],
+        },
+      },
     ],
   },
 });

@@ -17,7 +17,13 @@ gateway writes them (file store, 64 MiB files), then measures:
     matches nothing (the whole trail read).
 --keep leaves the trail in place and prints where.`;
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '1000000' }, keep: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '1000000' },
+    keep: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
 if (values.help) {
   console.log(HELP);
   process.exit(0);
@@ -25,7 +31,15 @@ if (values.help) {
 const count = Number(values.records);
 const dir = mkdtempSync(join(tmpdir(), 'toolgate-audit-bench-'));
 const store = createFileAuditStore({ dir, rotateBytes: 67_108_864 });
-const trail = new AuditTrail({ store, chain: await store.open('bench'), clock: systemClock, flushMs: 200, maxPending: 1_000_000, health: { failed: (err) => console.error(err), ok: () => {} }, onDropped: () => {} });
+const trail = new AuditTrail({
+  store,
+  chain: await store.open('bench'),
+  clock: systemClock,
+  flushMs: 200,
+  maxPending: 1_000_000,
+  health: { failed: (err) => console.error(err), ok: () => {} },
+  onDropped: () => {},
+});
 
 let started = performance.now();
 for (let i = 1; i <= count; i++) {
@@ -58,7 +72,11 @@ console.log(`wrote ${count.toLocaleString('en')} records (${(bytes / 2 ** 20).to
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 console.log('toolgate audit verify (its output, then GNU time):');
 try {
-  execFileSync('/usr/bin/time', ['-f', '%e s wall, %M KiB peak RSS', process.execPath, '--import', 'tsx', cli, 'audit', 'verify', '--url', pathToFileURL(dir).href], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(
+    '/usr/bin/time',
+    ['-f', '%e s wall, %M KiB peak RSS', process.execPath, '--import', 'tsx', cli, 'audit', 'verify', '--url', pathToFileURL(dir).href],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
 } catch {
   process.exitCode = 1;
 }
@@ -68,6 +86,8 @@ const newest = await queryAudit(store, { tenant: 'tenant-3', limit: 100 });
 console.log(`GET /audit scan, newest 100 of a tenant: ${newest.length} records in ${(performance.now() - started).toFixed(0)} ms`);
 started = performance.now();
 const none = await queryAudit(store, { tenant: 'tenant-3', sessionId: 'no-such-session', limit: 100 });
-console.log(`GET /audit scan matching nothing (every record read): ${none.length} records in ${(performance.now() - started).toFixed(0)} ms`);
+console.log(
+  `GET /audit scan matching nothing (every record read): ${none.length} records in ${(performance.now() - started).toFixed(0)} ms`,
+);
 if (values.keep) console.log(`trail kept in ${dir}`);
 else rmSync(dir, { recursive: true, force: true });

@@ -29,11 +29,25 @@ function tool(sandbox: 'required' | 'none'): Tool {
 }
 
 /** The floor: /bin/true spawned straight, no tool, no prlimit, no shell. */
-const bare = () => new Promise<void>((resolve, reject) => spawn('/bin/true', { stdio: 'ignore' }).once('error', reject).once('exit', () => resolve()));
+const bare = () =>
+  new Promise<void>((resolve, reject) =>
+    spawn('/bin/true', { stdio: 'ignore' })
+      .once('error', reject)
+      .once('exit', () => resolve()),
+  );
 const modes = { bare: null, none: tool('none'), bwrap: tool('required') };
 const samples: Record<keyof typeof modes, number[]> = { bare: [], none: [], bwrap: [] };
 const signal = new AbortController().signal;
-const ctx = () => ({ signal, aborted: false, tenant: 'bench', sessionId: 'bench', callId: 'bench', deadline: Date.now() + 30_000, imageBytes: 5_242_880, spill: () => Promise.reject(new Error('no spill')) });
+const ctx = () => ({
+  signal,
+  aborted: false,
+  tenant: 'bench',
+  sessionId: 'bench',
+  callId: 'bench',
+  deadline: Date.now() + 30_000,
+  imageBytes: 5_242_880,
+  spill: () => Promise.reject(new Error('no spill')),
+});
 
 for (let i = 0; i < runs + 10; i++) {
   for (const mode of Object.keys(modes) as Array<keyof typeof modes>) {
@@ -56,5 +70,7 @@ console.log('|---|---|---|---|---|');
 for (const [mode, list] of Object.entries(samples)) {
   const sorted = [...list].sort((a, b) => a - b);
   const mean = list.reduce((a, b) => a + b, 0) / list.length;
-  console.log(`| ${mode} | ${mean.toFixed(2)} | ${quantile(sorted, 0.5).toFixed(2)} | ${quantile(sorted, 0.95).toFixed(2)} | ${quantile(sorted, 0.99).toFixed(2)} |`);
+  console.log(
+    `| ${mode} | ${mean.toFixed(2)} | ${quantile(sorted, 0.5).toFixed(2)} | ${quantile(sorted, 0.95).toFixed(2)} | ${quantile(sorted, 0.99).toFixed(2)} |`,
+  );
 }

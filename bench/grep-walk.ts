@@ -28,7 +28,7 @@ async function tree(root: string): Promise<number> {
   const dirs = [root];
   let seed = 1;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  for (let files = 0; files < fileCount; ) {
+  for (let files = 0; files < fileCount;) {
     const dir = dirs[Math.floor(next() * dirs.length)]!;
     if (next() < 0.1 && dir.split('/').length - root.split('/').length < 10) {
       const made = join(dir, `d${dirs.length}`);
@@ -53,7 +53,16 @@ const dirCount = await tree(root);
 const grepOf = (rules: PolicyRuleSpec[]): Tool => createBuiltinTools(root, createPathRules(rules)).find((tool) => tool.name === 'Grep')!;
 const modes = { 'no rule for reading': grepOf([]), 'three rules': grepOf(RULES) };
 const signal = new AbortController().signal;
-const ctx = { signal, aborted: false, tenant: 'bench', sessionId: 'bench', callId: 'bench', deadline: Date.now() + 3_600_000, imageBytes: 5_242_880, spill: () => Promise.reject(new Error('no spill')) };
+const ctx = {
+  signal,
+  aborted: false,
+  tenant: 'bench',
+  sessionId: 'bench',
+  callId: 'bench',
+  deadline: Date.now() + 3_600_000,
+  imageBytes: 5_242_880,
+  spill: () => Promise.reject(new Error('no spill')),
+};
 const samples: Record<string, { wall: number[]; cpu: number[] }> = {};
 // A pattern no line holds: every file of the tree is read and searched.
 const args = () => ({ pattern: 'nothing-matches-this', max_results: 1000 });
@@ -96,6 +105,9 @@ const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(li
 console.log(`Grep over ${fileCount} files in ${dirCount} directories, ${runs} runs each (ms, median)`);
 console.log('| rules | wall | CPU | system calls of one Grep |');
 console.log('|---|---|---|---|');
-for (const [mode, { wall, cpu }] of Object.entries(samples)) console.log(`| ${mode} | ${median(wall).toFixed(1)} | ${median(cpu).toFixed(1)} | ${syscalls[mode] ?? 'n/a'} |`);
+for (const [mode, { wall, cpu }] of Object.entries(samples))
+  console.log(`| ${mode} | ${median(wall).toFixed(1)} | ${median(cpu).toFixed(1)} | ${syscalls[mode] ?? 'n/a'} |`);
 const perEntry = ((judgeCpu.user + judgeCpu.system) / 20 / entries.length).toFixed(2);
-console.log(`\nThe three rules' tests alone: ${entries.length} entries judged in ${judgeWall.toFixed(1)} ms (${perEntry} µs CPU an entry).`);
+console.log(
+  `\nThe three rules' tests alone: ${entries.length} entries judged in ${judgeWall.toFixed(1)} ms (${perEntry} µs CPU an entry).`,
+);

@@ -91,7 +91,16 @@ async function redisCpu(admin: Redis): Promise<number> {
 async function throughput(url: string, seconds: number, drivers: number, concurrency: number) {
   const admin = new Redis(url);
   const children = Array.from({ length: drivers }, (_, i) =>
-    fork(new URL(import.meta.url), ['--driver', url, '--seconds', String(seconds), '--concurrency', String(concurrency), '--lane', String(i)]),
+    fork(new URL(import.meta.url), [
+      '--driver',
+      url,
+      '--seconds',
+      String(seconds),
+      '--concurrency',
+      String(concurrency),
+      '--lane',
+      String(i),
+    ]),
   );
   const next = (child: ReturnType<typeof fork>) =>
     new Promise<{ ready?: boolean; done?: number }>((resolve, reject) => {
@@ -179,8 +188,14 @@ async function oneRequest(url: string, calls: number): Promise<string[][]> {
     // Twice: the first loads the scripts (NOSCRIPT, EVAL); the second is what every request sends.
     if (i === 1) seen.length = 0;
     await store.hit('auth-failures:127.0.0.1', 10, 60_000, now, 0);
-    await store.admit(batch.map((call) => ({ ...call, breaker: { scope, ...BREAKER } })), now);
-    await store.settle(batch.map((call) => ({ ...call, breaker: { scope, ...BREAKER, outcome: 'success' as const, probe: false } })), now);
+    await store.admit(
+      batch.map((call) => ({ ...call, breaker: { scope, ...BREAKER } })),
+      now,
+    );
+    await store.settle(
+      batch.map((call) => ({ ...call, breaker: { scope, ...BREAKER, outcome: 'success' as const, probe: false } })),
+      now,
+    );
   }
   await store.ping();
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -195,7 +210,9 @@ async function benchmark(url: string, argv: string[], requests: number): Promise
   const { port } = new URL(url);
   const admin = new Redis(url);
   const before = await redisCpu(admin);
-  const run = spawnSync('redis-benchmark', ['-h', '127.0.0.1', '-p', port, '-n', String(requests), '-c', '50', '-P', '16', '-q', ...argv], { encoding: 'utf8' });
+  const run = spawnSync('redis-benchmark', ['-h', '127.0.0.1', '-p', port, '-n', String(requests), '-c', '50', '-P', '16', '-q', ...argv], {
+    encoding: 'utf8',
+  });
   if (run.error || run.status !== 0) throw new Error(`redis-benchmark failed: ${run.error?.message ?? run.stderr}`);
   // `-q` prints `<command>: <n> requests per second, p50=…` (progress lines end in a carriage return).
   const rates = [...run.stdout.matchAll(/([0-9.]+) requests per second/g)];
@@ -215,7 +232,10 @@ if (args.driver) {
       ['Cluster layout, shared breakers', true, false],
       ['Cluster layout, per-tenant breakers', true, true],
     ] as const) {
-      console.log(`commands per request, ${label}:`, JSON.stringify(await commandsPerRequest(redis, Number(args.requests), sharded, perTenant)));
+      console.log(
+        `commands per request, ${label}:`,
+        JSON.stringify(await commandsPerRequest(redis, Number(args.requests), sharded, perTenant)),
+      );
     }
     const admin = new Redis(redis.url);
     for (let round = 1; round <= Number(args.rounds); round++) {

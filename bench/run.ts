@@ -17,7 +17,11 @@ import { SEARCH_SCENARIO, searchLoad } from './shared/search-load.js';
 import { StraceAttachError, straceMissing, syscallsDuring, THREAD_POOL_RESOURCES } from './shared/syscalls.js';
 import { startTarget, TARGET_LABELS, type Target, type TargetName } from './shared/targets.js';
 
-const MANY_TOOLS = { id: 'many-tools', title: 'Many tools: GET /tools and one Noop call with 500 HTTP tools (the realistic catalog) in the registry', httpTools: 500 };
+const MANY_TOOLS = {
+  id: 'many-tools',
+  title: 'Many tools: GET /tools and one Noop call with 500 HTTP tools (the realistic catalog) in the registry',
+  httpTools: 500,
+};
 const SCENARIO_IDS = [...SCENARIOS.map((s) => s.id), MANY_TOOLS.id, SEARCH_SCENARIO.id];
 /** The scenarios that compare the small registry with the large catalog (the `many-tools` target). */
 const LARGE_CATALOG_IDS = [MANY_TOOLS.id, SEARCH_SCENARIO.id];
@@ -73,7 +77,11 @@ if (flags.help) {
   process.exit(0);
 }
 
-const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 const settings = {
   durationS: Number(flags.duration ?? (flags.profile ? 10 : flags.quick ? 1 : 3)),
   warmupS: Number(flags.warmup ?? (flags.quick ? 0.5 : 2)),
@@ -88,7 +96,11 @@ const settings = {
 const chosen = list(flags.scenarios) ?? SCENARIO_IDS;
 const scenarios = SCENARIOS.filter((s) => chosen.includes(s.id));
 const wanted = flags.profile ? (list(flags.targets)?.slice(0, 1) ?? ['memory']) : (list(flags.targets) ?? ALL_TARGETS);
-if (chosen.length === 0 || chosen.some((id) => !SCENARIO_IDS.includes(id)) || wanted.some((t) => !NAMED_TARGETS.includes(t as TargetName))) {
+if (
+  chosen.length === 0 ||
+  chosen.some((id) => !SCENARIO_IDS.includes(id)) ||
+  wanted.some((t) => !NAMED_TARGETS.includes(t as TargetName))
+) {
   console.error(`unknown scenario or target\n\n${HELP}`);
   process.exit(2);
 }
@@ -116,7 +128,12 @@ function machine(): BenchReport['machine'] {
   };
 }
 
-async function startTargets(names: readonly TargetName[], workspace: string, spillDir: string, redis: BenchRedis | undefined): Promise<Target[]> {
+async function startTargets(
+  names: readonly TargetName[],
+  workspace: string,
+  spillDir: string,
+  redis: BenchRedis | undefined,
+): Promise<Target[]> {
   const targets: Target[] = [];
   for (const name of names) {
     const gateway: GatewayOptions = { workspace, spillDir: join(spillDir, name), logLevel: settings.logLevel };
@@ -147,8 +164,15 @@ async function countSyscalls(targets: readonly Target[], scenario: Scenario): Pr
     });
     const created = await target.resourcesStop();
     const pool = Object.fromEntries(Object.entries(created).filter(([type]) => THREAD_POOL_RESOURCES.includes(type)));
-    counted[target.name] = { perRequest: sum(calls) / sampled, byName: perRequest(calls), threadPoolPerRequest: sum(pool) / sampled, threadPoolByType: perRequest(pool) };
-    log(`${scenario.id} ${target.name}: ${(sum(calls) / sampled).toFixed(1)} system calls, ${(sum(pool) / sampled).toFixed(1)} thread-pool hops per request`);
+    counted[target.name] = {
+      perRequest: sum(calls) / sampled,
+      byName: perRequest(calls),
+      threadPoolPerRequest: sum(pool) / sampled,
+      threadPoolByType: perRequest(pool),
+    };
+    log(
+      `${scenario.id} ${target.name}: ${(sum(calls) / sampled).toFixed(1)} system calls, ${(sum(pool) / sampled).toFixed(1)} thread-pool hops per request`,
+    );
   }
   return { sampled, targets: counted };
 }
@@ -165,14 +189,18 @@ async function manyTools(small: Target, many: Target): Promise<ManyToolsReport> 
     const { tools } = (await listed.json()) as { tools: unknown[] };
     const etag = listed.headers.get('etag');
     const again = etag ? await fetch(`${target.url}/tools`, { headers: { 'if-none-match': etag } }) : undefined;
-    if (!etag || again?.status !== 304) throw new Error(`${target.name}: GET /tools with its own ETag answered ${again?.status ?? 'no ETag'}, not 304`);
+    if (!etag || again?.status !== 304)
+      throw new Error(`${target.name}: GET /tools with its own ETag answered ${again?.status ?? 'no ETag'}, not 304`);
     log(`${target.name}: GET /tools lists ${tools.length} tools`);
     etags.set(target.name, etag);
   }
   const both = [small, many];
   const noopScenario = SCENARIOS.find((s) => s.id === 'noop')!;
-  // The Noop calls first: each 304 of the large catalog leaves hundreds of kilobytes of garbage, whose collection would slow the runs after it.
-  const noop = await measure(both, `${MANY_TOOLS.id} noop`, (target, connections, durationS) => plan(target, noopScenario, connections, durationS));
+  // The Noop calls first: each 304 of the large catalog leaves hundreds of kilobytes of garbage, whose collection would slow the runs after
+  // it.
+  const noop = await measure(both, `${MANY_TOOLS.id} noop`, (target, connections, durationS) =>
+    plan(target, noopScenario, connections, durationS),
+  );
   const revalidate = await measure(both, `${MANY_TOOLS.id} GET /tools`, (target, connections, durationS) => ({
     url: target.url,
     connections,
@@ -264,8 +292,12 @@ async function profile(target: Target): Promise<void> {
   await target.profileStart(kind);
   const sample = await drive(plan(target, scenario, connections, settings.durationS));
   await target.profileStop(kind, file);
-  log(`${scenario.id} at ${connections} conn. under the profiler: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms, ${Math.round(sample.cpuUsPerRequest)} CPU µs/req`);
-  const summary = flags.alloc ? await summarizeAllocations(file, sample.requests) : await summarizeProfile(file, sample.requests, sample.cpuUsPerRequest);
+  log(
+    `${scenario.id} at ${connections} conn. under the profiler: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms, ${Math.round(sample.cpuUsPerRequest)} CPU µs/req`,
+  );
+  const summary = flags.alloc
+    ? await summarizeAllocations(file, sample.requests)
+    : await summarizeProfile(file, sample.requests, sample.cpuUsPerRequest);
   await writeFile(join(RESULTS, `${name}.txt`), `${summary}\n`);
   console.log(summary);
   log(`\nprofile: ${file} (Chrome DevTools or speedscope open it); summary in ${join(RESULTS, `${name}.txt`)}`);

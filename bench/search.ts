@@ -24,7 +24,14 @@ interface Doc {
 
 /** The fixture's tools and the built-ins: what the pinned table runs over. */
 function realisticCatalog(): Doc[] {
-  return [...catalogTools(), ...createBuiltinTools(tmpdir(), createPathRules([])).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))];
+  return [
+    ...catalogTools(),
+    ...createBuiltinTools(tmpdir(), createPathRules([])).map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    })),
+  ];
 }
 
 function percentile(sorted: number[], q: number): number {
@@ -45,7 +52,13 @@ function measure(docs: readonly Doc[]): { tools: number; buildMs: number; p50Us:
     }
   }
   times.sort((a, b) => a - b);
-  return { tools: docs.length, buildMs, p50Us: percentile(times, 0.5), p99Us: percentile(times, 0.99), meanUs: times.reduce((a, b) => a + b, 0) / times.length };
+  return {
+    tools: docs.length,
+    buildMs,
+    p50Us: percentile(times, 0.5),
+    p99Us: percentile(times, 0.99),
+    meanUs: times.reduce((a, b) => a + b, 0) / times.length,
+  };
 }
 
 const base = realisticCatalog();

@@ -32,7 +32,14 @@ const SCRIPT: Message[] = [
   },
   {
     role: 'assistant',
-    content: [{ type: 'tool_use', id: 'toolu_3', name: 'Edit', input: { path: 'hello.md', old_string: '# Hello', new_string: '# Hello, toolgate' } }],
+    content: [
+      {
+        type: 'tool_use',
+        id: 'toolu_3',
+        name: 'Edit',
+        input: { path: 'hello.md', old_string: '# Hello', new_string: '# Hello, toolgate' },
+      },
+    ],
   },
   { role: 'assistant', content: [{ type: 'text', text: 'hello.md now greets toolgate.' }] },
 ];

@@ -23,7 +23,12 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   return (await response.json()) as T;
 }
 
-const fn = (call_id: string, name: string, args: unknown): Item => ({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
+const fn = (call_id: string, name: string, args: unknown): Item => ({
+  type: 'function_call',
+  call_id,
+  name,
+  arguments: JSON.stringify(args),
+});
 
 // Each entry is one response's `output`.
 const SCRIPT: Item[][] = [
@@ -36,7 +41,11 @@ let turn = 0;
 function scriptedModel(input: Item[]): Item[] {
   // As the Responses API does: every function_call in the input needs its function_call_output.
   for (const item of input) {
-    if ('type' in item && item.type === 'function_call' && !input.some((o) => 'type' in o && o.type === 'function_call_output' && o.call_id === item.call_id)) {
+    if (
+      'type' in item &&
+      item.type === 'function_call' &&
+      !input.some((o) => 'type' in o && o.type === 'function_call_output' && o.call_id === item.call_id)
+    ) {
       throw new Error(`No function_call_output for call_id ${item.call_id}`);
     }
   }

@@ -16,7 +16,12 @@ if (!path || !Number.isInteger(count) || count < 1) {
 
 /** What this reads of vitest's JSON report (Jest's shape). */
 interface Report {
-  testResults: Array<{ name: string; startTime: number; endTime: number; assertionResults: Array<{ fullName: string; duration?: number | null }> }>;
+  testResults: Array<{
+    name: string;
+    startTime: number;
+    endTime: number;
+    assertionResults: Array<{ fullName: string; duration?: number | null }>;
+  }>;
 }
 
 const report = JSON.parse(readFileSync(path, 'utf8')) as Report;

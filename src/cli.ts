@@ -15,7 +15,12 @@ const USAGE = `usage:
 function keysCreate(argv: string[]): void {
   const { values } = parseArgs({
     args: argv,
-    options: { tenant: { type: 'string' }, scopes: { type: 'string', default: 'execute' }, id: { type: 'string' }, tools: { type: 'string' } },
+    options: {
+      tenant: { type: 'string' },
+      scopes: { type: 'string', default: 'execute' },
+      id: { type: 'string' },
+      tools: { type: 'string' },
+    },
     strict: true,
   });
   if (values.tenant === undefined) throw new Error('--tenant is required');
@@ -42,7 +47,8 @@ function workerOptions(argv: string[]): { concurrency?: number } {
   const { values } = parseArgs({ args: argv, options: { concurrency: { type: 'string' } }, strict: true });
   if (values.concurrency === undefined) return {};
   const concurrency = Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error('--concurrency must be a whole number from 1 to 256');
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+    throw new Error('--concurrency must be a whole number from 1 to 256');
   return { concurrency };
 }
 

@@ -29,7 +29,18 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const executions = connection ? new ExecutionQueue(connection, config.async) : undefined;
   const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: true });
   const app = await buildApp(
-    { state, spill, registry, clock: systemClock, logger, metrics, ...(audit && { audit }), ...(executions && { executions }), ...(tracing && { tracing }), ...(outbox && { outbox }) },
+    {
+      state,
+      spill,
+      registry,
+      clock: systemClock,
+      logger,
+      metrics,
+      ...(audit && { audit }),
+      ...(executions && { executions }),
+      ...(tracing && { tracing }),
+      ...(outbox && { outbox }),
+    },
     config,
   );
   let workers: ExecutionWorkers | undefined;

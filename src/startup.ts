@@ -68,18 +68,38 @@ function makeWorkspace(config: Config, create: boolean, problems: string[]): str
  * operation that cannot be a tool is logged and left out), and the policy
  * rules and toolsets that can be checked against them.
  */
-async function prepareTools(report: ConfigReport, workspace: string, reach: ReachInput, deps: StartDeps, problems: string[]): Promise<{ set: ToolSet; imported: Tool[]; registry: ToolRegistry } | undefined> {
+async function prepareTools(
+  report: ConfigReport,
+  workspace: string,
+  reach: ReachInput,
+  deps: StartDeps,
+  problems: string[],
+): Promise<{ set: ToolSet; imported: Tool[]; registry: ToolRegistry } | undefined> {
   const { config } = report;
   const { env, dispatchers } = deps;
   try {
     // Checking the rest needs only the built-ins' names and schemas: without a workspace (a problem already
     // listed) they are built on a stand-in root, and start-up stops before any of them could run.
     const set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), env, dispatchers });
-    const openapi = await loadOpenApiSources(config.openapi_sources, { dispatchers, env, baseDir: report.baseDir, taken: new Set(set.tools.map((t) => t.name)) });
-    for (const line of openapi.skipped) deps.logger.warn({ problem: line }, 'OpenAPI operation left out; the rest of its document is served');
+    const openapi = await loadOpenApiSources(config.openapi_sources, {
+      dispatchers,
+      env,
+      baseDir: report.baseDir,
+      taken: new Set(set.tools.map((t) => t.name)),
+    });
+    for (const line of openapi.skipped)
+      deps.logger.warn({ problem: line }, 'OpenAPI operation left out; the rest of its document is served');
     const imported = openapi.tools;
     const served = [...set.tools, ...imported];
-    problems.push(...set.problems, ...openapi.problems, ...localReachProblems(reach, [...set.builtins, ...imported], served.map((t) => t.name)));
+    problems.push(
+      ...set.problems,
+      ...openapi.problems,
+      ...localReachProblems(
+        reach,
+        [...set.builtins, ...imported],
+        served.map((t) => t.name),
+      ),
+    );
     return { set, imported, registry: createRegistry(served, registryDefaults(config)) };
   } catch (err) {
     problems.push(...(err as Error).message.split('\n'));
@@ -112,8 +132,18 @@ async function openSpill(config: Config, env: NodeJS.ProcessEnv, metrics: Metric
   return { spill, s3 };
 }
 
-/** This process's audit chain, opened when `create`; unlike the spill store, one that cannot be written at start-up is a problem: side-effecting calls could not run. */
-async function openAudit(config: Config, s3: Parameters<typeof createAuditStore>[2], role: 'server' | 'worker', deps: StartDeps, create: boolean, problems: string[]): Promise<AuditTrail | undefined> {
+/**
+ * This process's audit chain, opened when `create`; unlike the spill store, one that cannot be written at start-up is a problem:
+ * side-effecting calls could not run.
+ */
+async function openAudit(
+  config: Config,
+  s3: Parameters<typeof createAuditStore>[2],
+  role: 'server' | 'worker',
+  deps: StartDeps,
+  create: boolean,
+  problems: string[],
+): Promise<AuditTrail | undefined> {
   const audit = auditSettings(config.audit);
   if (!audit) {
     deps.logger.info('audit: false: no audit trail is written');
@@ -162,7 +192,11 @@ export async function prepare(
   const problems = [...report.problems, ...traces.problems, ...(webhook ? [webhook] : [])];
   const create = problems.length === 0;
   const workspace = makeWorkspace(config, create, problems);
-  const reach: ReachInput = { written: report.written, toolsets: config.toolsets, prefixes: config.mcp_servers.map((server) => server.prefix) };
+  const reach: ReachInput = {
+    written: report.written,
+    toolsets: config.toolsets,
+    prefixes: config.mcp_servers.map((server) => server.prefix),
+  };
   const tools = await prepareTools(report, workspace, reach, deps, problems);
   const { spill, s3 } = await openSpill(config, env, metrics, create, problems);
   const trail = await openAudit(config, s3, role, deps, create, problems);
@@ -175,7 +209,10 @@ export async function prepare(
   // Last, and only for a configuration that can be served: no server is started for one that cannot.
   const { mcp, problems: mcpProblems } = await startMcpServers(config, registry, deps);
   const answered = config.mcp_servers.map((server) => mcp.supervisors.some((s) => s.server === server.name && s.connected()));
-  const upstreamTools = registry.list().filter((e) => e.tool.upstream).map((e) => e.tool);
+  const upstreamTools = registry
+    .list()
+    .filter((e) => e.tool.upstream)
+    .map((e) => e.tool);
   const names = registry.list().map((e) => e.name);
   mcpProblems.push(...upstreamReachProblems(reach, answered, [...set.builtins, ...imported, ...upstreamTools], names));
   if (mcpProblems.length > 0) {
@@ -183,7 +220,15 @@ export async function prepare(
     await trail?.close();
     throw new ConfigError(mcpProblems);
   }
-  return { config: acceptConfig(report), workspace, registry, spill, mcp, ...(traces.settings && { tracing: traces.settings }), ...(trail && { audit: trail }) };
+  return {
+    config: acceptConfig(report),
+    workspace,
+    registry,
+    spill,
+    mcp,
+    ...(traces.settings && { tracing: traces.settings }),
+    ...(trail && { audit: trail }),
+  };
 }
 
 /** Which sandbox Bash commands run in, said once at start-up; running without one is a warning. */
@@ -192,5 +237,8 @@ function logBash(set: ToolSet, logger: Logger): void {
   const { sandbox, warnings } = set.bash;
   for (const warning of warnings) logger.warn({ tool: 'Bash', sandbox: sandbox.mode }, warning);
   const how = sandbox.mode === 'bwrap' ? 'in bubblewrap' : `WITHOUT a sandbox${sandbox.fail_closed ? ', each after an approval' : ''}`;
-  logger.info({ tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting, ...(sandbox.fail_closed && { fail_closed: true }) }, `Bash enabled: commands run ${how}`);
+  logger.info(
+    { tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting, ...(sandbox.fail_closed && { fail_closed: true }) },
+    `Bash enabled: commands run ${how}`,
+  );
 }

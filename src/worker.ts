@@ -25,16 +25,24 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   const logger = createLogger(report.config.log_level);
   const connection = queueConnectionOptions(report.config);
   if (!connection) {
-    throw new ConfigError(['REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES: the one the servers use)']);
+    throw new ConfigError([
+      'REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES: the one the servers use)',
+    ]);
   }
   const { config, registry, spill, mcp, tracing: traces, audit } = await prepare(report, env, dispatchers, metrics, logger, 'worker');
   const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
   // A batch may open approval requests: their events are queued, and the servers deliver them.
   const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: false });
-  const pipeline = createPipelineDeps({ registry, state, spill, clock: systemClock, logger, metrics, ...(outbox && { outbox }), ...(audit && { audit }) }, config);
+  const pipeline = createPipelineDeps(
+    { registry, state, spill, clock: systemClock, logger, metrics, ...(outbox && { outbox }), ...(audit && { audit }) },
+    config,
+  );
   const concurrency = options.concurrency ?? config.async.concurrency;
-  const workers = startWorkers({ pipeline, config: config.async, connection, dispatchers, logger, ...(tracing && { tracing }) }, { count: 1, concurrency });
+  const workers = startWorkers(
+    { pipeline, config: config.async, connection, dispatchers, logger, ...(tracing && { tracing }) },
+    { count: 1, concurrency },
+  );
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(metrics, pipeline, logger);
   const metricsAddress = await metricsApp?.listen({ host: config.host, port: config.metrics_port! });
 
@@ -52,7 +60,14 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   });
 
   logger.info(
-    { concurrency, tools: registry.list().map((t) => t.name), metrics: metricsAddress && `${metricsAddress}/metrics`, traces: traces?.url ?? 'off', audit: audit?.chain ?? 'off', pid: process.pid },
+    {
+      concurrency,
+      tools: registry.list().map((t) => t.name),
+      metrics: metricsAddress && `${metricsAddress}/metrics`,
+      traces: traces?.url ?? 'off',
+      audit: audit?.chain ?? 'off',
+      pid: process.pid,
+    },
     'toolgate worker ready',
   );
 }

@@ -90,7 +90,9 @@ export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyT
       ['redis', 'Redis store'],
     ] as const) {
       const value = ratio(many?.targets[store]?.callsPerS, single?.targets[store]?.callsPerS);
-      rows.push(check(`Ten ${what} calls per request: ≥ 5 × the tool calls/s of one per request (${label})`, value, 5, (v) => x(v) + at(many)));
+      rows.push(
+        check(`Ten ${what} calls per request: ≥ 5 × the tool calls/s of one per request (${label})`, value, 5, (v) => x(v) + at(many)),
+      );
     }
   }
   for (const [id, what] of [
@@ -104,20 +106,48 @@ export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyT
   const ten = cellOf('noop10');
   if (scenarios.some((s) => s.cells.some((c) => c.targets.mcp))) {
     rows.push(
-      check('One call: ≥ 4 × the MCP server’s tool calls/s (memory)', ratio(noop?.targets.memory?.callsPerS, noop?.targets.mcp?.callsPerS), 4, (v) => x(v) + at(noop)),
-      check('Ten calls: ≥ 20 × the MCP server’s tool calls/s (memory)', ratio(ten?.targets.memory?.callsPerS, ten?.targets.mcp?.callsPerS), 20, (v) => x(v) + at(ten)),
+      check(
+        'One call: ≥ 4 × the MCP server’s tool calls/s (memory)',
+        ratio(noop?.targets.memory?.callsPerS, noop?.targets.mcp?.callsPerS),
+        4,
+        (v) => x(v) + at(noop),
+      ),
+      check(
+        'Ten calls: ≥ 20 × the MCP server’s tool calls/s (memory)',
+        ratio(ten?.targets.memory?.callsPerS, ten?.targets.mcp?.callsPerS),
+        20,
+        (v) => x(v) + at(ten),
+      ),
     );
   }
   rows.push(collectionSpiral(scenarios));
   const read = scenarios.find((s) => s.id === 'read4k')?.syscalls?.targets;
   const sampled = (v: number) => `${x(v)} (${read!.memory!.perRequest.toFixed(1)} against ${read!.floor!.perRequest.toFixed(1)})`;
-  rows.push(check('System calls per one-Read request ≤ 1.3 × the floor’s (memory)', ratio(read?.memory?.perRequest, read?.floor?.perRequest), 1.3, sampled, true));
+  rows.push(
+    check(
+      'System calls per one-Read request ≤ 1.3 × the floor’s (memory)',
+      ratio(read?.memory?.perRequest, read?.floor?.perRequest),
+      1.3,
+      sampled,
+      true,
+    ),
+  );
   if (manyTools) {
     const cell = cellAt(manyTools.cells);
     const grows = (kind: 'revalidate' | 'noop') => ratio(cell?.[kind]['many-tools']?.requestsPerS, cell?.[kind].memory?.requestsPerS);
     rows.push(
-      check(`Execute cost does not grow with the catalog: one Noop with ${manyTools.httpTools} HTTP tools ≥ 0.9 × the small registry’s requests/s`, grows('noop'), 0.9, (v) => x(v) + at(cell)),
-      check(`GET /tools revalidation (304) does not grow with the catalog: ≥ 0.9 × the small registry’s requests/s`, grows('revalidate'), 0.9, (v) => x(v) + at(cell)),
+      check(
+        `Execute cost does not grow with the catalog: one Noop with ${manyTools.httpTools} HTTP tools ≥ 0.9 × the small registry’s requests/s`,
+        grows('noop'),
+        0.9,
+        (v) => x(v) + at(cell),
+      ),
+      check(
+        `GET /tools revalidation (304) does not grow with the catalog: ≥ 0.9 × the small registry’s requests/s`,
+        grows('revalidate'),
+        0.9,
+        (v) => x(v) + at(cell),
+      ),
     );
   }
   return rows;

@@ -10,7 +10,11 @@ export interface MeasureSettings {
 }
 
 /** Runs of the targets at every connection count; the median of each target's rounds per count. */
-export type Measure = (targets: readonly Target[], label: string, planFor: (target: Target, connections: number, durationS: number) => LoadPlan) => Promise<Cell[]>;
+export type Measure = (
+  targets: readonly Target[],
+  label: string,
+  planFor: (target: Target, connections: number, durationS: number) => LoadPlan,
+) => Promise<Cell[]>;
 
 /** Between runs, so one target's leftover work (GC, closing sockets) does not fall into the next one's run. */
 const PAUSE_MS = 300;
@@ -35,7 +39,9 @@ export function measurer(settings: MeasureSettings, log: (line: string) => void)
           const cpu = Number.isNaN(sample.cpuUsPerRequest)
             ? ''
             : `, ${Math.round(sample.cpuUsPerRequest)} CPU µs/req, GC ${(sample.gcShare * 100).toFixed(1)} %, ${sample.markCompactsPerS.toFixed(1)} mark-compacts/s`;
-          log(`${label} ${connections} conn. round ${round + 1}/${settings.rounds} ${target.name}: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms${cpu}`);
+          log(
+            `${label} ${connections} conn. round ${round + 1}/${settings.rounds} ${target.name}: ${Math.round(sample.requestsPerS)} req/s, p99 ${sample.p99Ms.toFixed(2)} ms${cpu}`,
+          );
         }
       }
       const cell: Cell = { connections, targets: {} };

@@ -19,7 +19,9 @@ export function cpuList(list: string): number[] {
   return list.split(',').flatMap((part) => {
     const [from, to] = part.trim().split('-').map(Number);
     const last = to ?? from;
-    return from === undefined || last === undefined || !Number.isInteger(from) || !Number.isInteger(last) ? [] : Array.from({ length: last - from + 1 }, (_, i) => from + i);
+    return from === undefined || last === undefined || !Number.isInteger(from) || !Number.isInteger(last)
+      ? []
+      : Array.from({ length: last - from + 1 }, (_, i) => from + i);
   });
 }
 

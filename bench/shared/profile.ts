@@ -85,7 +85,8 @@ export async function summarizeProfile(file: string, requests: number, cpuUsPerR
   };
   subtree(profile.nodes[0]!);
 
-  const fmt = (rows: Row[]) => rows.map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`);
+  const fmt = (rows: Row[]) =>
+    rows.map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`);
   const stages = stageTimes(profile.nodes, self);
   // What the bench itself did in the target (the profiler stopping, IPC answers) is not the server's work.
   const busy = all - idle - (stages.get('bench harness')?.total ?? 0);

@@ -62,7 +62,9 @@ export async function startRedis(binary = process.env.REDIS_SERVER_BIN ?? 'redis
   if (probe.error || probe.status !== 0) return undefined;
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-bench-redis-'));
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   await waitForPort(port, 10_000);
   const url = `redis://127.0.0.1:${port}`;
   const admin = new Redis(url, { connectionName: ADMIN_NAME });

@@ -96,7 +96,10 @@ function table(scenario: ScenarioReport): string[] {
       .map(([command, count]) => `${command} ${(count / scenario.redisCommands!.sampled).toFixed(1)}`)
       .join(', ');
     const { sampled, inScriptsPerRequest } = scenario.redisCommands;
-    lines.push('', `Redis round trips per request (${sampled} requests sampled): ${by || 'none'}; the scripts run ${inScriptsPerRequest.toFixed(1)} commands inside Redis.`);
+    lines.push(
+      '',
+      `Redis round trips per request (${sampled} requests sampled): ${by || 'none'}; the scripts run ${inScriptsPerRequest.toFixed(1)} commands inside Redis.`,
+    );
   }
   if (scenario.syscalls) lines.push('', ...syscallTable(scenario.syscalls));
   return lines;
@@ -123,12 +126,16 @@ function syscallTable({ sampled, targets }: NonNullable<ScenarioReport['syscalls
   for (const [name, s] of Object.entries(targets) as [TargetName, SyscallSample][]) {
     const named = NAMED_SYSCALLS.map((call) => one(s.byName[call] ?? 0)).join(' | ');
     const others = byCount(s.byName, NAMED_SYSCALLS).slice(0, TOP_OTHERS).join(', ');
-    lines.push(`| ${TARGET_LABELS[name]} | ${one(s.perRequest)} | ${named} | ${others} | ${one(s.threadPoolPerRequest)} | ${byCount(s.threadPoolByType).join(', ') || 'none'} |`);
+    lines.push(
+      `| ${TARGET_LABELS[name]} | ${one(s.perRequest)} | ${named} | ${others} | ${one(s.threadPoolPerRequest)} | ${byCount(s.threadPoolByType).join(', ') || 'none'} |`,
+    );
   }
   const { floor, memory } = targets;
   if (floor && memory) {
     const named = NAMED_SYSCALLS.map((call) => times((memory.byName[call] ?? 0) / (floor.byName[call] ?? 0))).join(' | ');
-    lines.push(`| toolgate / floor | ${times(memory.perRequest / floor.perRequest)} | ${named} |  | ${times(memory.threadPoolPerRequest / floor.threadPoolPerRequest)} |  |`);
+    lines.push(
+      `| toolgate / floor | ${times(memory.perRequest / floor.perRequest)} | ${named} |  | ${times(memory.threadPoolPerRequest / floor.threadPoolPerRequest)} |  |`,
+    );
   }
   return lines;
 }
@@ -136,8 +143,17 @@ function syscallTable({ sampled, targets }: NonNullable<ScenarioReport['syscalls
 type ByTarget = Partial<Record<TargetName, Summary>>;
 
 /** The small registry against the large catalog, request kind by request kind (many-tools and search). */
-function catalogTable<K extends string>(title: string, cells: readonly ({ connections: number } & Record<K, ByTarget>)[], requests: readonly (readonly [K, string])[]): string[] {
-  const lines = [`### ${title}`, '', '| conn. | request | target | req/s | p50 ms | p99 ms | CPU µs/req | × small registry req/s |', '|---:|---|---|---:|---:|---:|---:|---:|'];
+function catalogTable<K extends string>(
+  title: string,
+  cells: readonly ({ connections: number } & Record<K, ByTarget>)[],
+  requests: readonly (readonly [K, string])[],
+): string[] {
+  const lines = [
+    `### ${title}`,
+    '',
+    '| conn. | request | target | req/s | p50 ms | p99 ms | CPU µs/req | × small registry req/s |',
+    '|---:|---|---|---:|---:|---:|---:|---:|',
+  ];
   for (const cell of cells) {
     for (const [kind, label] of requests) {
       const byTarget: ByTarget = cell[kind];
@@ -174,8 +190,8 @@ export function markdown(report: BenchReport): string {
       `toolgate logs at "${settings.logLevel}". ` +
       (settings.pinning
         ? `Pinned: each server on CPU ${settings.pinning.server}, the load generator, redis-server and strace on CPU ${settings.pinning.others}.`
-        : 'Not pinned (--no-pin): load generator and servers share the machine\'s cores.') +
-      ' CPU µs/req: the server process\'s CPU time (all threads, user and system) over a run, per request sent.',
+        : "Not pinned (--no-pin): load generator and servers share the machine's cores.") +
+      " CPU µs/req: the server process's CPU time (all threads, user and system) over a run, per request sent.",
     '',
   ];
   for (const scenario of report.scenarios) lines.push(...table(scenario), '');
@@ -189,6 +205,11 @@ export function markdown(report: BenchReport): string {
     lines.push(`| ${TARGET_LABELS[name]} | ${int(s.toolCalls)} | ${int(s.toolErrors)} | ${(s.rssBytes / 2 ** 20).toFixed(0)} |`);
   }
   const failed = Object.entries(report.targetStats).filter(([, s]) => s.toolErrors > 0);
-  lines.push('', failed.length === 0 ? 'No tool call failed on any target.' : `⚠ Failed tool calls: ${failed.map(([n, s]) => `${n} ${s.toolErrors}/${s.toolCalls}`).join(', ')}.`);
+  lines.push(
+    '',
+    failed.length === 0
+      ? 'No tool call failed on any target.'
+      : `⚠ Failed tool calls: ${failed.map(([n, s]) => `${n} ${s.toolErrors}/${s.toolCalls}`).join(', ')}.`,
+  );
   return lines.join('\n');
 }

@@ -18,7 +18,9 @@ const next = (target: TargetName) => {
 function cycle(target: Target, scenario: Scenario): autocannon.Request[] {
   if (target.protocol === 'execute') {
     const body = executeBodies(scenario, target.name);
-    return [{ method: 'POST', path: '/execute', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: body(next(target.name)) }) }];
+    return [
+      { method: 'POST', path: '/execute', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: body(next(target.name)) }) },
+    ];
   }
   const base = { method: 'POST' as const, path: '/mcp', headers: MCP_HEADERS };
   return scenario.calls(0, target.name).map((call, i) => {
@@ -30,14 +32,25 @@ function cycle(target: Target, scenario: Scenario): autocannon.Request[] {
 
 /** A timed run of `scenario` against `target`, with the target's CPU time read around it. */
 export function plan(target: Target, scenario: Scenario, connections: number, durationS: number): LoadPlan {
-  return { url: target.url, connections, durationS, cycle: cycle(target, scenario), callsPerRequest: scenario.callsPerRequest, usage: target.usage };
+  return {
+    url: target.url,
+    connections,
+    durationS,
+    cycle: cycle(target, scenario),
+    callsPerRequest: scenario.callsPerRequest,
+    usage: target.usage,
+  };
 }
 
 /** Send one scenario request outside the load run, fail loudly unless every call succeeded, and return the calls' texts. */
 export async function sendChecked(target: Target, scenario: Scenario): Promise<string[]> {
   const n = next(target.name);
   if (target.protocol === 'execute') {
-    const response = await fetch(`${target.url}/execute`, { method: 'POST', headers: JSON_HEADERS, body: executeBody(scenario, n, target.name) });
+    const response = await fetch(`${target.url}/execute`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: executeBody(scenario, n, target.name),
+    });
     const body = (await response.json()) as { results?: { status: string; text: string }[] };
     const failed = body.results?.find((r) => r.status !== 'success');
     if (response.status !== 200 || body.results?.length !== scenario.callsPerRequest || failed) {
@@ -63,7 +76,9 @@ export function checkSameReads(scenario: Scenario, texts: ReadonlyMap<TargetName
   const [[first, expected] = ['', []], ...others] = [...texts];
   for (const [name, got] of others) {
     if (JSON.stringify(got) !== JSON.stringify(expected)) {
-      throw new Error(`${scenario.id}: ${name} answers ${JSON.stringify(got[0]?.slice(0, 120))}, ${first} ${JSON.stringify(expected[0]?.slice(0, 120))}`);
+      throw new Error(
+        `${scenario.id}: ${name} answers ${JSON.stringify(got[0]?.slice(0, 120))}, ${first} ${JSON.stringify(expected[0]?.slice(0, 120))}`,
+      );
     }
   }
 }

@@ -129,7 +129,10 @@ function sourceFile(name: string): string {
 
 /** 64 lines of 64 bytes. */
 function fourKilobytes(): string {
-  return Array.from({ length: 64 }, (_, i) => `line ${String(i + 1).padStart(4, '0')}: ${'lorem ipsum dolor sit amet '.repeat(2)}`.slice(0, 63) + '\n').join('');
+  return Array.from(
+    { length: 64 },
+    (_, i) => `line ${String(i + 1).padStart(4, '0')}: ${'lorem ipsum dolor sit amet '.repeat(2)}`.slice(0, 63) + '\n',
+  ).join('');
 }
 
 /** The workspace every target serves: the Read files, three sources, and each target's own Edit files. */
@@ -141,6 +144,8 @@ export async function createWorkspace(root: string, targets: readonly string[]):
   for (const target of targets) {
     const dir = join(root, 'edit', target);
     await mkdir(dir, { recursive: true });
-    await Promise.all(Array.from({ length: EDIT_SLOTS }, (_, slot) => writeFile(join(dir, `${slot}.txt`), `edit target ${slot}\nmarker ${MARKER}\n`)));
+    await Promise.all(
+      Array.from({ length: EDIT_SLOTS }, (_, slot) => writeFile(join(dir, `${slot}.txt`), `edit target ${slot}\nmarker ${MARKER}\n`)),
+    );
   }
 }

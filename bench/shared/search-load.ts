@@ -19,19 +19,29 @@ export interface SearchReport {
   cells: { connections: number; search: Partial<Record<TargetName, Summary>>; toolSearch: Partial<Record<TargetName, Summary>> }[];
 }
 
-export const SEARCH_SCENARIO = { id: 'search', title: 'Tool search: GET /tools?q= and one tool_search call, 224 distinct queries in turn, 500 HTTP tools in the registry' };
+export const SEARCH_SCENARIO = {
+  id: 'search',
+  title: 'Tool search: GET /tools?q= and one tool_search call, 224 distinct queries in turn, 500 HTTP tools in the registry',
+};
 
 const toolSearchBody = (query: string) =>
-  JSON.stringify({ tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'tool_search', arguments: JSON.stringify({ query }) } }] });
+  JSON.stringify({
+    tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'tool_search', arguments: JSON.stringify({ query }) } }],
+  });
 
 /** Fails loudly unless the large catalog answers the table's first query with its expected tool, by both paths. */
 async function check(many: Target): Promise<void> {
-  const listed = (await (await fetch(`${many.url}/tools?q=create+an+issue&limit=1`)).json()) as { tools: Array<{ function: { name: string } }> };
-  const executed = (await (await fetch(`${many.url}/execute`, { method: 'POST', headers: JSON_HEADERS, body: toolSearchBody('create an issue') })).json()) as {
+  const listed = (await (await fetch(`${many.url}/tools?q=create+an+issue&limit=1`)).json()) as {
+    tools: Array<{ function: { name: string } }>;
+  };
+  const executed = (await (
+    await fetch(`${many.url}/execute`, { method: 'POST', headers: JSON_HEADERS, body: toolSearchBody('create an issue') })
+  ).json()) as {
     results: Array<{ status: string; data?: { tools: Array<{ function: { name: string } }> } }>;
   };
   const names = [listed.tools[0]?.function.name, executed.results[0]?.data?.tools[0]?.function.name];
-  if (names.some((n) => n !== 'issues_create')) throw new Error(`${many.name}: "create an issue" found ${JSON.stringify(names)}, not issues_create`);
+  if (names.some((n) => n !== 'issues_create'))
+    throw new Error(`${many.name}: "create an issue" found ${JSON.stringify(names)}, not issues_create`);
 }
 
 export async function searchLoad(small: Target, many: Target, measure: Measure): Promise<SearchReport> {
@@ -56,7 +66,9 @@ export async function searchLoad(small: Target, many: Target, measure: Measure):
     url: target.url,
     connections,
     durationS,
-    cycle: [{ method: 'POST', path: '/execute', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: toolSearchBody(query(target)) }) }],
+    cycle: [
+      { method: 'POST', path: '/execute', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: toolSearchBody(query(target)) }) },
+    ],
     callsPerRequest: 1,
     status: 200,
     usage: target.usage,

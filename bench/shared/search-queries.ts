@@ -9,7 +9,9 @@ export interface CatalogTool {
 }
 
 export function catalogTools(): CatalogTool[] {
-  return (JSON.parse(readFileSync(new URL('../../test/fixtures/catalog/catalog.json', import.meta.url), 'utf8')) as { tools: CatalogTool[] }).tools;
+  return (
+    JSON.parse(readFileSync(new URL('../../test/fixtures/catalog/catalog.json', import.meta.url), 'utf8')) as { tools: CatalogTool[] }
+  ).tools;
 }
 
 /**

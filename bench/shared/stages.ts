@@ -33,18 +33,42 @@ type Rule = readonly [Stage, RegExp];
 const RULES: readonly Rule[] = [
   // The target's side of the bench: the profiler writing its profile when told to stop, the CPU-time and stats answers.
   ['bench harness', /node:inspector|bench\/child\./],
-  ['tool: deadline timer and AbortSignal', /^(runWithTimeout|LazyAbortController|get signal|abort|createAbortSignal|AbortController|AbortSignal|throwIfAborted)\b|\/(pipeline\/timeout|tools\/builtin\/abort)\.(js|ts)|node:timers|node:internal\/timers|node:internal\/abort_controller/],
-  ['permission and path resolution', /^(resolveCanonical|locate|locateFor|locateAsDecided|spellingsOf|canonicalArgs|tool\.canonicalArgs|lexical|canonical|isSymlink|contains|isInside) .*\/(tools\/workspace|pipeline\/plan|tools\/builtin\/index)\.|\/pipeline\/gates\/permission\.|\/policy\//],
+  [
+    'tool: deadline timer and AbortSignal',
+    /^(runWithTimeout|LazyAbortController|get signal|abort|createAbortSignal|AbortController|AbortSignal|throwIfAborted)\b|\/(pipeline\/timeout|tools\/builtin\/abort)\.(js|ts)|node:timers|node:internal\/timers|node:internal\/abort_controller/,
+  ],
+  [
+    'permission and path resolution',
+    /^(resolveCanonical|locate|locateFor|locateAsDecided|spellingsOf|canonicalArgs|tool\.canonicalArgs|lexical|canonical|isSymlink|contains|isInside) .*\/(tools\/workspace|pipeline\/plan|tools\/builtin\/index)\.|\/pipeline\/gates\/permission\.|\/policy\//,
+  ],
   ['tool: file work', /\/tools\/(builtin|workspace|opened-file|utf8)|\/tools\/noop\.|bench\/raw-tools\.|^(Read|Noop) .*bench\//],
-  ['state admit and settle', /\/pipeline\/(admit|settle|state-health|gates\/(breaker|lock|rate-limit|replay|approval))\.|\/state\/|node_modules\/(ioredis|redis-parser|standard-as-callback|cluster-key-slot|denque)\//],
+  [
+    'state admit and settle',
+    /\/pipeline\/(admit|settle|state-health|gates\/(breaker|lock|rate-limit|replay|approval))\.|\/state\/|node_modules\/(ioredis|redis-parser|standard-as-callback|cluster-key-slot|denque)\//,
+  ],
   ['output guardrails', /\/guardrails\/|\/pipeline\/guard\./],
-  ['parse, lookup, validate', /\/protocol\/calls\/|\/pipeline\/gates\/(parse|lookup|validate)\.|^(throughLocalGates|planCalls) |node_modules\/ajv\//],
-  ['log lines', /node_modules\/(pino|pino-std-serializers|quick-format-unescaped|sonic-boom|fast-redact|safe-stable-stringify)\/|\/observability\/(logger|log-destination)\.|^(redactForLog|sha256Hex|oneShotDigest|digest|createHash|Hash) |^record .*\/pipeline\/record\./],
+  [
+    'parse, lookup, validate',
+    /\/protocol\/calls\/|\/pipeline\/gates\/(parse|lookup|validate)\.|^(throughLocalGates|planCalls) |node_modules\/ajv\//,
+  ],
+  [
+    'log lines',
+    /node_modules\/(pino|pino-std-serializers|quick-format-unescaped|sonic-boom|fast-redact|safe-stable-stringify)\/|\/observability\/(logger|log-destination)\.|^(redactForLog|sha256Hex|oneShotDigest|digest|createHash|Hash) |^record .*\/pipeline\/record\./,
+  ],
   ['metrics', /node_modules\/(prom-client|tdigest|bintrees)\/|\/observability\/metrics\./],
-  ['rendering results and messages', /\/protocol\/(response|messages|result|json|canonical)\.|\/pipeline\/(budget|cut-text|call-result)\.|node_modules\/fast-json-stringify\/|^serialize .*fastify\/lib\/reply|^anonymous\d+ $|^withinCallBudget .*\/pipeline\/run-call\./],
-  ['response write', /^(writev|writeUtf8String|writeBuffer|writeLatin1String|writeAsciiString) $|node:_http_outgoing|node:internal\/stream_base_commons|node:net$|node:internal\/streams\/writable|^(onSendEnd|onSendHook|sendStream) .*fastify/],
+  [
+    'rendering results and messages',
+    /\/protocol\/(response|messages|result|json|canonical)\.|\/pipeline\/(budget|cut-text|call-result)\.|node_modules\/fast-json-stringify\/|^serialize .*fastify\/lib\/reply|^anonymous\d+ $|^withinCallBudget .*\/pipeline\/run-call\./,
+  ],
+  [
+    'response write',
+    /^(writev|writeUtf8String|writeBuffer|writeLatin1String|writeAsciiString) $|node:_http_outgoing|node:internal\/stream_base_commons|node:net$|node:internal\/streams\/writable|^(onSendEnd|onSendHook|sendStream) .*fastify/,
+  ],
   ['auth and request hooks', /\/http\/(auth|plugins\/|toolsets|early)|node_modules\/fastify\/lib\/hooks\./],
-  ['HTTP parse and routing', /node:_http_(server|common|incoming)|node_modules\/(fastify|find-my-way|avvio|light-my-request|toad-cache|secure-json-parse|@fastify)\/|\/http\/json-body\.|^(parserOnHeadersComplete|parserOnBody|parserOnMessageComplete|parserOnIncoming|execute|connectionListener|onParserExecute) /],
+  [
+    'HTTP parse and routing',
+    /node:_http_(server|common|incoming)|node_modules\/(fastify|find-my-way|avvio|light-my-request|toad-cache|secure-json-parse|@fastify)\/|\/http\/json-body\.|^(parserOnHeadersComplete|parserOnBody|parserOnMessageComplete|parserOnIncoming|execute|connectionListener|onParserExecute) /,
+  ],
   ['pipeline and handler glue', /\/pipeline\/|\/http\/execute\.|bench\/floor\.|^(runMicrotasks|processTicksAndRejections) /],
 ];
 
@@ -52,7 +76,9 @@ const RULES: readonly Rule[] = [
  * For frames whose stack names no stage (a continuation inside Node's own fs
  * code after an await, as readFile's are): the stage of what they do.
  */
-const FALLBACK: readonly Rule[] = [['tool: file work', /node:internal\/fs\/|^(open|openFileHandle|close|read|fstat|realpath|readlink|lstat|stat) $/]];
+const FALLBACK: readonly Rule[] = [
+  ['tool: file work', /node:internal\/fs\/|^(open|openFileHandle|close|read|fstat|realpath|readlink|lstat|stat) $/],
+];
 
 interface Node {
   id: number;
@@ -91,7 +117,8 @@ export function stageTimes(nodes: readonly Node[], self: ReadonlyMap<number, num
     const us = self.get(node.id) ?? 0;
     if (us > 0) {
       const time = totals.get(stage) ?? { total: 0, functions: new Map<string, number>() };
-      const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(node_modules|dist|src|bench)\//, '$1/')}`.trim();
+      const name =
+        `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(node_modules|dist|src|bench)\//, '$1/')}`.trim();
       time.total += us;
       time.functions.set(name, (time.functions.get(name) ?? 0) + us);
       totals.set(stage, time);

@@ -37,7 +37,14 @@ export const TARGET_LABELS: Record<TargetName, string> = {
 
 const STOP_TIMEOUT_MS = 10_000;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.ts', redis: 'gateway.ts', mcp: 'mcp-peer.ts', 'many-tools': 'gateway.ts', audit: 'gateway.ts' };
+const ENTRY: Record<TargetName, string> = {
+  floor: 'floor.ts',
+  memory: 'gateway.ts',
+  redis: 'gateway.ts',
+  mcp: 'mcp-peer.ts',
+  'many-tools': 'gateway.ts',
+  audit: 'gateway.ts',
+};
 
 /**
  * Start a target's entry under tsx (`node --import tsx`); the gateway's entry
@@ -47,7 +54,13 @@ const ENTRY: Record<TargetName, string> = { floor: 'floor.ts', memory: 'gateway.
  * those CPUs only; taskset execs node, so the pid is node's.
  */
 export async function startTarget(name: TargetName, options: object, cpus?: string): Promise<Target> {
-  const argv = [process.execPath, '--import', 'tsx', fileURLToPath(new URL(`../targets/${ENTRY[name]}`, import.meta.url)), JSON.stringify(options)];
+  const argv = [
+    process.execPath,
+    '--import',
+    'tsx',
+    fileURLToPath(new URL(`../targets/${ENTRY[name]}`, import.meta.url)),
+    JSON.stringify(options),
+  ];
   const [command, ...args] = cpus === undefined ? argv : ['taskset', '-c', cpus, ...argv];
   const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {

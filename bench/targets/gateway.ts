@@ -89,7 +89,15 @@ await serveTarget(async () => {
     // As start-up opens it (src/startup.ts), with the default settings.
     const store = createAuditStore(pathToFileURL(options.auditDir).href, 67_108_864, undefined);
     const chain = await store.open('bench');
-    audit = new AuditTrail({ store, chain, clock: systemClock, flushMs: 200, maxPending: 100_000, health: { failed: () => {}, ok: () => {} }, onDropped: () => {} });
+    audit = new AuditTrail({
+      store,
+      chain,
+      clock: systemClock,
+      flushMs: 200,
+      maxPending: 100_000,
+      health: { failed: () => {}, ok: () => {} },
+      onDropped: () => {},
+    });
   }
   const app = await buildApp({ state, spill, registry, clock: systemClock, logger, ...(audit && { audit }) }, config);
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -35,7 +35,9 @@ function wholeReplacement(oldName: string, newName: string, before: string, afte
   const added = marked(after, '+');
   const count = (lines: string[]) => lines.filter((l) => !l.startsWith('\\')).length;
   const range = (n: number) => (n === 0 ? '0,0' : `1,${n}`);
-  return [`--- ${oldName}`, `+++ ${newName}`, `@@ -${range(count(removed))} +${range(count(added))} @@`, ...removed, ...added, ''].join('\n');
+  return [`--- ${oldName}`, `+++ ${newName}`, `@@ -${range(count(removed))} +${range(count(added))} @@`, ...removed, ...added, ''].join(
+    '\n',
+  );
 }
 
 /** Cut at the last line end within the bound, saying how much there was. */

@@ -1,3 +1,2 @@
-
 export { approvalEvents, webhookRetries, webhookUrlProblem, type ApprovalEvents } from './notify.js';
 export { approvalArguments, previewOf } from './preview.js';

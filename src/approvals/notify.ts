@@ -29,7 +29,12 @@ export function approvalEvents(outbox: WebhookOutbox, url: string): ApprovalEven
 /** The start-up problem of `approvals.webhook_url`, if any: malformed, or a target the SSRF guard refuses. */
 export function webhookUrlProblem(settings: Config['approvals']): string | undefined {
   if (settings.webhook_url === undefined) return undefined;
-  return targetProblem(settings.webhook_url, settings.webhook_allow_private_network, 'approvals.webhook_url', 'approvals.webhook_allow_private_network');
+  return targetProblem(
+    settings.webhook_url,
+    settings.webhook_allow_private_network,
+    'approvals.webhook_url',
+    'approvals.webhook_allow_private_network',
+  );
 }
 
 export function webhookRetries(settings: Config['approvals']): RetryPolicy {

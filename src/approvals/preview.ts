@@ -31,7 +31,13 @@ function commandPreview(tool: Tool, args: Record<string, unknown>): ApprovalPrev
     for (const part of classified.parts) decision = stricter(decision, part.decision);
     reasons = classified.parts.map((part) => part.reason);
   }
-  return { kind: 'command', command: redactSecrets(command, ARGUMENT_CHARS) as string, class: decision, reasons, sandbox: tool.sandbox.mode };
+  return {
+    kind: 'command',
+    command: redactSecrets(command, ARGUMENT_CHARS) as string,
+    class: decision,
+    reasons,
+    sandbox: tool.sandbox.mode,
+  };
 }
 
 /** Write and Edit: the unified diff of the file as it is now against what the call would leave. */
@@ -53,7 +59,15 @@ async function diffPreview(tool: Tool, args: Record<string, unknown>): Promise<A
   } catch (err) {
     // The call would fail as things are: the person deciding sees why, and the call says so again if it runs.
     const why = isGatewayError(err) ? err.message : 'the file could not be read';
-    return { kind: 'diff', path, diff: '', new_file: false, base: null, truncated: false, note: `As the workspace is now, this call would fail: ${why}` };
+    return {
+      kind: 'diff',
+      path,
+      diff: '',
+      new_file: false,
+      base: null,
+      truncated: false,
+      note: `As the workspace is now, this call would fail: ${why}`,
+    };
   }
 }
 
@@ -67,6 +81,8 @@ async function diffPreview(tool: Tool, args: Record<string, unknown>): Promise<A
  * above all, is replaced by its marker before anyone sees it.
  */
 export async function previewOf(tool: Tool, args: Record<string, unknown>, scanner?: SecretScanner): Promise<ApprovalPreview> {
-  const preview = tool.proposeChange ? await diffPreview(tool, args) : (commandPreview(tool, args) ?? { kind: 'arguments', arguments: approvalArguments(args) });
+  const preview = tool.proposeChange
+    ? await diffPreview(tool, args)
+    : (commandPreview(tool, args) ?? { kind: 'arguments', arguments: approvalArguments(args) });
   return scanner ? (scanner.redactValue(preview, {}) as ApprovalPreview) : preview;
 }

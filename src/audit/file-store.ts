@@ -64,7 +64,12 @@ async function lastLine(handle: FileHandle, size: number): Promise<{ line: strin
     if (before >= 0) return { line: joined.subarray(before + 1, end - 1 - pos).toString('utf8'), end };
   }
   if (end < 0) return { line: null, end: 0 };
-  return { line: Buffer.concat(chunks).subarray(0, end - 1).toString('utf8'), end };
+  return {
+    line: Buffer.concat(chunks)
+      .subarray(0, end - 1)
+      .toString('utf8'),
+    end,
+  };
 }
 
 /**
@@ -135,7 +140,8 @@ class FileAuditStore implements AuditStore {
           continue;
         }
         const head = headOf(line);
-        if (typeof head === 'string') throw new Error(`the last record of chain ${chain} (${path}) cannot be continued: ${head}; run toolgate audit verify`);
+        if (typeof head === 'string')
+          throw new Error(`the last record of chain ${chain} (${path}) cannot be continued: ${head}; run toolgate audit verify`);
         this.current = { path, size: end };
         return head;
       } finally {
@@ -155,7 +161,7 @@ class FileAuditStore implements AuditStore {
     const handle = this.handle!;
     const data = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
     try {
-      for (let at = 0; at < data.length; ) at += (await handle.write(data, at)).bytesWritten;
+      for (let at = 0; at < data.length;) at += (await handle.write(data, at)).bytesWritten;
       await handle.datasync();
       this.size += data.length;
     } catch (err) {
@@ -191,7 +197,10 @@ class FileAuditStore implements AuditStore {
       if (err.code === 'ENOENT') return [];
       throw err;
     });
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   }
 
   async segments(chain: string): Promise<string[]> {

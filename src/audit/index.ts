@@ -24,6 +24,9 @@ export function createAuditStore(url: string, rotateBytes: number, s3: S3Setting
 /** This process's chain name: `audit.replica`, else the host name (a worker's with `-worker`), cut to a valid name. */
 export function replicaName(configured: string | undefined, role: 'server' | 'worker'): string {
   if (configured !== undefined) return configured;
-  const host = hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 50) || 'toolgate';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9_.-]/g, '-')
+      .slice(0, 50) || 'toolgate';
   return role === 'worker' ? `${host}-worker` : host;
 }

@@ -41,7 +41,8 @@ class S3AuditStore implements AuditStore {
       for await (const line of this.lines(chain, segments[i]!)) last = line;
       if (last === undefined) continue;
       const head = headOf(last);
-      if (typeof head === 'string') throw new Error(`the last record of chain ${chain} (${segments[i]}) cannot be continued: ${head}; run toolgate audit verify`);
+      if (typeof head === 'string')
+        throw new Error(`the last record of chain ${chain} (${segments[i]}) cannot be continued: ${head}; run toolgate audit verify`);
       return head;
     }
     return null;
@@ -51,7 +52,9 @@ class S3AuditStore implements AuditStore {
     if (this.chain === undefined) throw new Error('no chain opened');
     const key = `${this.prefix}${this.chain}/${String(first).padStart(12, '0')}.jsonl`;
     const body = `${lines.join('\n')}\n`;
-    await (await this.client.send({ operation: 'PutObject', method: 'PUT', key, body, headers: { 'content-type': CONTENT_TYPE } })).body.dump();
+    await (
+      await this.client.send({ operation: 'PutObject', method: 'PUT', key, body, headers: { 'content-type': CONTENT_TYPE } })
+    ).body.dump();
   }
 
   async chains(): Promise<string[]> {

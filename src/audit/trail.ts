@@ -134,7 +134,9 @@ export class AuditTrail {
       await null;
       while (this.queue.length > 0 || this.down) {
         const batch = this.queue.splice(0, MAX_BATCH);
-        const resumed: Pending[] = this.down ? [{ entry: { kind: 'trail', event: 'resumed', dropped: this.dropped }, time: new Date(this.options.clock.now()).toISOString() }] : [];
+        const resumed: Pending[] = this.down
+          ? [{ entry: { kind: 'trail', event: 'resumed', dropped: this.dropped }, time: new Date(this.options.clock.now()).toISOString() }]
+          : [];
         const sealed = this.sealAll([...resumed, ...batch]);
         try {
           await this.options.store.append(sealed.lines, sealed.first);

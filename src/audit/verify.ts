@@ -46,7 +46,9 @@ function check(text: string, lastSeq: number, lastHash: string, chain: string): 
   if (record.replica !== chain) return `${named} was moved: it belongs to chain ${String(record.replica)}`;
   const n = seq as number;
   if (n <= lastSeq) return `${named} is out of order: it comes after record ${lastSeq}`;
-  if (n > lastSeq + 1) return `record ${lastSeq + 1}${n > lastSeq + 2 ? ` to ${n - 1}` : ''} removed: ${named} comes after record ${lastSeq}`;
-  if (record.prev !== lastHash) return `${named} does not follow record ${lastSeq}: its prev is not that record's hash (one of them was changed or replaced)`;
+  if (n > lastSeq + 1)
+    return `record ${lastSeq + 1}${n > lastSeq + 2 ? ` to ${n - 1}` : ''} removed: ${named} comes after record ${lastSeq}`;
+  if (record.prev !== lastHash)
+    return `${named} does not follow record ${lastSeq}: its prev is not that record's hash (one of them was changed or replaced)`;
   return undefined;
 }

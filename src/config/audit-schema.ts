@@ -5,15 +5,35 @@ const AuditObjectSchema = Type.Object(
     url: Type.Optional(
       Type.String({
         minLength: 1,
-        description: 'file://<dir> (JSON Lines, rotated by size) or s3://<bucket>/<prefix> (objects of records, reached with the spill settings); default file://./data/audit.',
+        description:
+          'file://<dir> (JSON Lines, rotated by size) or s3://<bucket>/<prefix> (objects of records, reached with the spill settings); default file://./data/audit.',
       }),
     ),
     replica: Type.Optional(
-      Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: "This process's chain; default the host name (a worker's: the host name and -worker)." }),
+      Type.String({
+        pattern: '^[A-Za-z0-9_.-]{1,64}$',
+        description: "This process's chain; default the host name (a worker's: the host name and -worker).",
+      }),
     ),
-    rotate_bytes: Type.Optional(Type.Integer({ minimum: 4_096, description: 'file://: a chain file past this size is closed and the next one begun; default 64 MiB.' })),
-    flush_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000, description: "Read-only calls' records are written at most this long after the call; default 200." })),
-    max_pending: Type.Optional(Type.Integer({ minimum: 1, description: 'Records held while the store fails; past it the oldest are dropped (counted); default 100000.' })),
+    rotate_bytes: Type.Optional(
+      Type.Integer({
+        minimum: 4_096,
+        description: 'file://: a chain file past this size is closed and the next one begun; default 64 MiB.',
+      }),
+    ),
+    flush_ms: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000,
+        description: "Read-only calls' records are written at most this long after the call; default 200.",
+      }),
+    ),
+    max_pending: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Records held while the store fails; past it the oldest are dropped (counted); default 100000.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

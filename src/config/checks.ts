@@ -30,7 +30,9 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
   for (const key of sound('keys') && toolsets ? config.keys : []) {
     for (const name of key.toolsets ?? []) {
       if (!toolsets!.includes(name)) {
-        problems.push(`keys.${key.id}.toolsets: "${name}" is not a toolset; define it under toolsets, or use one of ${toolsets!.join(', ') || '(none defined)'}`);
+        problems.push(
+          `keys.${key.id}.toolsets: "${name}" is not a toolset; define it under toolsets, or use one of ${toolsets!.join(', ') || '(none defined)'}`,
+        );
       }
     }
   }
@@ -41,7 +43,8 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
     );
   }
   (sound('trust_proxy') ? config.trust_proxy : []).forEach((entry, i) => {
-    if (!isAddressRange(entry)) problems.push(`trust_proxy.${i}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)`);
+    if (!isAddressRange(entry))
+      problems.push(`trust_proxy.${i}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)`);
   });
   if (sound('limits') && config.limits.batch_budget_bytes < config.limits.call_budget_bytes) {
     problems.push('limits.batch_budget_bytes: must be at least limits.call_budget_bytes');
@@ -52,10 +55,14 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
     if (problem) problems.push(`guardrails.secrets_allow.${i}: not a valid regular expression ("${pattern}"): ${problem}`);
   });
   if (sound('approvals') && config.approvals.webhook_url !== undefined && config.approvals.webhook_secret === undefined) {
-    problems.push('approvals.webhook_secret: required with approvals.webhook_url, which receives every event signed with it (x-toolgate-signature)');
+    problems.push(
+      'approvals.webhook_secret: required with approvals.webhook_url, which receives every event signed with it (x-toolgate-signature)',
+    );
   }
   if (sound('async') && sound('state') && config.async.inline_workers > 0 && !hasRedis(config.state)) {
-    problems.push('async.inline_workers: async batches are queued in Redis; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or set inline_workers to 0');
+    problems.push(
+      'async.inline_workers: async batches are queued in Redis; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or set inline_workers to 0',
+    );
   }
   return problems;
 }
@@ -81,14 +88,20 @@ function redisProblems(state: Config['state']): string[] {
   const problems: string[] = [];
   const topology = named[0]?.[0];
   if (topology === 'sentinels' && state.name === undefined) {
-    problems.push('state.name: Sentinel needs the name of the primary its sentinels monitor (REDIS_SENTINEL_NAME), as in their `sentinel monitor <name> …` line');
+    problems.push(
+      'state.name: Sentinel needs the name of the primary its sentinels monitor (REDIS_SENTINEL_NAME), as in their `sentinel monitor <name> …` line',
+    );
   }
   for (const key of ['name', 'sentinel_password'] as const) {
-    if (state[key] !== undefined && topology !== 'sentinels') problems.push(`state.${key}: applies only to Sentinel; set state.sentinels (REDIS_SENTINELS) or remove it`);
+    if (state[key] !== undefined && topology !== 'sentinels')
+      problems.push(`state.${key}: applies only to Sentinel; set state.sentinels (REDIS_SENTINELS) or remove it`);
   }
-  const nodeAccess = [state.username !== undefined && 'username', state.password !== undefined && 'password', state.tls && 'tls'].filter(Boolean);
+  const nodeAccess = [state.username !== undefined && 'username', state.password !== undefined && 'password', state.tls && 'tls'].filter(
+    Boolean,
+  );
   if (nodeAccess.length > 0 && topology !== 'sentinels' && topology !== 'cluster_nodes') {
-    const where = topology === 'redis_url' ? 'a single node takes them in its URL: rediss://user:password@host:port' : 'there is no Redis configured';
+    const where =
+      topology === 'redis_url' ? 'a single node takes them in its URL: rediss://user:password@host:port' : 'there is no Redis configured';
     problems.push(`state: ${nodeAccess.join(', ')} apply only to Sentinel and Cluster; ${where}`);
   }
   return problems;
@@ -109,10 +122,15 @@ function mcpServerProblems(servers: Config['mcp_servers']): string[] {
       problems.push(`${where}: give either command (a stdio server) or url (a Streamable HTTP server)`);
       continue;
     }
-    const misplaced = server.command === undefined ? STDIO_ONLY.filter((key) => server[key] !== undefined) : HTTP_ONLY.filter((key) => server[key] !== undefined);
+    const misplaced =
+      server.command === undefined
+        ? STDIO_ONLY.filter((key) => server[key] !== undefined)
+        : HTTP_ONLY.filter((key) => server[key] !== undefined);
     if (misplaced.length > 0) {
       const kind = server.command === undefined ? 'a Streamable HTTP server (url)' : 'a stdio server (command)';
-      problems.push(`${where}: ${misplaced.join(', ')} ${misplaced.length > 1 ? 'do' : 'does'} not apply to ${kind}; remove ${misplaced.length > 1 ? 'them' : 'it'}`);
+      problems.push(
+        `${where}: ${misplaced.join(', ')} ${misplaced.length > 1 ? 'do' : 'does'} not apply to ${kind}; remove ${misplaced.length > 1 ? 'them' : 'it'}`,
+      );
     }
   }
   return problems;

@@ -216,7 +216,9 @@ function inspect(raw: Record<string, unknown>, problems: string[], baseDir: stri
   const broken = new Set(errors.map((e) => e.instancePath.split('/')[1]));
   const config = errors.length === 0 ? (raw as Config) : soundPart(raw, errors, validate);
   // A rule whose pattern RE2 refuses (listed above) is left out like one the schema refused: the checks that follow compile the rules.
-  config.policy.rules = config.policy.rules.filter((rule) => Object.values(rule.when ?? {}).every((pattern) => patternProblem(pattern) === undefined));
+  config.policy.rules = config.policy.rules.filter((rule) =>
+    Object.values(rule.when ?? {}).every((pattern) => patternProblem(pattern) === undefined),
+  );
   config.keys.push(...fileKeys);
   problems.push(...semanticProblems(config, (section) => !broken.has(section)));
   return { problems, config, written, baseDir };
@@ -255,7 +257,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, file: string | undefined = en
   return acceptConfig(inspectConfig(env, file));
 }
 
-/** A complete configuration from defaults plus overrides, for tests and tools; a relative `keys_file` is read from the working directory. */
+/**
+ * A complete configuration from defaults plus overrides, for tests and tools; a relative `keys_file` is read from the working directory.
+ */
 export function configFrom(overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Config {
   const report = inspect(structuredClone(overrides), [], process.cwd());
   report.problems.push(...resolveSigningSecrets(report.config, env));

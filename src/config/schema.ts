@@ -15,14 +15,19 @@ import {
 
 /** A Redis node or sentinel: a host name or an IP address (IPv6 without brackets), and its port. */
 const RedisNodeSchema = Type.Object(
-  { host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\s/:]+$|^[0-9A-Fa-f:.]+$' }), port: Type.Integer({ minimum: 1, maximum: 65_535 }) },
+  {
+    host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\s/:]+$|^[0-9A-Fa-f:.]+$' }),
+    port: Type.Integer({ minimum: 1, maximum: 65_535 }),
+  },
   { additionalProperties: false },
 );
 
 const PolicyRuleSchema = Type.Object(
   {
     tool: Type.String({ minLength: 1, description: 'Tool name or glob.' }),
-    when: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Argument name → regular expression; every one must match.' })),
+    when: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'Argument name → regular expression; every one must match.' }),
+    ),
     decision: Type.Union([Type.Literal('allow'), Type.Literal('ask'), Type.Literal('deny')]),
   },
   { additionalProperties: false },
@@ -35,15 +40,18 @@ const GuardrailsSchema = Type.Object(
   {
     secrets: Type.Union(SecretsSetting.anyOf, {
       default: 'redact',
-      description: 'redact: credentials in tool outputs are replaced by [REDACTED:<kind>] before anything leaves the gateway; off: outputs pass as they are.',
+      description:
+        'redact: credentials in tool outputs are replaced by [REDACTED:<kind>] before anything leaves the gateway; off: outputs pass as they are.',
     }),
     secrets_allow: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
-      description: 'Regular expressions (RE2) of values never redacted, e.g. the fake keys of test fixtures; any part of a value may match.',
+      description:
+        'Regular expressions (RE2) of values never redacted, e.g. the fake keys of test fixtures; any part of a value may match.',
     }),
     tools: Type.Record(Type.String({ minLength: 1 }), Type.Object({ secrets: SecretsSetting }, { additionalProperties: false }), {
       default: {},
-      description: 'Tool name or glob → its own `secrets` setting; an exact name wins over globs, and the first matching glob over later ones.',
+      description:
+        'Tool name or glob → its own `secrets` setting; an exact name wins over globs, and the first matching glob over later ones.',
     }),
   },
   { additionalProperties: false, default: {} },
@@ -60,7 +68,11 @@ export const KeySchema = Type.Object(
     scopes: Type.Array(Type.Union([Type.Literal('execute'), Type.Literal('admin')]), { minItems: 1, uniqueItems: true }),
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     toolsets: Type.Optional(
-      Type.Array(Type.String({ pattern: TOOLSET_NAME }), { minItems: 1, uniqueItems: true, description: 'The key sees only the tools of these sets (and of `tools`, when both are given).' }),
+      Type.Array(Type.String({ pattern: TOOLSET_NAME }), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'The key sees only the tools of these sets (and of `tools`, when both are given).',
+      }),
     ),
     rate_limit: Type.Optional(RateLimitSchema),
   },
@@ -111,23 +123,51 @@ export const ConfigSchema = Type.Object(
       {
         redis_url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
         sentinels: Type.Optional(
-          Type.Array(RedisNodeSchema, { minItems: 1, maxItems: 16, description: 'Sentinel: the sentinels that name the primary of `name` (REDIS_SENTINELS).' }),
+          Type.Array(RedisNodeSchema, {
+            minItems: 1,
+            maxItems: 16,
+            description: 'Sentinel: the sentinels that name the primary of `name` (REDIS_SENTINELS).',
+          }),
         ),
-        name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Sentinel: the name of the primary the sentinels monitor (REDIS_SENTINEL_NAME).' })),
-        sentinel_password: Type.Optional(Type.String({ minLength: 1, description: "Sentinel: the sentinels' own password (REDIS_SENTINEL_PASSWORD)." })),
+        name: Type.Optional(
+          Type.String({
+            pattern: '^[A-Za-z0-9_.-]{1,64}$',
+            description: 'Sentinel: the name of the primary the sentinels monitor (REDIS_SENTINEL_NAME).',
+          }),
+        ),
+        sentinel_password: Type.Optional(
+          Type.String({ minLength: 1, description: "Sentinel: the sentinels' own password (REDIS_SENTINEL_PASSWORD)." }),
+        ),
         cluster_nodes: Type.Optional(
-          Type.Array(RedisNodeSchema, { minItems: 1, maxItems: 64, description: 'Cluster: some of its nodes; the client learns the rest (REDIS_CLUSTER_NODES).' }),
+          Type.Array(RedisNodeSchema, {
+            minItems: 1,
+            maxItems: 64,
+            description: 'Cluster: some of its nodes; the client learns the rest (REDIS_CLUSTER_NODES).',
+          }),
         ),
-        tls: Type.Boolean({ default: false, description: 'Sentinel and Cluster: TLS to every node (and sentinel); a single node says rediss:// (REDIS_TLS).' }),
-        username: Type.Optional(Type.String({ minLength: 1, description: 'Sentinel and Cluster: ACL user of the data nodes; a single node puts it in its URL.' })),
-        password: Type.Optional(Type.String({ minLength: 1, description: 'Sentinel and Cluster: password of the data nodes (REDIS_PASSWORD); a single node puts it in its URL.' })),
+        tls: Type.Boolean({
+          default: false,
+          description: 'Sentinel and Cluster: TLS to every node (and sentinel); a single node says rediss:// (REDIS_TLS).',
+        }),
+        username: Type.Optional(
+          Type.String({ minLength: 1, description: 'Sentinel and Cluster: ACL user of the data nodes; a single node puts it in its URL.' }),
+        ),
+        password: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description: 'Sentinel and Cluster: password of the data nodes (REDIS_PASSWORD); a single node puts it in its URL.',
+          }),
+        ),
         key_prefix: Type.String({ default: 'toolgate', pattern: '^[A-Za-z0-9_.:-]{1,64}$' }),
         connect_timeout_ms: PositiveInt({ default: 2_000 }),
         command_timeout_ms: PositiveInt({ default: 500 }),
         replay_ttl_ms: PositiveInt({ default: 86_400_000 }),
         lock_ttl_ms: PositiveInt({ default: 86_400_000 }),
         approval_ttl_ms: PositiveInt({ default: 3_600_000 }),
-        memory_max_bytes: PositiveInt({ default: 67_108_864, description: 'In-memory state only: cap on replay and Idempotency-Key records together.' }),
+        memory_max_bytes: PositiveInt({
+          default: 67_108_864,
+          description: 'In-memory state only: cap on replay and Idempotency-Key records together.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -135,26 +175,52 @@ export const ConfigSchema = Type.Object(
       {
         url: Type.String({ default: 'file://./data/spill', pattern: '^(file|s3)://' }),
         ttl_ms: PositiveInt({ default: 86_400_000 }),
-        tenant_quota_bytes: PositiveInt({ default: 1_073_741_824, description: 'Spilled bytes per tenant; past it the oldest outputs go.' }),
+        tenant_quota_bytes: PositiveInt({
+          default: 1_073_741_824,
+          description: 'Spilled bytes per tenant; past it the oldest outputs go.',
+        }),
         s3_endpoint: Type.Optional(
-          Type.String({ pattern: '^https?://[^/?#]+/?$', description: 'An S3-compatible endpoint (MinIO, Ceph, R2, LocalStack…), addressed path-style; absent: AWS.' }),
+          Type.String({
+            pattern: '^https?://[^/?#]+/?$',
+            description: 'An S3-compatible endpoint (MinIO, Ceph, R2, LocalStack…), addressed path-style; absent: AWS.',
+          }),
         ),
         s3_region: Type.String({ default: 'us-east-1', minLength: 1 }),
-        timeout_ms: PositiveInt({ default: 5_000, description: 'Each S3 request must connect and answer within it, else the spill fails.' }),
+        timeout_ms: PositiveInt({
+          default: 5_000,
+          description: 'Each S3 request must connect and answer within it, else the spill fails.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
     builtins: BuiltinsSchema,
     async: Type.Object(
       {
-        inline_workers: Type.Integer({ minimum: 0, maximum: 64, default: 0, description: 'Workers the server process runs itself; needs REDIS_URL.' }),
+        inline_workers: Type.Integer({
+          minimum: 0,
+          maximum: 64,
+          default: 0,
+          description: 'Workers the server process runs itself; needs REDIS_URL.',
+        }),
         concurrency: PositiveInt({ default: 1, maximum: 256, description: 'Batches one worker runs at once.' }),
         retention_ms: PositiveInt({ default: 86_400_000, description: 'How long GET /executions/{id} serves a finished execution.' }),
-        retention_count: PositiveInt({ default: 10_000, description: 'Finished executions kept at most, completed and failed each; the oldest go first.' }),
-        lock_ms: Type.Integer({ minimum: 1_000, default: 30_000, description: 'How long a job stays claimed by a worker that stopped renewing it.' }),
-        callback_secret: Type.Optional(Type.String({ minLength: 1, description: 'HMAC key of callback signatures; ${VAR} reads it from the environment.' })),
+        retention_count: PositiveInt({
+          default: 10_000,
+          description: 'Finished executions kept at most, completed and failed each; the oldest go first.',
+        }),
+        lock_ms: Type.Integer({
+          minimum: 1_000,
+          default: 30_000,
+          description: 'How long a job stays claimed by a worker that stopped renewing it.',
+        }),
+        callback_secret: Type.Optional(
+          Type.String({ minLength: 1, description: 'HMAC key of callback signatures; ${VAR} reads it from the environment.' }),
+        ),
         callback_retries: Type.Integer({ minimum: 0, maximum: 20, default: 5 }),
-        callback_backoff_ms: PositiveInt({ default: 1_000, description: 'Delay before the first retry of a callback; doubled for each next one.' }),
+        callback_backoff_ms: PositiveInt({
+          default: 1_000,
+          description: 'Delay before the first retry of a callback; doubled for each next one.',
+        }),
         callback_timeout_ms: PositiveInt({ default: 10_000 }),
         callback_allow_private_network: Type.Boolean({ default: false }),
       },
@@ -169,13 +235,17 @@ export const ConfigSchema = Type.Object(
       default: {},
       // A set name must be one a URL path segment carries as it is (/mcp/{toolset}).
       additionalProperties: false,
-      description: 'Named groups of tools (names or globs), for GET /tools?toolset=, POST /execute?toolset=, /mcp/{toolset} and keys[].toolsets.',
+      description:
+        'Named groups of tools (names or globs), for GET /tools?toolset=, POST /execute?toolset=, /mcp/{toolset} and keys[].toolsets.',
     }),
     policy: Type.Object({ rules: Type.Array(PolicyRuleSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
     guardrails: GuardrailsSchema,
     keys: Type.Array(KeySchema, { default: [] }),
     keys_file: Type.Optional(
-      Type.String({ minLength: 1, description: 'A YAML file holding a list of key entries, relative to the config file; they join `keys`.' }),
+      Type.String({
+        minLength: 1,
+        description: 'A YAML file holding a list of key entries, relative to the config file; they join `keys`.',
+      }),
     ),
     auth: Type.Object(
       {

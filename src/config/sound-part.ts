@@ -5,7 +5,10 @@ const ITEMS = [['tools'], ['mcp_servers'], ['keys'], ['policy', 'rules'], ['buil
 
 /** The path to leave out for `error`: its top-level section, or else the whole item it is in, or else the failing value itself. */
 function cutFor(error: ErrorObject, wholeSection: boolean): string[] {
-  const path = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'additionalProperties') path.push((error.params as { additionalProperty: string }).additionalProperty);
   if (wholeSection) return path.slice(0, 1);
   const item = ITEMS.find((prefix) => path.length > prefix.length && prefix.every((part, k) => path[k] === part));
@@ -17,7 +20,8 @@ function cut(doc: Record<string, unknown>, paths: string[][]): void {
   const items = new Map<unknown[], Set<number>>();
   for (const path of paths) {
     let parent: unknown = doc;
-    for (const part of path.slice(0, -1)) parent = typeof parent === 'object' && parent !== null ? (parent as Record<string, unknown>)[part] : undefined;
+    for (const part of path.slice(0, -1))
+      parent = typeof parent === 'object' && parent !== null ? (parent as Record<string, unknown>)[part] : undefined;
     const last = path.at(-1);
     if (last === undefined || typeof parent !== 'object' || parent === null) continue;
     if (Array.isArray(parent)) items.set(parent, (items.get(parent) ?? new Set()).add(Number(last)));
@@ -41,7 +45,10 @@ export function soundPart<T>(doc: Record<string, unknown>, errors: ErrorObject[]
   const copy = structuredClone(doc);
   let remaining = errors;
   for (const wholeSection of [false, true]) {
-    cut(copy, remaining.map((error) => cutFor(error, wholeSection)));
+    cut(
+      copy,
+      remaining.map((error) => cutFor(error, wholeSection)),
+    );
     if (validate(copy)) return copy;
     remaining = validate.errors ?? [];
   }

@@ -17,7 +17,6 @@ const BreakerSchema = Type.Object(
   { additionalProperties: false },
 );
 
-
 export const RateLimitSchema = Type.Object({ per_minute: PositiveInt() }, { additionalProperties: false });
 
 const HttpSpecSchema = Type.Object(
@@ -42,7 +41,10 @@ const ToolSettings = {
   breaker: Type.Optional(BreakerSchema),
   rate_limit: Type.Optional(RateLimitSchema),
   max_arg_chars: Type.Optional(
-    PositiveInt({ description: "Longest string argument (Write/Edit: their content arguments); default limits.arg_chars (Write/Edit: limits.body_bytes)." }),
+    PositiveInt({
+      description:
+        'Longest string argument (Write/Edit: their content arguments); default limits.arg_chars (Write/Edit: limits.body_bytes).',
+    }),
   ),
 };
 
@@ -62,7 +64,10 @@ export const McpToolOverrideSchema = Type.Object(ToolSettings, { additionalPrope
 
 export const McpServerSchema = Type.Object(
   {
-    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique; names the server in logs, metrics and GET /tools/{name}.' }),
+    name: Type.String({
+      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      description: 'Unique; names the server in logs, metrics and GET /tools/{name}.',
+    }),
     command: Type.Optional(Type.String({ minLength: 1, description: 'stdio: the program to start.' })),
     args: Type.Optional(Type.Array(Type.String())),
     env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String())),
@@ -83,11 +88,18 @@ export const McpServerSchema = Type.Object(
 export const OpenApiSourceSchema = Type.Object(
   {
     name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique; names the source in start-up problems.' }),
-    spec: Type.String({ minLength: 1, description: 'The OpenAPI 3.0 or 3.1 document, JSON or YAML: an http(s) URL, or a file path relative to the config file.' }),
-    base_url: Type.Optional(Type.String({ pattern: '^https?://', description: "Where the operations are called; wins over the document's servers[0].url." })),
+    spec: Type.String({
+      minLength: 1,
+      description: 'The OpenAPI 3.0 or 3.1 document, JSON or YAML: an http(s) URL, or a file path relative to the config file.',
+    }),
+    base_url: Type.Optional(
+      Type.String({ pattern: '^https?://', description: "Where the operations are called; wins over the document's servers[0].url." }),
+    ),
     prefix: Type.String({ default: '', pattern: '^[A-Za-z0-9_-]{0,63}$', description: 'Prepended to every tool name.' }),
     include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationId globs; absent: every operation.' })),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Sent with every call; ${VAR} from the environment.' })),
+    headers: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'Sent with every call; ${VAR} from the environment.' }),
+    ),
     allow_private_network: Type.Optional(Type.Boolean({ description: 'For the document URL and the calls alike.' })),
     retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
     max_response_bytes: Type.Optional(PositiveInt()),
@@ -99,7 +111,10 @@ export const OpenApiSourceSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const BuiltinOverrideSchema = Type.Object({ enabled: Type.Optional(Type.Boolean()), ...ToolSettings }, { additionalProperties: false });
+export const BuiltinOverrideSchema = Type.Object(
+  { enabled: Type.Optional(Type.Boolean()), ...ToolSettings },
+  { additionalProperties: false },
+);
 
 /** The Bash built-in: a built-in's settings plus where and within what bounds its commands run (docs/bash.md). */
 export const BashSchema = Type.Object(
@@ -110,7 +125,10 @@ export const BashSchema = Type.Object(
       default: 'auto',
       description: 'auto: bubblewrap when it works here; required: refuse to start without it; none: run without (warned at start-up).',
     }),
-    output_cap_bytes: PositiveInt({ default: 1_048_576, description: 'Bytes of stdout, and of stderr, kept in the result; the rest of a stream is spilled.' }),
+    output_cap_bytes: PositiveInt({
+      default: 1_048_576,
+      description: 'Bytes of stdout, and of stderr, kept in the result; the rest of a stream is spilled.',
+    }),
     limits: Type.Object(
       {
         processes: PositiveInt({ default: 128, description: 'RLIMIT_NPROC: processes of the user the command runs as.' }),
@@ -129,6 +147,6 @@ export const BashSchema = Type.Object(
  * type spells out what the schema's `additionalProperties` means, which
  * TypeBox's Static leaves out.
  */
-export const BuiltinsSchema = Type.Unsafe<{ Bash: Static<typeof BashSchema> } & Partial<Record<string, Static<typeof BuiltinOverrideSchema>>>>(
-  Type.Object({ Bash: BashSchema }, { additionalProperties: BuiltinOverrideSchema, default: {} }),
-);
+export const BuiltinsSchema = Type.Unsafe<
+  { Bash: Static<typeof BashSchema> } & Partial<Record<string, Static<typeof BuiltinOverrideSchema>>>
+>(Type.Object({ Bash: BashSchema }, { additionalProperties: BuiltinOverrideSchema, default: {} }));

@@ -44,7 +44,11 @@ function redactBlocks(scanner: SecretScanner, content: ContentBlock[], counts: R
  * counts what the tool's own spill held (see guardSpill), counted with the
  * rest. The same object when nothing was redacted.
  */
-export function redactOutput<T extends Output>(scanner: SecretScanner, output: T, spilled: RedactionCounts = {}): { output: T; counts?: RedactionCounts } {
+export function redactOutput<T extends Output>(
+  scanner: SecretScanner,
+  output: T,
+  spilled: RedactionCounts = {},
+): { output: T; counts?: RedactionCounts } {
   const counts: RedactionCounts = {};
   const { text, counts: inText } = scanner.redact(output.text);
   if (inText) Object.assign(counts, inText);
@@ -66,7 +70,11 @@ export function redactOutput<T extends Output>(scanner: SecretScanner, output: T
  * (see redactStream): `/outputs` serves only what a model may read. What
  * was redacted is added to `counts`.
  */
-export function guardSpill<R>(scanner: SecretScanner, spill: (content: SpillContent) => Promise<R>, counts: RedactionCounts): (content: SpillContent) => Promise<R> {
+export function guardSpill<R>(
+  scanner: SecretScanner,
+  spill: (content: SpillContent) => Promise<R>,
+  counts: RedactionCounts,
+): (content: SpillContent) => Promise<R> {
   return (content) => {
     if (typeof content === 'string') {
       const redacted = scanner.redact(content);
@@ -77,7 +85,13 @@ export function guardSpill<R>(scanner: SecretScanner, spill: (content: SpillCont
     const source = Buffer.isBuffer(content) ? [content] : content;
     return spill(
       (async function* () {
-        yield* redactStream(scanner, (async function* () { yield* source; })(), found);
+        yield* redactStream(
+          scanner,
+          (async function* () {
+            yield* source;
+          })(),
+          found,
+        );
         mergeCounts(counts, found);
       })(),
     );

@@ -84,7 +84,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // 40 characters of base64 say nothing by themselves: the name before them must say what they are.
     kind: 'aws_secret_access_key',
     keywords: ['cret', 'CRET'],
-    pattern: /(?<![A-Za-z0-9])(?:aws[_.-]?)?secret[_.-]?(?:access[_.-]?)?key["']?\s{0,16}(?::|=>?)\s{0,16}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
+    pattern:
+      /(?<![A-Za-z0-9])(?:aws[_.-]?)?secret[_.-]?(?:access[_.-]?)?key["']?\s{0,16}(?::|=>?)\s{0,16}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
     accept: atLeast(4),
   },
   {
@@ -129,7 +130,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Project, service-account and admin keys, and the older sk-<48> form (its middle is "openai" in base64: T3BlbkFJ).
     kind: 'openai_api_key',
     keywords: ['k-'],
-    pattern: /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48})(?![A-Za-z0-9_-])/g,
+    pattern:
+      /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48})(?![A-Za-z0-9_-])/g,
     accept: atLeast(3),
   },
   {

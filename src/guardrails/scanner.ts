@@ -28,10 +28,12 @@ export interface SecretScanner {
   scan(text: string, from?: number): Hit[];
   /** `text` with each credential replaced by its marker; `counts` is absent when there was none. */
   redact(text: string): { text: string; counts?: RedactionCounts };
-  /** A JSON value with every string redacted, and every string under a secret-naming key that looks like one; the same object when nothing was. */
+  /**
+   * A JSON value with every string redacted, and every string under a secret-naming key that looks like one; the same object when nothing
+   * was.
+   */
   redactValue(value: unknown, counts: RedactionCounts): unknown;
 }
-
 
 /** Kept from a quoted JSON value at any depth, and past it the value is redacted as its JSON text. */
 const MAX_DEPTH = 256;

@@ -28,7 +28,9 @@ export function adminRoutes(deps: PipelineDeps) {
         const entries = deps.registry.list().filter((e) => request.caller.allows(e.name));
         const scopes = entries.map((e) => breakerScope(e, request.caller, deps));
         const circuits = await deps.state.circuits(scopes, deps.clock.now());
-        return { circuits: circuits.map((c, i) => ({ tool: entries[i]!.name, state: c.state, failures: c.failures, reopens_at: c.reopens_at })) };
+        return {
+          circuits: circuits.map((c, i) => ({ tool: entries[i]!.name, state: c.state, failures: c.failures, reopens_at: c.reopens_at })),
+        };
       },
     );
 
@@ -46,7 +48,8 @@ export function adminRoutes(deps: PipelineDeps) {
       async (request) => {
         const { tool } = request.params as { tool: string };
         const entry = deps.registry.get(tool);
-        if (!entry || !request.caller.allows(entry.name)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(tool)}.` });
+        if (!entry || !request.caller.allows(entry.name))
+          throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(tool)}.` });
         const scope = breakerScope(entry, request.caller, deps);
         await deps.state.resetCircuit(scope);
         request.log.info({ tool, scope, key_id: request.caller.keyId }, 'circuit reset');

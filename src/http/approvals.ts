@@ -32,7 +32,8 @@ async function withFreshness(record: ApprovalRecord, deps: PipelineDeps): Promis
   if (!stampNow) return record;
   const now = await stampNow(preview.path);
   const base = preview.base;
-  const changed = base === null ? now !== null : now === null || now.file_mtime_ms !== base.file_mtime_ms || now.file_size_bytes !== base.file_size_bytes;
+  const changed =
+    base === null ? now !== null : now === null || now.file_mtime_ms !== base.file_mtime_ms || now.file_size_bytes !== base.file_size_bytes;
   return { ...record, preview: { ...preview, file_changed: changed } };
 }
 
@@ -109,7 +110,12 @@ export function approvalRoutes(deps: PipelineDeps) {
         const history = { ttlMs: deps.config.approvals.history_ms, count: deps.config.approvals.history_count };
         const by = request.caller.keyId;
         const now = deps.clock.now();
-        const outcome = await deps.state.decideApproval(id, tenantOf(request.caller), { status, by, history, ...(reason !== undefined && { reason }) }, now);
+        const outcome = await deps.state.decideApproval(
+          id,
+          tenantOf(request.caller),
+          { status, by, history, ...(reason !== undefined && { reason }) },
+          now,
+        );
         if (!outcome) throw unknownApproval();
         const { record } = outcome;
         if (outcome.outcome === 'already') {
@@ -122,7 +128,18 @@ export function approvalRoutes(deps: PipelineDeps) {
         request.log.info({ approval_id: id, decision, key_id: by }, 'approval decided');
         // The operator's decision is a permission decision of its own; the call it admits leaves a record when it runs.
         deps.audit?.record(
-          { kind: 'approval', tenant: record.tenant, key_id: by, session_id: record.session_id, request_id: request.id, tool: record.tool, approval_id: id, decision: status, decided_by: by, ...(reason !== undefined && { reason }) },
+          {
+            kind: 'approval',
+            tenant: record.tenant,
+            key_id: by,
+            session_id: record.session_id,
+            request_id: request.id,
+            tool: record.tool,
+            approval_id: id,
+            decision: status,
+            decided_by: by,
+            ...(reason !== undefined && { reason }),
+          },
           false,
         );
         deps.approvalEvents?.decided(record);

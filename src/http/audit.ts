@@ -30,7 +30,9 @@ export function auditRoutes(deps: PipelineDeps) {
             { additionalProperties: false },
           ),
           response: {
-            200: Type.Object({ records: Type.Array(Type.Object({}, { additionalProperties: true, description: 'One audit record (docs/audit.md).' })) }),
+            200: Type.Object({
+              records: Type.Array(Type.Object({}, { additionalProperties: true, description: 'One audit record (docs/audit.md).' })),
+            }),
             ...errorResponses(400, 401, 403, 404, 503),
           },
         },

@@ -149,7 +149,13 @@ export function installAuth(
 }
 
 /** Rate-limit error once `subject` has more than `limit` failures in the minute; `cost` 0 only looks. */
-async function failureCount(state: StateStore, subject: string, limit: number, clock: Clock, cost: 0 | 1): Promise<GatewayError | undefined> {
+async function failureCount(
+  state: StateStore,
+  subject: string,
+  limit: number,
+  clock: Clock,
+  cost: 0 | 1,
+): Promise<GatewayError | undefined> {
   try {
     const { allowed, retryAfterMs } = await state.hit(subject, limit, 60_000, clock.now(), cost);
     if (allowed) return undefined;

@@ -113,7 +113,10 @@ export const frameworkErrorOptions = {
   frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
     if (error.code === 'FST_ERR_ASYNC_CONSTRAINT') return sendError(reply, new GatewayError('INTERNAL'));
-    const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter of the URL is too long.' : 'The URL is not valid (bad percent-encoding).';
+    const message =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'A path parameter of the URL is too long.'
+        : 'The URL is not valid (bad percent-encoding).';
     return sendError(reply, new GatewayError('BAD_REQUEST', { message }));
   },
   clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {

@@ -41,14 +41,23 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
             'Accepts a bare array of tool calls, {"tool_calls": [...]}, an OpenAI or Anthropic assistant message, or an OpenAI Responses output array. Results come back in request order, bound to the call ids. With "mode":"async" the batch is queued instead: 202, then GET /executions/{id}.',
           querystring: Type.Object({ toolset: Type.Optional(ToolsetParam) }),
           headers: Type.Object({
-            'idempotency-key': Type.Optional(Type.String({ description: 'Replays the whole response of an earlier request with this key.' })),
+            'idempotency-key': Type.Optional(
+              Type.String({ description: 'Replays the whole response of an earlier request with this key.' }),
+            ),
             'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the API key id.' })),
             'x-model': Type.Optional(
-              Type.String({ description: 'The model that proposed the calls, for the per-call log line; a whole provider response body names its own, which wins.' }),
+              Type.String({
+                description:
+                  'The model that proposed the calls, for the per-call log line; a whole provider response body names its own, which wins.',
+              }),
             ),
           }),
           body: Type.Unknown({ description: 'A tool-call envelope (see the description).' }),
-          response: { 200: schemaRef('ExecuteResponse'), 202: schemaRef('ExecutionAccepted'), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503) },
+          response: {
+            200: schemaRef('ExecuteResponse'),
+            202: schemaRef('ExecutionAccepted'),
+            ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+          },
         },
       },
       async (request, reply) => {
@@ -63,7 +72,9 @@ export function executeRoutes(deps: PipelineDeps, submission: AsyncSubmission) {
         const model = modelOf(request, envelope.model);
         if (envelope.mode === 'async') return submitExecution(request, reply, envelope, { sessionId, model }, submission, caller);
         if (envelope.callbackUrl !== undefined) {
-          throw new GatewayError('BAD_REQUEST', { message: 'callback_url is for "mode":"async"; a synchronous request gets its results in the response.' });
+          throw new GatewayError('BAD_REQUEST', {
+            message: 'callback_url is for "mode":"async"; a synchronous request gets its results in the response.',
+          });
         }
         const ctx: ExecContext = { caller, sessionId, log: request.log, format: envelope.format, requestId: request.id };
         if (envelope.timeoutMs !== undefined) ctx.timeoutMs = envelope.timeoutMs;

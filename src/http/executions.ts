@@ -31,17 +31,21 @@ export async function submitExecution(
   const { executions, config } = submission;
   if (!executions) {
     throw new GatewayError('BAD_REQUEST', {
-      message: 'mode "async" needs Redis: async batches are queued there. Start the gateway with REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or send the batch synchronously.',
+      message:
+        'mode "async" needs Redis: async batches are queued there. Start the gateway with REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or send the batch synchronously.',
     });
   }
   if (request.headers['idempotency-key'] !== undefined) {
     throw new GatewayError('BAD_REQUEST', {
-      message: 'Idempotency-Key applies to synchronous requests; an async batch resubmitted with the same call ids and session is answered from their replay records.',
+      message:
+        'Idempotency-Key applies to synchronous requests; an async batch resubmitted with the same call ids and session is answered from their replay records.',
     });
   }
   if (envelope.callbackUrl !== undefined) {
     if (config.callback_secret === undefined) {
-      throw new GatewayError('BAD_REQUEST', { message: 'callback_url needs async.callback_secret in the gateway configuration, to sign the callback.' });
+      throw new GatewayError('BAD_REQUEST', {
+        message: 'callback_url needs async.callback_secret in the gateway configuration, to sign the callback.',
+      });
     }
     const problem = callbackUrlProblem(envelope.callbackUrl, config.callback_allow_private_network);
     if (problem) throw new GatewayError('BAD_REQUEST', { message: `${problem}.`, details: { field: 'callback_url' } });

@@ -32,7 +32,8 @@ export class LazyEventStream {
       const headers = { ...this.reply.getHeaders(), 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
       this.reply.raw.writeHead(200, headers as Record<string, string | number | string[]>);
     }
-    if (!this.reply.raw.writableEnded && !this.reply.raw.destroyed) this.reply.raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (!this.reply.raw.writableEnded && !this.reply.raw.destroyed)
+      this.reply.raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
 
   end(): void {

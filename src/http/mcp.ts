@@ -1,12 +1,20 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { SESSION_ID_MAX, type NormalizedCall } from '../protocol/calls/index.js';
-import { sha256Hex } from '../protocol/canonical.js';
-import { GatewayError } from '../protocol/errors.js';
+import type { NormalizedCall } from '../protocol/calls/index.js';
 import {
-  allowsBatches, callToolParams, classify, MCP_DEFAULT_VERSION, MCP_PROTOCOL_VERSIONS, negotiateVersion,
-  RPC_ERRORS, rpcError, rpcResult, toCallToolResult, transportError, type RpcId, type RpcResponse,
+  allowsBatches,
+  callToolParams,
+  classify,
+  MCP_PROTOCOL_VERSIONS,
+  negotiateVersion,
+  RPC_ERRORS,
+  rpcError,
+  rpcResult,
+  toCallToolResult,
+  transportError,
+  type RpcId,
+  type RpcResponse,
 } from '../protocol/mcp.js';
 import { rpcErrorResponses } from '../protocol/schemas.js';
 import { circuitsFor } from '../pipeline/circuits.js';
@@ -16,15 +24,11 @@ import { toMcp } from '../registry/dialects/index.js';
 import { isRecord } from '../protocol/json.js';
 import type { ToolEvents } from '../tools/tool.js';
 import { VERSION } from '../version.js';
-import { LOCAL_CALLER } from './auth.js';
 import { gatewayErrorOf, sendError } from './errors.js';
 import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
-import { sessionIdOf } from './session.js';
+import { callIdOf, guardOrigin, protocolVersionOf, sessionOf } from './mcp-headers.js';
 import { inToolset } from './toolsets.js';
 
-// transports, "Session Management": visible ASCII only.
-const MCP_SESSION_ID = /^[\x21-\x7e]{1,256}$/;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const SERVER_INFO = { name: 'toolgate', version: VERSION };
 const INSTRUCTIONS =
   'Every call passes the gateway: argument validation, permission policy, rate limits and circuit breakers. ' +
@@ -53,67 +57,13 @@ interface Exchange {
 
 type JsonParser = (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => void;
 
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    return LOOPBACK_HOSTS.has(new URL(origin).hostname);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * transports, "Security Warning": a browser page on another origin must not
- * reach a keyless gateway through DNS rebinding. With keys configured the
- * bearer key is the guard: a rebinding page cannot attach it.
- */
-async function guardOrigin(request: FastifyRequest): Promise<void> {
-  const origin = request.headers.origin;
-  if (origin === undefined || request.caller !== LOCAL_CALLER || isLoopbackOrigin(origin)) return;
-  throw new GatewayError('FORBIDDEN', { message: 'Without API keys configured, /mcp answers browser pages from loopback origins only.' });
-}
-
-/** Lock cache and replay scope, as for POST /execute: x-session-id, else Mcp-Session-Id, else the key id. */
-function sessionOf(request: FastifyRequest): Pick<Exchange, 'sessionId' | 'mcpSessionId'> {
-  const mcp = request.headers['mcp-session-id'];
-  const sessionId = sessionIdOf(request, typeof mcp === 'string' ? mcp : request.caller.keyId);
-  if (mcp !== undefined && (typeof mcp !== 'string' || !MCP_SESSION_ID.test(mcp))) {
-    throw new GatewayError('BAD_REQUEST', { message: `Mcp-Session-Id must be 1 to ${SESSION_ID_MAX} visible ASCII characters.` });
-  }
-  return mcp === undefined ? { sessionId } : { sessionId, mcpSessionId: mcp };
-}
-
-/**
- * transports, "Protocol Version Header": 400 for a version we do not speak,
- * 2025-03-26 when absent. `initialize` is exempt: its body negotiates.
- */
-function protocolVersionOf(request: FastifyRequest, body: unknown): string {
-  const header = request.headers['mcp-protocol-version'];
-  if (header === undefined || (typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize')) {
-    return MCP_DEFAULT_VERSION;
-  }
-  if (typeof header === 'string' && MCP_PROTOCOL_VERSIONS.includes(header)) return header;
-  throw new GatewayError('BAD_REQUEST', {
-    message: `Unsupported MCP-Protocol-Version ${JSON.stringify(String(header).slice(0, 40))}.`,
-    details: { supported: MCP_PROTOCOL_VERSIONS },
-  });
-}
-
-/**
- * Request ids are unique only within an MCP session (basic, "Requests"), so
- * only there may one name a call for replay; elsewhere a restarted client
- * counting from 0 again would be served another call's stored result.
- */
-function callIdOf(id: RpcId, mcpSessionId: string | undefined): string {
-  if (mcpSessionId === undefined) return `mcp_${randomBytes(16).toString('hex')}`;
-  return `mcp_${sha256Hex(`${mcpSessionId}\n${JSON.stringify(id)}`).slice(0, 32)}`;
-}
-
 export function mcpRoutes(deps: PipelineDeps) {
   const inFlight = new CallsInFlight();
 
   async function listTools(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
     // pagination, "Error Handling": we never hand out a cursor, so any cursor is an invalid one.
-    if (params.cursor !== undefined) return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'Invalid cursor: tools/list answers with every tool in one page.');
+    if (params.cursor !== undefined)
+      return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'Invalid cursor: tools/list answers with every tool in one page.');
     const allowed = deps.registry.list().filter((e) => x.caller.allows(e.name));
     const open = (await circuitsFor(allowed, x.caller, deps, x.request.log)).map((c) => c.state === 'open');
     return rpcResult(id, { tools: toMcp(allowed.filter((_, i) => !open[i]).map((e) => e.tool)) });
@@ -142,8 +92,21 @@ export function mcpRoutes(deps: PipelineDeps) {
     }
   }
 
-  async function runCall(id: RpcId, parsed: { name: string; arguments: Record<string, unknown> }, x: Exchange, cancel: AbortSignal, events?: ToolEvents): Promise<RpcResponse> {
-    const ctx: ExecContext = { caller: x.caller, sessionId: x.sessionId, log: x.request.log, format: 'mcp', cancel, requestId: x.request.id };
+  async function runCall(
+    id: RpcId,
+    parsed: { name: string; arguments: Record<string, unknown> },
+    x: Exchange,
+    cancel: AbortSignal,
+    events?: ToolEvents,
+  ): Promise<RpcResponse> {
+    const ctx: ExecContext = {
+      caller: x.caller,
+      sessionId: x.sessionId,
+      log: x.request.log,
+      format: 'mcp',
+      cancel,
+      requestId: x.request.id,
+    };
     if (events) ctx.events = events;
     if (x.request.span) ctx.span = x.request.span;
     const call: NormalizedCall = {
@@ -165,7 +128,8 @@ export function mcpRoutes(deps: PipelineDeps) {
 
   function initialize(id: RpcId, params: Record<string, unknown>, x: Exchange): RpcResponse {
     if (x.inBatch) return rpcError(id, RPC_ERRORS.INVALID_REQUEST, 'initialize may not be part of a batch.');
-    if (typeof params.protocolVersion !== 'string') return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'initialize needs params.protocolVersion.');
+    if (typeof params.protocolVersion !== 'string')
+      return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'initialize needs params.protocolVersion.');
     // A name for this client's calls, so its request ids can key replay; nothing is kept server-side, so any replica accepts it.
     x.reply.header('mcp-session-id', randomUUID());
     return rpcResult(id, {
@@ -207,7 +171,8 @@ export function mcpRoutes(deps: PipelineDeps) {
 
   async function post(request: FastifyRequest, reply: FastifyReply) {
     const body = request.body;
-    if (body instanceof Unparsable) return reply.code(400).send(rpcError(null, RPC_ERRORS.PARSE_ERROR, 'Parse error: the body is not JSON.'));
+    if (body instanceof Unparsable)
+      return reply.code(400).send(rpcError(null, RPC_ERRORS.PARSE_ERROR, 'Parse error: the body is not JSON.'));
     const version = protocolVersionOf(request, body);
     const caller = inToolset(request.caller, (request.params as { toolset?: string }).toolset, deps.config.toolsets);
     const x: Exchange = { request, reply, caller, ...sessionOf(request), inBatch: Array.isArray(body) };
@@ -220,7 +185,9 @@ export function mcpRoutes(deps: PipelineDeps) {
     }
     const max = deps.config.limits.calls_per_batch;
     if (!allowsBatches(version) || body.length === 0 || body.length > max) {
-      const why = allowsBatches(version) ? `a batch holds 1 to ${max} messages` : `MCP ${version} has no JSON-RPC batches; send one message per POST`;
+      const why = allowsBatches(version)
+        ? `a batch holds 1 to ${max} messages`
+        : `MCP ${version} has no JSON-RPC batches; send one message per POST`;
       return reply.code(400).send(rpcError(null, RPC_ERRORS.INVALID_REQUEST, `Invalid Request: ${why}.`));
     }
     const responses: RpcResponse[] = [];
@@ -251,16 +218,27 @@ export function mcpRoutes(deps: PipelineDeps) {
         {
           config: { scope: 'execute' },
           schema: {
-            summary: url === '/mcp' ? 'The tools and the pipeline over MCP (Streamable HTTP)' : 'The tools of one toolset over MCP (Streamable HTTP)',
+            summary:
+              url === '/mcp'
+                ? 'The tools and the pipeline over MCP (Streamable HTTP)'
+                : 'The tools of one toolset over MCP (Streamable HTTP)',
             description:
               'JSON-RPC 2.0, one message per POST (a batch array too when the MCP-Protocol-Version is 2025-03-26 or absent), answered with application/json, or text/event-stream while a call has upstream progress or log messages to pass on: ' +
-              'initialize, ping, logging/setLevel, tools/list, tools/call. Notifications and responses get 202 (notifications/cancelled stops that client\'s call). Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.',
+              "initialize, ping, logging/setLevel, tools/list, tools/call. Notifications and responses get 202 (notifications/cancelled stops that client's call). Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.",
             headers: Type.Object({
-              'mcp-protocol-version': Type.Optional(Type.String({ description: `One of ${MCP_PROTOCOL_VERSIONS.join(', ')}; 2025-03-26 when absent.` })),
-              'mcp-session-id': Type.Optional(Type.String({ description: 'Names this client\'s calls for replay; the session unless x-session-id is set.' })),
-              'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the Mcp-Session-Id, then the API key id.' })),
+              'mcp-protocol-version': Type.Optional(
+                Type.String({ description: `One of ${MCP_PROTOCOL_VERSIONS.join(', ')}; 2025-03-26 when absent.` }),
+              ),
+              'mcp-session-id': Type.Optional(
+                Type.String({ description: "Names this client's calls for replay; the session unless x-session-id is set." }),
+              ),
+              'x-session-id': Type.Optional(
+                Type.String({ description: 'The agent conversation; defaults to the Mcp-Session-Id, then the API key id.' }),
+              ),
             }),
-            ...(url !== '/mcp' && { params: Type.Object({ toolset: Type.String({ maxLength: 64, description: 'A name under `toolsets` in the config.' }) }) }),
+            ...(url !== '/mcp' && {
+              params: Type.Object({ toolset: Type.String({ maxLength: 64, description: 'A name under `toolsets` in the config.' }) }),
+            }),
             body: Type.Unknown({ description: 'A JSON-RPC request, notification or response.' }),
             response: {
               200: Type.Unknown({ description: 'The JSON-RPC response (an array for a batch).' }),
@@ -282,7 +260,10 @@ export function mcpRoutes(deps: PipelineDeps) {
           response: rpcErrorResponses(401, 403, 405, 429, 503),
         },
         handler: async (request, reply) =>
-          reply.code(405).header('allow', 'POST').send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes POST, not ${request.method}.`)),
+          reply
+            .code(405)
+            .header('allow', 'POST')
+            .send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes POST, not ${request.method}.`)),
       });
     }
   };

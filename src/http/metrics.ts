@@ -17,7 +17,10 @@ async function refreshBreakerGauge(metrics: Metrics, deps: PipelineDeps): Promis
   const tenants = deps.config.defaults.per_tenant_breakers ? keyTenants : [null];
   const series = tenants.flatMap((tenant) => names.map((tool) => ({ tool, tenant })));
   try {
-    const circuits = await deps.state.circuits(series.map((s) => scopeOf(s.tool, s.tenant)), deps.clock.now());
+    const circuits = await deps.state.circuits(
+      series.map((s) => scopeOf(s.tool, s.tenant)),
+      deps.clock.now(),
+    );
     circuits.forEach((c, i) => {
       const { tool, tenant } = series[i]!;
       metrics.breakerState.set(tenant === null ? { tool } : { tool, tenant }, BREAKER_STATE_VALUE[c.state]);

@@ -22,5 +22,7 @@ export async function refuseCrossOrigin(request: FastifyRequest): Promise<void> 
     same = false;
   }
   if (same) return;
-  throw new GatewayError('FORBIDDEN', { message: 'Admin decisions are taken from the gateway\'s own origin only (its console at /console); this request came from another.' });
+  throw new GatewayError('FORBIDDEN', {
+    message: "Admin decisions are taken from the gateway's own origin only (its console at /console); this request came from another.",
+  });
 }

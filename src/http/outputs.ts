@@ -18,7 +18,10 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   const match = /^bytes=(\d*)-(\d*)$/i.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) {
     if (/^bytes=[\d\s,-]+$/i.test(header.trim()) && header.includes(',')) return undefined;
-    throw new GatewayError('RANGE_NOT_SATISFIABLE', { message: 'The Range header is malformed; use "bytes=start-end".', details: { size } });
+    throw new GatewayError('RANGE_NOT_SATISFIABLE', {
+      message: 'The Range header is malformed; use "bytes=start-end".',
+      details: { size },
+    });
   }
   let start: number;
   let end: number;
@@ -31,7 +34,10 @@ function parseRange(header: string | undefined, size: number): { start: number; 
     end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
   }
   if (start > end || start >= size) {
-    throw new GatewayError('RANGE_NOT_SATISFIABLE', { message: `The range is outside the output of ${counted(size, 'byte')}.`, details: { size } });
+    throw new GatewayError('RANGE_NOT_SATISFIABLE', {
+      message: `The range is outside the output of ${counted(size, 'byte')}.`,
+      details: { size },
+    });
   }
   return { start, end };
 }
@@ -44,7 +50,7 @@ export function outputsRoutes(spill: SpillStore) {
         config: { scope: 'execute' },
         schema: {
           summary: 'The full text of an output cut by a budget',
-          description: 'Supports a single `Range: bytes=start-end`. Only the key\'s own tenant can read an output; any other id is 404.',
+          description: "Supports a single `Range: bytes=start-end`. Only the key's own tenant can read an output; any other id is 404.",
           params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
           response: { ...errorResponses(401, 403, 404, 416) },
         },
@@ -71,7 +77,10 @@ export function outputsRoutes(spill: SpillStore) {
           .header('etag', `"${info.sha256}"`)
           .header('x-content-sha256', info.sha256);
         if (range) {
-          reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${info.size}`).header('content-length', String(range.end - range.start + 1));
+          reply
+            .code(206)
+            .header('content-range', `bytes ${range.start}-${range.end}/${info.size}`)
+            .header('content-length', String(range.end - range.start + 1));
         } else {
           reply.header('content-length', String(info.size));
         }

@@ -11,6 +11,7 @@ import { GatewayError } from '../protocol/errors.js';
 export function sessionIdOf(request: FastifyRequest, otherwise: string): string {
   const header = request.headers['x-session-id'];
   if (typeof header !== 'string' || header.length === 0) return otherwise;
-  if (header.length > SESSION_ID_MAX) throw new GatewayError('BAD_REQUEST', { message: `x-session-id is longer than ${SESSION_ID_MAX} characters.` });
+  if (header.length > SESSION_ID_MAX)
+    throw new GatewayError('BAD_REQUEST', { message: `x-session-id is longer than ${SESSION_ID_MAX} characters.` });
   return header;
 }

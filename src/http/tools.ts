@@ -22,14 +22,18 @@ const ToolsQuery = Type.Object({
   q: Type.Optional(
     Type.String({
       maxLength: MAX_QUERY_CHARS,
-      description: 'Words describing the tools wanted: only the `limit` most relevant are returned, best first. One with no search words (empty, blank) is a 400.',
+      description:
+        'Words describing the tools wanted: only the `limit` most relevant are returned, best first. One with no search words (empty, blank) is a 400.',
     }),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT.max, description: `With q: how many tools (default ${SEARCH_LIMIT.listing}).` })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT.max, description: `With q: how many tools (default ${SEARCH_LIMIT.listing}).` }),
+  ),
   defer: Type.Optional(
     Type.String({
       maxLength: MAX_QUERY_CHARS,
-      description: 'anthropic and responses: comma-separated tool names or globs to mark defer_loading (`*` all, `!name` keeps one loaded); the provider\'s tool search tool is added first.',
+      description:
+        "anthropic and responses: comma-separated tool names or globs to mark defer_loading (`*` all, `!name` keeps one loaded); the provider's tool search tool is added first.",
     }),
   ),
   toolset: Type.Optional(ToolsetParam),
@@ -79,16 +83,34 @@ const KEPT = { listings: 256, searches: 128 };
  * rendered and hashed once: a polling client's `If-None-Match` then costs no
  * rendering, however large the catalog.
  */
-function cachedListing(search: boolean, registry: readonly RegisteredTool[], key: string, make: () => unknown[]): { list: unknown[]; etag: string } {
+function cachedListing(
+  search: boolean,
+  registry: readonly RegisteredTool[],
+  key: string,
+  make: () => unknown[],
+): { list: unknown[]; etag: string } {
   return keptFor(search ? searches : listings, registry, key, search ? KEPT.searches : KEPT.listings, () => {
     const list = make();
     return { list, etag: etagOf(list) };
   });
 }
 
-/** The rendered tools of a response: with their `x-toolgate` object when given their circuits, and `defer_loading` where `?defer=` asks for it. */
-function rendered(query: ToolsQueryValue, format: ToolFormat, entries: readonly RegisteredTool[], strict: boolean, circuits?: CircuitStatus[]): Record<string, unknown>[] {
-  let tools = renderTools(format, entries.map((e) => e.tool), strict);
+/**
+ * The rendered tools of a response: with their `x-toolgate` object when given their circuits, and `defer_loading` where `?defer=` asks for
+ * it.
+ */
+function rendered(
+  query: ToolsQueryValue,
+  format: ToolFormat,
+  entries: readonly RegisteredTool[],
+  strict: boolean,
+  circuits?: CircuitStatus[],
+): Record<string, unknown>[] {
+  let tools = renderTools(
+    format,
+    entries.map((e) => e.tool),
+    strict,
+  );
   if (circuits) tools = tools.map((t, i) => ({ ...t, 'x-toolgate': gatewayInfo(entries[i]!, circuits[i]!) }));
   if (query.defer === undefined || !canDefer(format)) return tools;
   return withDeferredLoading(format, tools, deferMatcher(query.defer));
@@ -103,7 +125,11 @@ export function toolsRoutes(deps: PipelineDeps) {
         schema: {
           summary: 'Tool schemas in the dialect of a model provider',
           querystring: ToolsQuery,
-          response: { 200: Type.Object({ tools: Type.Array(Type.Unknown()), version: Type.String() }), 304: Type.Null(), ...errorResponses(400, 401, 403, 404) },
+          response: {
+            200: Type.Object({ tools: Type.Array(Type.Unknown()), version: Type.String() }),
+            304: Type.Null(),
+            ...errorResponses(400, 401, 403, 404),
+          },
         },
       },
       async (request, reply) => {
@@ -115,10 +141,12 @@ export function toolsRoutes(deps: PipelineDeps) {
             message: `defer is for format=anthropic and format=responses, whose APIs load deferred tools through their own tool search; ${format} has no deferred loading: use ?q= or the tool_search built-in instead.`,
           });
         }
-        if (query.limit !== undefined && query.q === undefined) throw new GatewayError('BAD_REQUEST', { message: 'limit goes with q: it bounds a search.' });
+        if (query.limit !== undefined && query.q === undefined)
+          throw new GatewayError('BAD_REQUEST', { message: 'limit goes with q: it bounds a search.' });
         if (query.q !== undefined && !hasSearchWords(query.q)) {
           throw new GatewayError('BAD_REQUEST', {
-            message: 'q has no search words (it is empty, blank, punctuation or only words like "the"): send words describing the tools wanted, or leave q out for the whole listing.',
+            message:
+              'q has no search words (it is empty, blank, punctuation or only words like "the"): send words describing the tools wanted, or leave q out for the whole listing.',
             details: { errors: [{ path: '/q', message: 'has no search words' }] },
           });
         }
@@ -142,7 +170,14 @@ export function toolsRoutes(deps: PipelineDeps) {
         } else {
           // Rendered only when this key (and toolset), format, query and set of open breakers was not seen yet.
           const hidden = entries.flatMap((e, i) => (circuits[i]!.state === 'open' ? [e.name] : []));
-          const key = JSON.stringify([listingKeyOf(caller), format, strict, query.defer ?? null, search ? [limit, tokenize(query.q!).join(' ')] : null, hidden]);
+          const key = JSON.stringify([
+            listingKeyOf(caller),
+            format,
+            strict,
+            query.defer ?? null,
+            search ? [limit, tokenize(query.q!).join(' ')] : null,
+            hidden,
+          ]);
           ({ list, etag } = cachedListing(search, registry, key, () =>
             wrapTools(format, rendered(query, format, entries.filter((_, i) => circuits[i]!.state !== 'open').slice(0, limit), strict)),
           ));
@@ -180,7 +215,8 @@ export function toolsRoutes(deps: PipelineDeps) {
         // As GET /tools lists it: a tool outside the set is not found, like one the key may not use.
         const caller = inToolset(request.caller, (request.query as { toolset?: string }).toolset, deps.config.toolsets);
         const entry = deps.registry.get(name);
-        if (!entry || !caller.allows(entry.name)) throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(name)}.` });
+        if (!entry || !caller.allows(entry.name))
+          throw new GatewayError('NOT_FOUND', { message: `No tool named ${JSON.stringify(name)}.` });
         const [circuit] = await circuitsFor([entry], caller, deps, request.log);
         return {
           name: entry.name,

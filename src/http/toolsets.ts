@@ -4,7 +4,11 @@ import { GatewayError } from '../protocol/errors.js';
 import type { Caller } from '../pipeline/types.js';
 
 /** The `toolset` query parameter of GET /tools and POST /execute. */
-export const ToolsetParam = Type.String({ minLength: 1, maxLength: 64, description: 'Only the tools of this named set (config `toolsets`); 404 for a set the key does not have.' });
+export const ToolsetParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Only the tools of this named set (config `toolsets`); 404 for a set the key does not have.',
+});
 
 /** Each configured set's matcher, compiled once: the config's arrays live as long as the app. */
 const allowances = new WeakMap<readonly string[], (tool: string) => boolean>();
@@ -27,9 +31,11 @@ export function inToolset(caller: Caller, name: string | undefined, toolsets: To
   const own = caller.toolsets ?? Object.keys(toolsets);
   const tools = Object.hasOwn(toolsets, name) && own.includes(name) ? toolsets[name] : undefined;
   if (!tools) {
-    throw new GatewayError('NOT_FOUND', { message: `No toolset named ${JSON.stringify(name.slice(0, 64))}.`, details: { available: [...own].sort() } });
+    throw new GatewayError('NOT_FOUND', {
+      message: `No toolset named ${JSON.stringify(name.slice(0, 64))}.`,
+      details: { available: [...own].sort() },
+    });
   }
   const inSet = allowanceOf(tools);
   return { ...caller, allows: (tool) => caller.allows(tool) && inSet(tool), only: [...(caller.only ?? []), tools], toolset: name };
 }
-

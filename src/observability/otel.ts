@@ -44,7 +44,14 @@ function wrap(tracer: Tracer, span: Span): TraceSpan {
     },
     child(name, attributes, startTime) {
       const parent = trace.setSpan(ROOT_CONTEXT, span);
-      return wrap(tracer, tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: defined(attributes), ...(startTime !== undefined && { startTime }) }, parent));
+      return wrap(
+        tracer,
+        tracer.startSpan(
+          name,
+          { kind: SpanKind.INTERNAL, attributes: defined(attributes), ...(startTime !== undefined && { startTime }) },
+          parent,
+        ),
+      );
     },
     set(attributes) {
       span.setAttributes(defined(attributes)!);
@@ -74,7 +81,11 @@ export function createOtelTracing(settings: TracingSettings): Tracing {
   return {
     start(name, kind, parent, attributes) {
       const context = parent ? propagator.extract(ROOT_CONTEXT, parent as Record<string, unknown>, getter) : ROOT_CONTEXT;
-      const span = tracer.startSpan(name, { kind: kind === 'server' ? SpanKind.SERVER : SpanKind.CONSUMER, attributes: defined(attributes) }, context);
+      const span = tracer.startSpan(
+        name,
+        { kind: kind === 'server' ? SpanKind.SERVER : SpanKind.CONSUMER, attributes: defined(attributes) },
+        context,
+      );
       return wrap(tracer, span);
     },
     flush: () => provider.forceFlush(),

@@ -20,7 +20,9 @@ export interface TraceSpan {
   /** A child span, started now or at `startTime` (epoch ms). */
   child(name: string, attributes?: SpanAttributes, startTime?: number): TraceSpan;
   set(attributes: SpanAttributes): void;
-  /** With `error`, the span's status is ERROR with that description (an error code, never a message); at `endTime` (epoch ms) when given. */
+  /**
+   * With `error`, the span's status is ERROR with that description (an error code, never a message); at `endTime` (epoch ms) when given.
+   */
   end(error?: string, endTime?: number): void;
 }
 
@@ -32,7 +34,12 @@ export interface Tracing {
    * when that carries a valid `traceparent` (an invalid one is ignored, as
    * W3C Trace Context says).
    */
-  start(name: string, kind: 'server' | 'consumer', parent: TraceHeaders | Readonly<Record<string, unknown>> | undefined, attributes?: SpanAttributes): TraceSpan;
+  start(
+    name: string,
+    kind: 'server' | 'consumer',
+    parent: TraceHeaders | Readonly<Record<string, unknown>> | undefined,
+    attributes?: SpanAttributes,
+  ): TraceSpan;
   /** Export what is buffered. */
   flush(): Promise<void>;
   /** Export what is buffered, then stop. */

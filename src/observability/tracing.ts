@@ -59,7 +59,9 @@ export function tracingSettings(env: NodeJS.ProcessEnv): { settings?: TracingSet
   }
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
   if (protocol && !PROTOCOLS.has(protocol)) {
-    problems.push(`OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol.slice(0, 40)}" is not supported; toolgate exports over OTLP/HTTP (spans are sent as JSON, which collectors accept on the same port)`);
+    problems.push(
+      `OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol.slice(0, 40)}" is not supported; toolgate exports over OTLP/HTTP (spans are sent as JSON, which collectors accept on the same port)`,
+    );
   }
   const headers = {
     ...parseHeaders('OTEL_EXPORTER_OTLP_HEADERS', env.OTEL_EXPORTER_OTLP_HEADERS, problems),

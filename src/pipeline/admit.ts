@@ -11,9 +11,7 @@ import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
 /** What admission decided for a call that passed the local gates. */
 export type AdmitOutcome =
-  | { kind: 'run'; probe: boolean; replayLease: boolean }
-  | { kind: 'replayed'; result: StoredResult }
-  | { kind: 'stopped' };
+  { kind: 'run'; probe: boolean; replayLease: boolean } | { kind: 'replayed'; result: StoredResult } | { kind: 'stopped' };
 
 /** Which call of whose session a request to the store is about; admit and settle both start from it. */
 export function storeCall(call: PlannedCall, ctx: ExecContext): CallRef & { tool: string } {
@@ -39,7 +37,10 @@ function stateUnavailable(message: string): GatewayError {
   return new GatewayError('STATE_UNAVAILABLE', { message, retryAfterMs: 1_000, suggestion: 'Retry shortly.' });
 }
 
-/** Whether a call cannot run safely without the state store (lock injection, replay of a side-effecting call): those answer STATE_UNAVAILABLE, read-only calls still run. */
+/**
+ * Whether a call cannot run safely without the state store (lock injection, replay of a side-effecting call): those answer
+ * STATE_UNAVAILABLE, read-only calls still run.
+ */
 function needsState(request: AdmitRequest): boolean {
   return request.replay !== undefined || request.approval !== undefined || request.lockPath !== undefined;
 }
@@ -55,16 +56,29 @@ function awaitRunning(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): 
     deps,
     ctx.log,
     async () => {
-      const result = await deps.state.awaitResult({ tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id }, callTimeout(call, ctx));
+      const result = await deps.state.awaitResult(
+        { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id },
+        callTimeout(call, ctx),
+      );
       return result ? { kind: 'replayed', result } : stop(call, stillRunningError(call));
     },
     // The store went away while waiting: this call cannot be answered, the rest of the batch still can.
-    () => stop(call, stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`)),
+    () =>
+      stop(
+        call,
+        stateUnavailable(`The state store became unreachable while waiting for the result of ${call.id}, which another request runs.`),
+      ),
   );
 }
 
 /** Each answer to the gate it belongs to, which says what it means for the call. */
-function interpret(call: PlannedCall, request: AdmitRequest, admission: Admission, ctx: ExecContext, deps: PipelineDeps): AdmitOutcome | Promise<AdmitOutcome> {
+function interpret(
+  call: PlannedCall,
+  request: AdmitRequest,
+  admission: Admission,
+  ctx: ExecContext,
+  deps: PipelineDeps,
+): AdmitOutcome | Promise<AdmitOutcome> {
   switch (admission.outcome) {
     case 'admitted':
       if (request.lockPath !== undefined) injectLock(call, admission.lock);

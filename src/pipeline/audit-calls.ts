@@ -60,7 +60,16 @@ function unavailable(call: PlannedCall, result: CallResult): CallResult {
     retryAfterMs: 1_000,
     suggestion: 'Retry the same call shortly.',
   });
-  return { tool_call_id: call.id, name: call.name, status: 'error', text: '', error: error.toCallError(), truncated: null, stats: result.stats, replayed: false };
+  return {
+    tool_call_id: call.id,
+    name: call.name,
+    status: 'error',
+    text: '',
+    error: error.toCallError(),
+    truncated: null,
+    stats: result.stats,
+    replayed: false,
+  };
 }
 
 /**
@@ -70,7 +79,13 @@ function unavailable(call: PlannedCall, result: CallResult): CallResult {
  * instead of its result. Read-only calls' records are written within
  * `audit.flush_ms`, and are counted when the trail is failing.
  */
-export async function auditCalls(calls: readonly PlannedCall[], answers: Answers, hashes: readonly string[], ctx: ExecContext, deps: PipelineDeps): Promise<Answers> {
+export async function auditCalls(
+  calls: readonly PlannedCall[],
+  answers: Answers,
+  hashes: readonly string[],
+  ctx: ExecContext,
+  deps: PipelineDeps,
+): Promise<Answers> {
   const trail = deps.audit;
   if (!trail) return answers;
   const requestId = ctx.requestId ?? '';
@@ -79,7 +94,13 @@ export async function auditCalls(calls: readonly PlannedCall[], answers: Answers
     const durable = call.entry !== undefined && !call.entry.concurrencySafe;
     if (!durable && !trail.writable) deps.metrics.auditUnrecorded.inc({ kind: 'read_only' });
     const stored = trail.record(entryOf(call, answers.results[i]!, hashes[i]!, ctx, requestId), durable);
-    if (stored) waits.push(stored.then(() => undefined, () => i));
+    if (stored)
+      waits.push(
+        stored.then(
+          () => undefined,
+          () => i,
+        ),
+      );
   });
   if (waits.length === 0) return answers;
   const failed = (await Promise.all(waits)).filter((i) => i !== undefined);

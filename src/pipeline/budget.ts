@@ -45,7 +45,8 @@ export const SPILL_ERROR = 'The spill store is unavailable: the output was cut t
  * so the payload is cut to the budget all the same.
  */
 export function truncationRecord(outcome: SpillOutcome): TruncationRecord {
-  if (isSpillFailure(outcome)) return { original_bytes: outcome.bytes, uri: null, url: null, sha256: outcome.sha256, spill_error: SPILL_ERROR };
+  if (isSpillFailure(outcome))
+    return { original_bytes: outcome.bytes, uri: null, url: null, sha256: outcome.sha256, spill_error: SPILL_ERROR };
   return { original_bytes: outcome.bytes, uri: outcome.uri, url: `/outputs/${outcome.id}`, sha256: outcome.sha256 };
 }
 
@@ -194,7 +195,12 @@ function shell(payload: Payload, truncated: TruncationRecord | null, keepData: b
 /** The serialized size of `""`, counted in a shell's size and replaced by the kept text's. */
 const EMPTY_TEXT_BYTES = 2;
 
-function cutToFit(payload: Payload, record: TruncationRecord, target: number, hint: ResumeHint | undefined): { payload: Payload; bytes: number } {
+function cutToFit(
+  payload: Payload,
+  record: TruncationRecord,
+  target: number,
+  hint: ResumeHint | undefined,
+): { payload: Payload; bytes: number } {
   let cut = shell(payload, record, true);
   let base = payloadBytes(cut);
   if (base > target && payload.data !== undefined) {

@@ -20,7 +20,10 @@ function permissionOf(call: PlannedCall, code: string | undefined): SpanAttribut
   return code === 'PERMISSION_DENIED' ? { 'toolgate.permission': 'deny' } : {};
 }
 
-/** The breaker as the call met it: open (refused), half_open (this call was the probe), closed (ran); absent when the call stopped before it. */
+/**
+ * The breaker as the call met it: open (refused), half_open (this call was the probe), closed (ran); absent when the call stopped before
+ * it.
+ */
 function breakerOf(code: string | undefined, ran: boolean, probe: boolean): string | undefined {
   if (code === 'CIRCUIT_OPEN') return 'open';
   if (!ran) return undefined;

@@ -8,7 +8,13 @@ import { circuitsFor } from './circuits.js';
 import type { Caller, ExecContext, PipelineDeps } from './types.js';
 
 /** Per registry version (its tool array): what was worked out for it, at most `kept` entries of each kind, the oldest going first. */
-export function keptFor<V>(cache: WeakMap<readonly RegisteredTool[], Map<string, V>>, registry: readonly RegisteredTool[], key: string, kept: number, make: () => V): V {
+export function keptFor<V>(
+  cache: WeakMap<readonly RegisteredTool[], Map<string, V>>,
+  registry: readonly RegisteredTool[],
+  key: string,
+  kept: number,
+  make: () => V,
+): V {
   let entries = cache.get(registry);
   if (!entries) cache.set(registry, (entries = new Map()));
   let value = entries.get(key);
@@ -48,7 +54,7 @@ export async function searchAllowed(
 ): Promise<{ matches: RegisteredTool[]; circuits: CircuitStatus[] }> {
   const registry = deps.registry.list();
   const allows = (e: RegisteredTool) => caller.allows(e.name);
-  for (let want = limit; ; ) {
+  for (let want = limit; ;) {
     const matches = searchTools(registry, query, want, allows);
     const circuits = await circuitsFor(matches, caller, deps, log);
     const open = circuits.filter((c) => c.state === 'open').length;
@@ -66,7 +72,17 @@ export function catalogView(ctx: ExecContext, deps: PipelineDeps): CatalogView {
       // One more than asked for, in case `exclude` is among them.
       const { matches, circuits } = await searchAllowed(query, limit + 1, ctx.caller, deps, ctx.log);
       const found = matches.filter((e, i) => circuits[i]!.state !== 'open' && e.name !== exclude).slice(0, limit);
-      return { tools: wrapTools(format, renderTools(format, found.map((e) => e.tool), false)), names: found.map((e) => e.name) };
+      return {
+        tools: wrapTools(
+          format,
+          renderTools(
+            format,
+            found.map((e) => e.tool),
+            false,
+          ),
+        ),
+        names: found.map((e) => e.name),
+      };
     },
   };
 }

@@ -33,7 +33,12 @@ export function contentBytes(payload: Pick<Payload, 'content'>): number {
  * base64 not included) into `budgetBytes`, largest first, by the rule above.
  * Returns the payloads, those whose blocks moved copied and marked partial.
  */
-export async function fitContent(payloads: readonly Payload[], jsonBytes: readonly number[], budgetBytes: number, spill: SpillBytes): Promise<Payload[]> {
+export async function fitContent(
+  payloads: readonly Payload[],
+  jsonBytes: readonly number[],
+  budgetBytes: number,
+  spill: SpillBytes,
+): Promise<Payload[]> {
   const result = payloads.slice();
   const inline: Array<{ payload: number; index: number; bytes: number }> = [];
   let total = 0;

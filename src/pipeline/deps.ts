@@ -52,6 +52,13 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
     health: new Outage(parts.logger, parts.metrics.stateUnavailable, STATE_OUTAGE),
     spillHealth: new Outage(parts.logger, parts.metrics.spillFailures, SPILL_OUTAGE),
     guardrails: createGuardrails(config.guardrails),
-    config: { limits: config.limits, state: config.state, defaults: config.defaults, keys: config.keys, toolsets: config.toolsets, approvals: config.approvals },
+    config: {
+      limits: config.limits,
+      state: config.state,
+      defaults: config.defaults,
+      keys: config.keys,
+      toolsets: config.toolsets,
+      approvals: config.approvals,
+    },
   };
 }

@@ -48,7 +48,8 @@ export async function executeOnce(
   );
   if (claim.outcome === 'mismatch') {
     throw new GatewayError('IDEMPOTENCY_MISMATCH', {
-      message: 'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order), another session or another toolset.',
+      message:
+        'This Idempotency-Key was already used with other tool calls (tool names and arguments, in order), another session or another toolset.',
     });
   }
   const replayed = (stored: StoredResult): RequestOutcome => ({

@@ -7,7 +7,10 @@ import { fingerprintOf } from './gates/replay.js';
 import { validateGate } from './gates/validate.js';
 import type { ExecContext, LocalGate, PipelineDeps, PlannedCall } from './types.js';
 
-/** Gates 1-3, which need no shared state, in order (parse, lookup, validate; between the last two, the audit trail's refusal while it cannot be written); gate 4 (permission) follows once the spellings are known. */
+/**
+ * Gates 1-3, which need no shared state, in order (parse, lookup, validate; between the last two, the audit trail's refusal while it cannot
+ * be written); gate 4 (permission) follows once the spellings are known.
+ */
 const BEFORE_PERMISSION: readonly LocalGate[] = [parseGate, lookupGate, auditGate, validateGate];
 
 interface Planning {

@@ -5,15 +5,28 @@ import { callSpanName, endCallSpan } from './call-span.js';
 import type { Finished } from './run-call.js';
 import type { ExecContext, PipelineDeps } from './types.js';
 
-/** A call's span, ended with its gate outcomes: the executed call's own, or one for a call a gate stopped or replayed, from when the request's calls arrived. */
+/**
+ * A call's span, ended with its gate outcomes: the executed call's own, or one for a call a gate stopped or replayed, from when the
+ * request's calls arrived.
+ */
 function traceCall(finished: Finished, payload: VisiblePayload, ctx: ExecContext, span: TraceSpan, arrived: number): void {
   const { call, result, outcome } = finished;
   const own = finished.span ?? span.child(callSpanName(call), undefined, arrived);
   endCallSpan(own, call, { result, payload, ran: outcome !== undefined, probe: outcome?.probe === true }, ctx, finished.ended ?? arrived);
 }
 
-/** What a request's calls leave once answered: their metrics, one log line each (`bytes`: the sha256 of what the model sees) and, with tracing on, their spans. */
-export function record(finished: readonly Finished[], payloads: readonly VisiblePayload[], ctx: ExecContext, deps: PipelineDeps, bytes: readonly string[], arrived: number): void {
+/**
+ * What a request's calls leave once answered: their metrics, one log line each (`bytes`: the sha256 of what the model sees) and, with
+ * tracing on, their spans.
+ */
+export function record(
+  finished: readonly Finished[],
+  payloads: readonly VisiblePayload[],
+  ctx: ExecContext,
+  deps: PipelineDeps,
+  bytes: readonly string[],
+  arrived: number,
+): void {
   finished.forEach(({ call, result, redactions }, i) => {
     const code = result.error?.code ?? '';
     for (const [kind, count] of Object.entries(redactions ?? {})) deps.metrics.redactions.inc({ tool: call.name, kind }, count);

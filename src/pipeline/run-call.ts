@@ -22,7 +22,10 @@ export interface Finished {
   error?: GatewayError;
   /** The payload as serialized by the per-call budget, when it kept it whole (see applyCallBudget). */
   json?: string;
-  /** With tracing on, an executed call's span, open from before its tool ran, and when the tool and the per-call budget were done (epoch ms). */
+  /**
+   * With tracing on, an executed call's span, open from before its tool ran, and when the tool and the per-call budget were done (epoch
+   * ms).
+   */
   span?: TraceSpan;
   ended?: number;
   /** What the guardrails redacted from an executed call's output, by kind. */
@@ -68,7 +71,12 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
 }
 
 /** The tool has run: a spill store failure cuts its payload all the same (spillFor never rejects for one), never turns it into an error. */
-async function withinCallBudget(result: CallResult, tool: Tool, spill: ReturnType<typeof spillFor>, deps: PipelineDeps): Promise<{ result: CallResult; json?: string }> {
+async function withinCallBudget(
+  result: CallResult,
+  tool: Tool,
+  spill: ReturnType<typeof spillFor>,
+  deps: PipelineDeps,
+): Promise<{ result: CallResult; json?: string }> {
   const budget = deps.config.limits.call_budget_bytes;
   if (result.content) result = withPayload(result, (await fitContent([result], [payloadBytes(result)], budget, spill))[0]!);
   const budgeted = await applyCallBudget(result, budget - contentBytes(result), spill, tool.resumeHint);

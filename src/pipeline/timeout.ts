@@ -53,7 +53,16 @@ export async function runWithTimeout<T>(timeoutMs: number, work: (abort: CallAbo
       controller.abort(error);
       reject(error);
     };
-    timer = setTimeout(() => end(new GatewayError('TIMEOUT', { message: `The tool did not finish within ${timeoutMs} ms.`, suggestion: 'Retry, or ask for less work in one call.' })), timeoutMs);
+    timer = setTimeout(
+      () =>
+        end(
+          new GatewayError('TIMEOUT', {
+            message: `The tool did not finish within ${timeoutMs} ms.`,
+            suggestion: 'Retry, or ask for less work in one call.',
+          }),
+        ),
+      timeoutMs,
+    );
     if (!cancel) return;
     stop = () => end(new GatewayError('CANCELLED', { message: 'The client cancelled the call.' }));
     if (cancel.aborted) stop();

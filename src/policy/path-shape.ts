@@ -9,7 +9,9 @@ import type { RE2JS } from 're2js';
  * exist to be tested one by one.
  */
 export interface PathShape {
-  /** The literal text every match starts with, when the pattern is anchored at the start (`^…`); undefined when a match may start anywhere. */
+  /**
+   * The literal text every match starts with, when the pattern is anchored at the start (`^…`); undefined when a match may start anywhere.
+   */
   prefix?: string;
   /** The pattern matches `prefix` and nothing else (`^\.env$`). */
   exact: boolean;
@@ -142,7 +144,8 @@ export function matchesEveryExtension(re: RE2JS, text: string): boolean {
     threads = [];
     for (const pc of consuming) {
       const inst = prog.inst[pc]!;
-      const takes = inst.op === RUNE_ANY || (inst.op === RUNE_ANY_NOT_NL ? r !== 10 : inst.op === RUNE1 ? inst.runes[0] === r : inst.matchRune(r));
+      const takes =
+        inst.op === RUNE_ANY || (inst.op === RUNE_ANY_NOT_NL ? r !== 10 : inst.op === RUNE1 ? inst.runes[0] === r : inst.matchRune(r));
       if (takes) threads.push(inst.out);
     }
   }

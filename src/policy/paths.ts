@@ -82,7 +82,8 @@ export function createPathRules(rules: readonly PolicyRuleSpec[]): PathRules {
       .map(([arg, re]) => ({ arg, re: compilePolicyPattern(re) }));
     compiled.push({ index, decision: rule.decision, path, others, matchesTool, reads, writes, shape: pathShape(path) });
   });
-  const onPathAlone = (access: 'read' | 'write') => compiled.filter((rule) => rule.others.length === 0 && (access === 'read' ? rule.reads : rule.writes));
+  const onPathAlone = (access: 'read' | 'write') =>
+    compiled.filter((rule) => rule.others.length === 0 && (access === 'read' ? rule.reads : rule.writes));
   const forReading = onPathAlone('read');
   const forWriting = onPathAlone('write');
   const decide = (on: readonly PathRule[], path: string): Decision => {

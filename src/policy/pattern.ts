@@ -3,7 +3,10 @@ import { RE2JS, RE2JSSyntaxException } from 're2js';
 /** What RE2 is missing that JavaScript has, said only when the pattern uses it. */
 const UNSUPPORTED = 'lookaround/backreferences are not supported (RE2)';
 
-/** RE2's parse error (its description, Go regexp/syntax's wording, pinned by a test; and the piece it stopped at) as what is wrong and what to write instead. */
+/**
+ * RE2's parse error (its description, Go regexp/syntax's wording, pinned by a test; and the piece it stopped at) as what is wrong and what
+ * to write instead.
+ */
 function explain(code: string, piece: string | null): string {
   // Quoted as written: JSON quoting would double every backslash of the pattern.
   const at = piece ? ` "${piece}"` : '';

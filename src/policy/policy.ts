@@ -17,7 +17,12 @@ interface PolicyVerdict {
 
 /** The permission policy: rules from the config, compiled once. */
 export interface Policy {
-  decide(tool: string, args: Record<string, unknown>, requiresApproval: boolean, classify?: (args: Record<string, unknown>) => ToolClassification): PolicyVerdict;
+  decide(
+    tool: string,
+    args: Record<string, unknown>,
+    requiresApproval: boolean,
+    classify?: (args: Record<string, unknown>) => ToolClassification,
+  ): PolicyVerdict;
   /** Whether some rule on this tool looks at its arguments: only then are their other spellings worth finding. */
   readsArgs(tool: string): boolean;
 }
@@ -67,7 +72,8 @@ export function createPolicy(rules: readonly PolicyRuleSpec[]): Policy {
     decide(tool, args, requiresApproval, classify) {
       const own = classify?.(args);
       if (own === 'unknown') return { decision: 'deny', reason: 'the tool cannot classify these arguments' };
-      if (typeof own === 'object' && 'unknown' in own) return { decision: 'deny', reason: `the tool cannot classify these arguments: ${own.unknown}` };
+      if (typeof own === 'object' && 'unknown' in own)
+        return { decision: 'deny', reason: `the tool cannot classify these arguments: ${own.unknown}` };
       let verdict: PolicyVerdict = requiresApproval
         ? { decision: 'ask', reason: 'the tool requires approval' }
         : { decision: 'allow', reason: 'no rule matched' };
@@ -77,7 +83,11 @@ export function createPolicy(rules: readonly PolicyRuleSpec[]): Policy {
       const rulesOn = rulesFor(tool);
       for (const rule of rulesOn) {
         const outcome = test(rule, args);
-        if (outcome === 'unclassifiable') raise('deny', `policy rule ${rule.index} cannot classify argument ${rule.when.find(({ arg }) => typeof args[arg] !== 'string')!.arg}`);
+        if (outcome === 'unclassifiable')
+          raise(
+            'deny',
+            `policy rule ${rule.index} cannot classify argument ${rule.when.find(({ arg }) => typeof args[arg] !== 'string')!.arg}`,
+          );
         else if (outcome === 'match') raise(rule.decision, `policy rule ${rule.index}`);
       }
       if (own === undefined) return verdict;
@@ -86,7 +96,8 @@ export function createPolicy(rules: readonly PolicyRuleSpec[]): Policy {
         let decided: PolicyVerdict | undefined;
         for (const rule of rulesOn) {
           if (rule.when.length === 0 || test(rule, part.args) !== 'match') continue;
-          if (!decided || RANK[rule.decision] > RANK[decided.decision]) decided = { decision: rule.decision, reason: `policy rule ${rule.index}` };
+          if (!decided || RANK[rule.decision] > RANK[decided.decision])
+            decided = { decision: rule.decision, reason: `policy rule ${rule.index}` };
         }
         decided ??= { decision: part.decision, reason: part.reason };
         raise(decided.decision, decided.reason);

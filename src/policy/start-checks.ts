@@ -57,7 +57,12 @@ export function localReachProblems(input: ReachInput, known: readonly ToolShape[
 }
 
 /** Once the servers have answered (`answered[i]` for the server of `prefixes[i]`): the rules and entries the first step left out. */
-export function upstreamReachProblems(input: ReachInput, answered: readonly boolean[], known: readonly ToolShape[], served: readonly string[]): string[] {
+export function upstreamReachProblems(
+  input: ReachInput,
+  answered: readonly boolean[],
+  known: readonly ToolShape[],
+  served: readonly string[],
+): string[] {
   const up = input.prefixes.filter((_, i) => answered[i]);
   const down = input.prefixes.filter((_, i) => !answered[i]);
   const rules = rulesOn(rulesOn(input.written.rules, up, true), down, false);

@@ -25,14 +25,20 @@ export function toolsetPatterns(toolsets: ToolsetsConfig, names: readonly string
  * agent fewer tools than meant, so it stops start-up. Entries `unchecked`
  * says may name a tool not known yet (an MCP server not up) are skipped.
  */
-export function toolsetProblems(toolsets: ToolsetsConfig, names: readonly string[], unchecked: (entry: string) => boolean = () => false): string[] {
+export function toolsetProblems(
+  toolsets: ToolsetsConfig,
+  names: readonly string[],
+  unchecked: (entry: string) => boolean = () => false,
+): string[] {
   const problems: string[] = [];
   for (const [set, entries] of Object.entries(toolsets)) {
     entries.forEach((entry, i) => {
       if (unchecked(entry)) return;
       const matches = toolNameMatcher(entry);
       if (!names.some((name) => matches(name))) {
-        problems.push(`toolsets.${set}.${i}: "${entry}" names no tool and matches none as a glob; check the name (GET /tools lists them), or remove it`);
+        problems.push(
+          `toolsets.${set}.${i}: "${entry}" names no tool and matches none as a glob; check the name (GET /tools lists them), or remove it`,
+        );
       }
     });
   }

@@ -15,13 +15,20 @@ const DiffPreviewSchema = Type.Object(
   {
     kind: Type.Literal('diff'),
     path: Type.String({ description: 'The workspace-relative path the call writes.' }),
-    diff: Type.String({ description: 'Unified diff of the file as it was when the request was made against what the call would leave; empty when the call would fail.' }),
+    diff: Type.String({
+      description:
+        'Unified diff of the file as it was when the request was made against what the call would leave; empty when the call would fail.',
+    }),
     new_file: Type.Boolean({ description: 'No file is there yet: the diff shows the whole new file.' }),
-    base: Type.Union([FileStampSchema, Type.Null()], { description: 'mtime and size of the file the diff was made against; null for a new file.' }),
+    base: Type.Union([FileStampSchema, Type.Null()], {
+      description: 'mtime and size of the file the diff was made against; null for a new file.',
+    }),
     truncated: Type.Boolean({ description: 'The diff was cut at 200 KB (the note says how much there was).' }),
     note: Type.Optional(Type.String({ description: 'What a person should know: the diff was cut, or the call would fail as things are.' })),
     file_changed: Type.Optional(
-      Type.Boolean({ description: 'Added when read: the file is no longer the one the diff was made against (or is gone, or was created since).' }),
+      Type.Boolean({
+        description: 'Added when read: the file is no longer the one the diff was made against (or is gone, or was created since).',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -31,7 +38,9 @@ const CommandPreviewSchema = Type.Object(
   {
     kind: Type.Literal('command'),
     command: Type.String(),
-    class: Type.Union([Type.Literal('allow'), Type.Literal('ask'), Type.Literal('deny')], { description: "The command's class, the most restrictive of its parts." }),
+    class: Type.Union([Type.Literal('allow'), Type.Literal('ask'), Type.Literal('deny')], {
+      description: "The command's class, the most restrictive of its parts.",
+    }),
     reasons: Type.Array(Type.String(), { description: 'What the classifier said of each simple command in it.' }),
     sandbox: Type.Union([Type.Literal('bwrap'), Type.Literal('none')], { description: 'Where it would run.' }),
   },

@@ -37,7 +37,11 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, retryable: false, message: 'The file changed since it was read; Read it again, then retry.' },
   UPSTREAM_ERROR: { status: 502, retryable: true, message: 'The upstream service answered with an error.' },
   EXECUTION_FAILED: { status: 500, retryable: false, message: 'The tool failed.' },
-  IMAGE_TOO_LARGE: { status: 413, retryable: false, message: 'An image of the output is over limits.image_bytes; it is kept in the spill store.' },
+  IMAGE_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    message: 'An image of the output is over limits.image_bytes; it is kept in the spill store.',
+  },
   COMMAND_FAILED: { status: 422, retryable: false, message: 'The command exited with a non-zero status.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 

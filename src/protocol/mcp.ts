@@ -41,10 +41,7 @@ interface RpcCall {
 }
 
 /** A received message: a call, a response to a request we never send, or something that is not JSON-RPC. */
-type RpcMessage =
-  | { kind: 'call'; call: RpcCall }
-  | { kind: 'response' }
-  | { kind: 'invalid'; id: RpcId | null; message: string };
+type RpcMessage = { kind: 'call'; call: RpcCall } | { kind: 'response' } | { kind: 'invalid'; id: RpcId | null; message: string };
 
 interface RpcError {
   code: number;
@@ -53,8 +50,7 @@ interface RpcError {
 }
 
 export type RpcResponse =
-  | { jsonrpc: '2.0'; id: RpcId; result: Record<string, unknown> }
-  | { jsonrpc: '2.0'; id: RpcId | null; error: RpcError };
+  { jsonrpc: '2.0'; id: RpcId; result: Record<string, unknown> } | { jsonrpc: '2.0'; id: RpcId | null; error: RpcError };
 
 /** A text content block; `_meta` is for clients and never reaches the model (basic, "General fields"). */
 interface TextContent {
@@ -101,7 +97,9 @@ export function classify(value: unknown): RpcMessage {
 }
 
 /** `tools/call` params (schema, CallToolRequest); `problem` says what fails the schema. */
-export function callToolParams(params: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } | { problem: string } {
+export function callToolParams(
+  params: Record<string, unknown>,
+): { name: string; arguments: Record<string, unknown> } | { problem: string } {
   if (typeof params.name !== 'string') return { problem: 'tools/call needs params.name, a string.' };
   const args = params.arguments ?? {};
   if (!isRecord(args)) return { problem: 'params.arguments must be an object.' };

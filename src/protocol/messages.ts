@@ -33,7 +33,10 @@ interface OpenAIImageMessage {
   content: Record<string, unknown>[];
 }
 
-/** OpenAI Responses: one `input` item per call; the Responses API takes no `role: "tool"` message. With images, `output` is a list of `input_text` and `input_image` items. */
+/**
+ * OpenAI Responses: one `input` item per call; the Responses API takes no `role: "tool"` message. With images, `output` is a list of
+ * `input_text` and `input_image` items.
+ */
 interface ResponsesFunctionCallOutput {
   type: 'function_call_output';
   call_id: string;
@@ -52,7 +55,8 @@ interface GeminiFunctionResponseMessage {
   parts: { functionResponse: { id?: string; name: string; response: Record<string, unknown>; parts?: Record<string, unknown>[] } }[];
 }
 
-export type ProviderMessage = OpenAIToolMessage | OpenAIImageMessage | ResponsesFunctionCallOutput | AnthropicToolResultMessage | GeminiFunctionResponseMessage;
+export type ProviderMessage =
+  OpenAIToolMessage | OpenAIImageMessage | ResponsesFunctionCallOutput | AnthropicToolResultMessage | GeminiFunctionResponseMessage;
 
 /**
  * Render the response's `messages` in request order. A batch without calls
@@ -74,7 +78,12 @@ export function renderMessages(format: CallFormat, results: readonly ToolResultI
     return [
       {
         role: 'user',
-        content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.tool_call_id, content: anthropicContent(r.content, r.blocks), is_error: r.is_error })),
+        content: results.map((r) => ({
+          type: 'tool_result',
+          tool_use_id: r.tool_call_id,
+          content: anthropicContent(r.content, r.blocks),
+          is_error: r.is_error,
+        })),
       },
     ];
   }

@@ -17,8 +17,10 @@ export function mcpBlocks(content: readonly ContentBlock[]): Record<string, unkn
     const mimeType = block.mime_type === null ? {} : { mimeType: block.mime_type };
     if (block.type === 'resource_link') return { type: 'resource_link', uri: block.uri, name: block.name, ...mimeType };
     if ('data' in block && block.type !== 'resource') return { type: block.type, data: block.data, mimeType: block.mime_type };
-    if (block.type === 'resource' && 'data' in block && block.data !== undefined) return { type: 'resource', resource: { uri: block.uri, ...mimeType, blob: block.data } };
-    if (block.type === 'resource' && 'text' in block && block.text !== undefined) return { type: 'resource', resource: { uri: block.uri, ...mimeType, text: block.text } };
+    if (block.type === 'resource' && 'data' in block && block.data !== undefined)
+      return { type: 'resource', resource: { uri: block.uri, ...mimeType, blob: block.data } };
+    if (block.type === 'resource' && 'text' in block && block.text !== undefined)
+      return { type: 'resource', resource: { uri: block.uri, ...mimeType, text: block.text } };
     return { type: 'text', text: blockText(block) };
   });
 }
@@ -36,18 +38,30 @@ function imagesOf(content: readonly ContentBlock[] | undefined, types = IMAGE_TY
 
 const dataUrl = (image: InlineMedia) => `data:${image.mime_type};base64,${image.data}`;
 
-/** Anthropic `tool_result` content: the payload as a text block, then each image as a base64 `image` block; the payload string alone when there is none. */
+/**
+ * Anthropic `tool_result` content: the payload as a text block, then each image as a base64 `image` block; the payload string alone when
+ * there is none.
+ */
 export function anthropicContent(payload: string, content: readonly ContentBlock[] | undefined): string | Record<string, unknown>[] {
   const images = imagesOf(content);
   if (images.length === 0) return payload;
-  return [{ type: 'text', text: payload }, ...images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mime_type, data: image.data } }))];
+  return [
+    { type: 'text', text: payload },
+    ...images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mime_type, data: image.data } })),
+  ];
 }
 
-/** Responses `function_call_output.output`: `input_text` with the payload, then an `input_image` per image; the payload string alone when there is none. */
+/**
+ * Responses `function_call_output.output`: `input_text` with the payload, then an `input_image` per image; the payload string alone when
+ * there is none.
+ */
 export function responsesOutput(payload: string, content: readonly ContentBlock[] | undefined): string | Record<string, unknown>[] {
   const images = imagesOf(content);
   if (images.length === 0) return payload;
-  return [{ type: 'input_text', text: payload }, ...images.map((image) => ({ type: 'input_image', image_url: dataUrl(image), detail: 'auto' }))];
+  return [
+    { type: 'input_text', text: payload },
+    ...images.map((image) => ({ type: 'input_image', image_url: dataUrl(image), detail: 'auto' })),
+  ];
 }
 
 /** Gemini `functionResponse.parts`: each image as inline data; undefined when there is none. */

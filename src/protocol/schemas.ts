@@ -46,7 +46,9 @@ const RpcErrorSchema = Type.Object(
     error: Type.Object({
       code: Type.Integer(),
       message: Type.String(),
-      data: Type.Optional(Type.Unknown({ description: 'For a refusal of the HTTP exchange, {code, details?} with the gateway\'s ErrorCode.' })),
+      data: Type.Optional(
+        Type.Unknown({ description: "For a refusal of the HTTP exchange, {code, details?} with the gateway's ErrorCode." }),
+      ),
     }),
   },
   { $id: 'RpcError', description: 'Every error answer of /mcp: a JSON-RPC 2.0 error, id null unless it answers a known request.' },
@@ -97,12 +99,19 @@ const CallResultSchema = Type.Object(
 const ExecuteResponseSchema = Type.Object(
   {
     results: Type.Array(ref('CallResult')),
-    messages: Type.Array(Type.Unknown(), { description: 'Ready-to-append messages in the request format (openai, responses, anthropic or gemini).' }),
+    messages: Type.Array(Type.Unknown(), {
+      description: 'Ready-to-append messages in the request format (openai, responses, anthropic or gemini).',
+    }),
   },
   { $id: 'ExecuteResponse' },
 );
 
-const ExecutionStatusSchema = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]);
+const ExecutionStatusSchema = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('running'),
+  Type.Literal('completed'),
+  Type.Literal('failed'),
+]);
 
 const ExecutionAcceptedSchema = Type.Object(
   {
@@ -117,7 +126,9 @@ const ExecutionSchema = Type.Object(
   {
     execution_id: Type.String(),
     status: ExecutionStatusSchema,
-    results: Type.Optional(Type.Array(ref('CallResult'), { description: 'Once completed: what the synchronous request would have answered.' })),
+    results: Type.Optional(
+      Type.Array(ref('CallResult'), { description: 'Once completed: what the synchronous request would have answered.' }),
+    ),
     messages: Type.Optional(Type.Array(Type.Unknown())),
     error: Type.Optional(ref('CallError')),
   },

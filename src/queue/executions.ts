@@ -4,7 +4,14 @@ import type { Config } from '../config/schema.js';
 import { GatewayError } from '../protocol/errors.js';
 import { executeResponse } from '../protocol/response.js';
 import { queueConnection, type QueueConnectionOptions } from './connection.js';
-import { EXECUTION_ID, EXECUTIONS_QUEUE, type ExecutionBody, type ExecutionJob, type ExecutionOutcome, type ExecutionStatus } from './job.js';
+import {
+  EXECUTION_ID,
+  EXECUTIONS_QUEUE,
+  type ExecutionBody,
+  type ExecutionJob,
+  type ExecutionOutcome,
+  type ExecutionStatus,
+} from './job.js';
 
 /** How long a submission waits for Redis before it answers STATE_UNAVAILABLE. */
 const SUBMIT_TIMEOUT_MS = 2_000;
@@ -45,7 +52,8 @@ export function failedBody(id: string): ExecutionBody {
     execution_id: id,
     status: 'failed',
     error: new GatewayError('INTERNAL', {
-      message: 'The execution could not be completed; calls that ran kept their results, so resubmitting the batch with the same call ids and session runs only the rest.',
+      message:
+        'The execution could not be completed; calls that ran kept their results, so resubmitting the batch with the same call ids and session runs only the rest.',
     }).toCallError(),
   };
 }

@@ -64,7 +64,14 @@ export interface ExecutionBody {
 export function jobOf(
   calls: NormalizedCall[],
   caller: Caller,
-  request: { sessionId: string; format: CallFormat; timeoutMs?: number; callbackUrl?: string; model?: string | undefined; trace?: TraceHeaders | undefined },
+  request: {
+    sessionId: string;
+    format: CallFormat;
+    timeoutMs?: number;
+    callbackUrl?: string;
+    model?: string | undefined;
+    trace?: TraceHeaders | undefined;
+  },
   now: number,
 ): ExecutionJob {
   const job: ExecutionJob = {

@@ -75,7 +75,10 @@ export class QueuedWebhookOutbox implements WebhookOutbox {
         removeOnFail: KEEP_FAILED,
       })
       .catch((err: unknown) => {
-        this.deps.logger.warn({ err, webhook_delivery: delivery.id }, 'webhook not queued (Redis unreachable): delivering it from this process');
+        this.deps.logger.warn(
+          { err, webhook_delivery: delivery.id },
+          'webhook not queued (Redis unreachable): delivering it from this process',
+        );
         this.fallback.send(delivery);
       });
   }

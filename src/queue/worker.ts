@@ -63,7 +63,12 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
     connections.push(client);
     return client;
   };
-  const common = { prefix: deps.connection.prefix, lockDuration: deps.config.lock_ms, stalledInterval: deps.config.lock_ms, maxStalledCount: MAX_RECOVERIES };
+  const common = {
+    prefix: deps.connection.prefix,
+    lockDuration: deps.config.lock_ms,
+    stalledInterval: deps.config.lock_ms,
+    maxStalledCount: MAX_RECOVERIES,
+  };
   const callbacks = new Queue<CallbackJob>(CALLBACKS_QUEUE, { connection: connect(), prefix: deps.connection.prefix });
   callbacks.on('error', (err) => deps.logger.warn({ err }, 'callback queue error'));
   const keep = executionJobOptions(deps.config).removeOnFail;
@@ -81,7 +86,10 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
 
   const run = async (job: Job<ExecutionJob, ExecutionOutcome>): Promise<ExecutionOutcome> => {
     const id = job.id!;
-    const span = deps.tracing?.start('execution', 'consumer', job.data.trace, { 'toolgate.execution_id': id, 'toolgate.attempt': job.attemptsStarted });
+    const span = deps.tracing?.start('execution', 'consumer', job.data.trace, {
+      'toolgate.execution_id': id,
+      'toolgate.attempt': job.attemptsStarted,
+    });
     const log = deps.logger.child(span ? { execution_id: id, trace_id: span.traceId, span_id: span.spanId } : { execution_id: id });
     const ctx = contextOf(job.data, log);
     if (span) ctx.span = span;
@@ -119,7 +127,9 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
       name,
     });
     worker.on('error', (err) => deps.logger.warn({ err }, 'execution worker error'));
-    worker.on('stalled', (id) => deps.logger.warn({ execution_id: id }, 'execution stalled: its worker stopped; it goes back to the queue for another'));
+    worker.on('stalled', (id) =>
+      deps.logger.warn({ execution_id: id }, 'execution stalled: its worker stopped; it goes back to the queue for another'),
+    );
     return worker;
   });
   const callbackWorker = new Worker<CallbackJob>(
@@ -130,7 +140,10 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
   callbackWorker.on('error', (err) => deps.logger.warn({ err }, 'callback worker error'));
   callbackWorker.on('failed', (job, err) => {
     if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
-      deps.logger.error({ execution_id: job.data.execution_id, deliveries: job.attemptsMade, reason: job.failedReason }, 'callback abandoned');
+      deps.logger.error(
+        { execution_id: job.data.execution_id, deliveries: job.attemptsMade, reason: job.failedReason },
+        'callback abandoned',
+      );
     }
   });
 

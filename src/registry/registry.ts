@@ -97,15 +97,21 @@ export class ToolRegistry {
   setSource(source: string, tools: readonly Tool[]): SourceReport {
     const report: SourceReport = { refused: [], invalid: [] };
     const previous = new Map((this.sources.get(source) ?? []).map((e) => [e.name, e]));
-    const taken = new Set([...this.fixed, ...[...this.sources].filter(([name]) => name !== source).flatMap(([, entries]) => entries)].map((e) => e.name));
+    const taken = new Set(
+      [...this.fixed, ...[...this.sources].filter(([name]) => name !== source).flatMap(([, entries]) => entries)].map((e) => e.name),
+    );
     const entries: RegisteredTool[] = [];
     for (const tool of tools) {
       if (!PROVIDER_NAME.test(tool.name)) {
-        report.refused.push(`${JSON.stringify(tool.name.slice(0, 100))}: not a name every provider accepts (1 to 64 of A-Z a-z 0-9 _ -); set a shorter prefix or leave the tool out with include`);
+        report.refused.push(
+          `${JSON.stringify(tool.name.slice(0, 100))}: not a name every provider accepts (1 to 64 of A-Z a-z 0-9 _ -); set a shorter prefix or leave the tool out with include`,
+        );
         continue;
       }
       if (taken.has(tool.name)) {
-        report.refused.push(`${tool.name}: another tool has this name; set a prefix for one of the servers or leave the tool out with include`);
+        report.refused.push(
+          `${tool.name}: another tool has this name; set a prefix for one of the servers or leave the tool out with include`,
+        );
         continue;
       }
       taken.add(tool.name);

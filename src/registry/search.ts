@@ -17,9 +17,25 @@ const STOP_WORDS = new Set(
  */
 const ABBREVIATIONS = new Map(
   Object.entries({
-    repo: 'repository', repos: 'repositories', org: 'organization', orgs: 'organizations', dir: 'directory', dirs: 'directories',
-    config: 'configuration', env: 'environment', auth: 'authentication', db: 'database', msg: 'message', info: 'information',
-    pr: 'pull request', prs: 'pull requests', id: 'identifier', ids: 'identifiers', img: 'image', doc: 'document', docs: 'documents',
+    repo: 'repository',
+    repos: 'repositories',
+    org: 'organization',
+    orgs: 'organizations',
+    dir: 'directory',
+    dirs: 'directories',
+    config: 'configuration',
+    env: 'environment',
+    auth: 'authentication',
+    db: 'database',
+    msg: 'message',
+    info: 'information',
+    pr: 'pull request',
+    prs: 'pull requests',
+    id: 'identifier',
+    ids: 'identifiers',
+    img: 'image',
+    doc: 'document',
+    docs: 'documents',
   }),
 );
 
@@ -230,7 +246,9 @@ export function searchTools(
 ): RegisteredTool[] {
   let index = indexes.get(registry);
   if (!index) {
-    index = buildIndex(registry.map((entry) => ({ name: entry.name, description: entry.tool.description, parameters: entry.tool.parameters, entry })));
+    index = buildIndex(
+      registry.map((entry) => ({ name: entry.name, description: entry.tool.description, parameters: entry.tool.parameters, entry })),
+    );
     indexes.set(registry, index);
   }
   return index.search(query, limit, include && ((doc) => include(doc.entry))).map((doc) => doc.entry);

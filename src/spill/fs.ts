@@ -51,7 +51,10 @@ export class FsSpillStore implements SpillStore {
     this.dir = resolve(options.dir);
     this.ttlMs = options.ttlMs;
     this.clock = options.clock;
-    this.quota = quotaFor(options, { list: (tenant) => this.entries(tenant), remove: (tenant, id) => removeEntry(this.tenantDir(tenant), id) });
+    this.quota = quotaFor(options, {
+      list: (tenant) => this.entries(tenant),
+      remove: (tenant, id) => removeEntry(this.tenantDir(tenant), id),
+    });
   }
 
   async put(tenant: string, content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord> {

@@ -32,7 +32,10 @@ export function refusesStartup(err: unknown): boolean {
 
 function isNetworkError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('UND_ERR_') || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code));
+  return (
+    typeof code === 'string' &&
+    (code.startsWith('UND_ERR_') || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code))
+  );
 }
 
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -68,9 +71,13 @@ export type S3Settings = NonNullable<SpillStoreOptions['s3']>;
 export function s3Target(url: string, s3: S3Settings | undefined, what: string): S3ClientOptions & { prefix: string } {
   const parsed = new URL(url);
   const bucket = parsed.hostname;
-  if (!BUCKET_NAME.test(bucket)) throw new Error(`"${bucket}" is not a bucket name: expected s3://<bucket>/<prefix>, 3 to 63 lowercase letters, digits, dots and hyphens.`);
+  if (!BUCKET_NAME.test(bucket))
+    throw new Error(
+      `"${bucket}" is not a bucket name: expected s3://<bucket>/<prefix>, 3 to 63 lowercase letters, digits, dots and hyphens.`,
+    );
   const { accessKeyId, secretAccessKey, sessionToken } = s3?.credentials ?? {};
-  if (!s3 || !accessKeyId || !secretAccessKey) throw new Error(`an s3:// ${what} needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment.`);
+  if (!s3 || !accessKeyId || !secretAccessKey)
+    throw new Error(`an s3:// ${what} needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment.`);
   return {
     location: { bucket, region: s3.region, ...(s3.endpoint && { endpoint: s3.endpoint }) },
     credentials: { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) },

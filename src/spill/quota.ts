@@ -131,5 +131,10 @@ export function quotaFor(
   shared = false,
 ): TenantQuota | undefined {
   if (options.tenantQuotaBytes === undefined) return undefined;
-  return new TenantQuota({ quotaBytes: options.tenantQuotaBytes, backend, shared, ...(options.onQuotaRemoval && { onRemove: options.onQuotaRemoval }) });
+  return new TenantQuota({
+    quotaBytes: options.tenantQuotaBytes,
+    backend,
+    shared,
+    ...(options.onQuotaRemoval && { onRemove: options.onQuotaRemoval }),
+  });
 }

@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../shared/clock.js';
+import { createdAt, ID_PATTERN, newId, tenantSegment } from './s3-keys.js';
 import { quotaFor, type QuotaEntry, type TenantQuota } from './quota.js';
 import { S3Client, S3Error, xmlValues, type S3Credentials, type S3Location } from './s3-client.js';
 import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
@@ -25,9 +26,6 @@ const PART_BYTES = 5 * 1024 * 1024;
 const CONTENT_TYPE = 'text/plain; charset=utf-8';
 /** A reader of GET /outputs may be slow; S3 only has to keep sending within this. */
 const READ_BODY_TIMEOUT_MS = 300_000;
-/** 6 bytes of creation time (ms) then 16 random bytes, base64url: listing alone tells an entry's age. */
-const ID_PATTERN = /^[A-Za-z0-9_-]{30}$/;
-const SAFE_TENANT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
 
 /** The first `limit` bytes of `body`; the rest is dropped with the connection. */
 function firstBytes(body: Readable, limit: number): Readable {
@@ -46,26 +44,6 @@ function firstBytes(body: Readable, limit: number): Readable {
       }
     })(),
   );
-}
-
-function newId(now: number): string {
-  const bytes = Buffer.alloc(22);
-  bytes.writeUIntBE(Math.max(0, Math.floor(now)), 0, 6);
-  randomBytes(16).copy(bytes, 6);
-  return bytes.toString('base64url');
-}
-
-function createdAt(id: string): number {
-  return Buffer.from(id, 'base64url').readUIntBE(0, 6);
-}
-
-/**
- * The tenant's key segment: the tenant itself when it is a plain name (every
- * configured tenant is), else `~` and its sha256, so no tenant string can
- * add a level, collide with another or exceed S3's key length.
- */
-function tenantSegment(tenant: string): string {
-  return SAFE_TENANT.test(tenant) && tenant !== '..' ? tenant : `~${createHash('sha256').update(tenant, 'utf8').digest('hex')}`;
 }
 
 /**
@@ -130,7 +108,11 @@ export class S3SpillStore implements SpillStore {
     this.prefix = options.prefix === '' ? '' : `${options.prefix}/`;
     this.ttlMs = options.ttlMs;
     this.clock = options.clock;
-    this.quota = quotaFor(options, { list: (tenant) => this.entries(tenant), remove: (tenant, id) => this.remove(this.key(tenant, id)) }, true);
+    this.quota = quotaFor(
+      options,
+      { list: (tenant) => this.entries(tenant), remove: (tenant, id) => this.remove(this.key(tenant, id)) },
+      true,
+    );
   }
 
   async put(tenant: string, content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord> {
@@ -141,8 +123,11 @@ export class S3SpillStore implements SpillStore {
     this.quota?.writing(tenant, id);
     let sha256: string;
     try {
-      sha256 = await this.upload(key, inParts(content, counted), { 'content-type': CONTENT_TYPE, 'x-amz-meta-tenant': tenantSegment(tenant) }, () =>
-        counted.hash.digest('hex'),
+      sha256 = await this.upload(
+        key,
+        inParts(content, counted),
+        { 'content-type': CONTENT_TYPE, 'x-amz-meta-tenant': tenantSegment(tenant) },
+        () => counted.hash.digest('hex'),
       );
     } catch (err) {
       this.quota?.abandon(tenant, id);
@@ -188,7 +173,8 @@ export class S3SpillStore implements SpillStore {
       const [segment, id, ...more] = key.slice(this.prefix.length).split('/');
       return more.length === 0 && segment !== undefined && id !== undefined && ID_PATTERN.test(id) && now - createdAt(id) >= this.ttlMs;
     });
-    // One at a time: the sweep is background work (bulk expiry is the lifecycle rule's), and some servers (s3rver) race on parallel deletes.
+    // One at a time: the sweep is background work (bulk expiry is the lifecycle rule's), and some servers (s3rver) race on parallel
+    // deletes.
     for (const { key } of expired) await this.remove(key);
     return expired.length;
   }
@@ -203,13 +189,27 @@ export class S3SpillStore implements SpillStore {
     const second = await content.next();
     if (second.done) {
       const sha256 = digest();
-      await (await this.client.send({ operation: 'PutObject', method: 'PUT', key, headers: { ...meta, 'x-amz-meta-sha256': sha256 }, body: first.value! })).body.dump();
+      await (
+        await this.client.send({
+          operation: 'PutObject',
+          method: 'PUT',
+          key,
+          headers: { ...meta, 'x-amz-meta-sha256': sha256 },
+          body: first.value!,
+        })
+      ).body.dump();
       return sha256;
     }
     let uploadId: string | undefined;
     let completed = false;
     try {
-      const created = await this.client.sendForXml({ operation: 'CreateMultipartUpload', method: 'POST', key, query: { uploads: '' }, headers: meta });
+      const created = await this.client.sendForXml({
+        operation: 'CreateMultipartUpload',
+        method: 'POST',
+        key,
+        query: { uploads: '' },
+        headers: meta,
+      });
       uploadId = xmlValues(created, 'UploadId')[0];
       if (!uploadId) throw new S3Error('CreateMultipartUpload', 200, 'NoUploadId');
       const etags: string[] = [];
@@ -234,7 +234,10 @@ export class S3SpillStore implements SpillStore {
       if (completed) await this.remove(key).catch(() => {});
       else if (uploadId) {
         const abort = { operation: 'AbortMultipartUpload', method: 'DELETE', key, query: { uploadId } } as const;
-        await this.client.send(abort).then((r) => r.body.dump(), () => {});
+        await this.client.send(abort).then(
+          (r) => r.body.dump(),
+          () => {},
+        );
       }
       throw err;
     }

@@ -40,7 +40,9 @@ export interface SpillRead {
 export interface SpillStore {
   /** Store a whole output. An async iterable is written as it arrives, never held whole in memory. */
   put(tenant: string, content: string | Buffer | AsyncIterable<Buffer>): Promise<SpillRecord>;
-  /** Null when absent, expired or another tenant's. `range` is inclusive and already validated against the size by the caller via `stat`. */
+  /**
+   * Null when absent, expired or another tenant's. `range` is inclusive and already validated against the size by the caller via `stat`.
+   */
   get(tenant: string, id: string, range?: { start: number; end: number }): Promise<SpillRead | null>;
   stat(tenant: string, id: string): Promise<{ size: number; sha256: string } | null>;
   /** Remove expired entries; returns how many went. */

@@ -8,5 +8,7 @@ import type { CircuitState, CircuitStatus } from './state-store.js';
  */
 export function circuitView(scope: string, state: CircuitState, failures: number, reopensAt: number, now: number): CircuitStatus {
   if (state !== 'open') return { scope, state, failures, reopens_at: null };
-  return now >= reopensAt ? { scope, state: 'half_open', failures, reopens_at: null } : { scope, state: 'open', failures, reopens_at: reopensAt };
+  return now >= reopensAt
+    ? { scope, state: 'half_open', failures, reopens_at: null }
+    : { scope, state: 'open', failures, reopens_at: reopensAt };
 }

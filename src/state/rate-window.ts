@@ -8,7 +8,13 @@ export function windowStart(now: number, windowMs: number): number {
 }
 
 /** Whether a window's count is still within `limit`; when not, the wait is until the window ends. */
-export function windowVerdict(count: number, limit: number, start: number, windowMs: number, now: number): { allowed: boolean; retryAfterMs: number } {
+export function windowVerdict(
+  count: number,
+  limit: number,
+  start: number,
+  windowMs: number,
+  now: number,
+): { allowed: boolean; retryAfterMs: number } {
   const allowed = count <= limit;
   return { allowed, retryAfterMs: allowed ? 0 : start + windowMs - now };
 }

@@ -100,10 +100,7 @@ export type DecideOutcome = { outcome: 'decided' | 'already'; record: ApprovalRe
 
 /** Outcome of claiming a whole-request Idempotency-Key. */
 export type RequestClaim =
-  | { outcome: 'claimed' }
-  | { outcome: 'done'; response: StoredResult }
-  | { outcome: 'in_flight' }
-  | { outcome: 'mismatch' };
+  { outcome: 'claimed' } | { outcome: 'done'; response: StoredResult } | { outcome: 'in_flight' } | { outcome: 'mismatch' };
 
 /**
  * Shared gateway state: breakers, rate limits, Read locks, replay records and

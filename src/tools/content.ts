@@ -14,7 +14,14 @@ export type SpillBytes = (content: Buffer) => Promise<SpillOutcome>;
 export function keptBlock(head: Record<string, unknown>, outcome: SpillOutcome, why: string): ContentBlock {
   if (isSpillFailure(outcome)) {
     const note = `${why}; it was not kept: the spill store is unavailable`;
-    return { ...head, bytes: outcome.bytes, sha256: outcome.sha256, url: null, note, spill_error: 'The spill store is unavailable.' } as ContentBlock;
+    return {
+      ...head,
+      bytes: outcome.bytes,
+      sha256: outcome.sha256,
+      url: null,
+      note,
+      spill_error: 'The spill store is unavailable.',
+    } as ContentBlock;
   }
   const url = `/outputs/${outcome.id}`;
   return { ...head, bytes: outcome.bytes, sha256: outcome.sha256, url, note: `${why}: GET ${url} for it` } as ContentBlock;

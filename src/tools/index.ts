@@ -18,7 +18,8 @@ function withOverride(tool: Tool, override: BuiltinOverride | undefined): Tool {
   if (override.concurrency_safe !== undefined) settled.concurrencySafe = override.concurrency_safe;
   if (override.timeout_ms !== undefined) settled.timeoutMs = override.timeout_ms;
   if (override.requires_approval !== undefined) settled.requiresApproval = override.requires_approval;
-  if (override.breaker) settled.breaker = { failureThreshold: override.breaker.failure_threshold, recoveryMs: override.breaker.recovery_ms };
+  if (override.breaker)
+    settled.breaker = { failureThreshold: override.breaker.failure_threshold, recoveryMs: override.breaker.recovery_ms };
   if (override.rate_limit) settled.rateLimit = { perMinute: override.rate_limit.per_minute };
   if (override.max_arg_chars !== undefined) settled.maxArgChars = override.max_arg_chars;
   return settled;

@@ -13,7 +13,10 @@ export function denied(p: string, why: string): GatewayError {
 /** A path no file of the workspace may have: empty, with a control character, or with a backslash. */
 export function refuseMalformed(p: string): void {
   if (p.length === 0) {
-    throw new GatewayError('INVALID_ARGS', { message: 'The path is empty.', suggestion: 'Give a path relative to the workspace root, or "." for the root.' });
+    throw new GatewayError('INVALID_ARGS', {
+      message: 'The path is empty.',
+      suggestion: 'Give a path relative to the workspace root, or "." for the root.',
+    });
   }
   // A newline or carriage return in a file name forges lines in logs and in listings a model reads back.
   // eslint-disable-next-line no-control-regex

@@ -16,7 +16,9 @@ export function mergedSettings(...entries: ToolSettingsConfig[]): ToolSettingsCo
 }
 
 /** A config entry's settings as a tool carries them; absent ones inherit the registry defaults. */
-export function settingsOf(config: ToolSettingsConfig): Pick<Tool, 'timeoutMs' | 'requiresApproval' | 'breaker' | 'rateLimit' | 'maxArgChars'> {
+export function settingsOf(
+  config: ToolSettingsConfig,
+): Pick<Tool, 'timeoutMs' | 'requiresApproval' | 'breaker' | 'rateLimit' | 'maxArgChars'> {
   return {
     timeoutMs: config.timeout_ms,
     requiresApproval: config.requires_approval,

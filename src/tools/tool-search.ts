@@ -20,8 +20,17 @@ export const toolSearchTool: Tool = {
     type: 'object',
     properties: {
       query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'Words describing the tool you need.' },
-      limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMIT.max, description: `How many tools to return (default ${SEARCH_LIMIT.tool}).` },
-      format: { type: 'string', enum: [...TOOL_FORMATS], description: 'Schema dialect of the returned tools; default: the one of this request.' },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: SEARCH_LIMIT.max,
+        description: `How many tools to return (default ${SEARCH_LIMIT.tool}).`,
+      },
+      format: {
+        type: 'string',
+        enum: [...TOOL_FORMATS],
+        description: 'Schema dialect of the returned tools; default: the one of this request.',
+      },
     },
     required: ['query'],
     additionalProperties: false,
@@ -43,7 +52,11 @@ export const toolSearchTool: Tool = {
     const { tools, names } = await ctx.catalog.search(query, { limit, format, exclude: TOOL_SEARCH_NAME });
     const quoted = JSON.stringify(query);
     const text =
-      names.length === 0 ? `No tool matches ${quoted}.` : names.length === 1 ? `1 tool matches ${quoted}: ${names[0]}.` : `${names.length} tools match ${quoted}, best first: ${names.join(', ')}.`;
+      names.length === 0
+        ? `No tool matches ${quoted}.`
+        : names.length === 1
+          ? `1 tool matches ${quoted}: ${names[0]}.`
+          : `${names.length} tools match ${quoted}, best first: ${names.join(', ')}.`;
     return { text, data: { format, tools } };
   },
 };

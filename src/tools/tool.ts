@@ -71,7 +71,10 @@ export interface ToolContext {
 export interface CatalogView {
   /** The dialect of the request's calls (POST /execute's `format`, or the one its calls' shape implies; `mcp` over /mcp). */
   format: ToolFormat;
-  /** Whether a search for `query` looks for any word: false for an empty, blank or punctuation-only query, or one of only stop words ("the"). */
+  /**
+   * Whether a search for `query` looks for any word: false for an empty, blank or punctuation-only query, or one of only stop words
+   * ("the").
+   */
   hasSearchWords(query: string): boolean;
   /** The `limit` best matches for `query` but `exclude`, best first, rendered as `GET /tools?format=&q=` renders them, and their names. */
   search(query: string, options: { limit: number; format: ToolFormat; exclude?: string }): Promise<{ tools: unknown[]; names: string[] }>;
@@ -189,7 +192,9 @@ export interface Tool {
    * would fail as things are (old_string not found…). Never writes.
    */
   proposeChange?(args: Record<string, unknown>): Promise<ProposedChange>;
-  /** With proposeChange: the file at a workspace-relative path as it is now, null when there is none, to tell a person the preview is stale. */
+  /**
+   * With proposeChange: the file at a workspace-relative path as it is now, null when there is none, to tell a person the preview is stale.
+   */
   stampNow?(path: string): Promise<FileStampView | null>;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }

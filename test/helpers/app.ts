@@ -73,7 +73,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const spill = options.spill ?? createFsSpillStore({ dir: spillDir, ttlMs: config.spill.ttl_ms, clock });
   const dispatchers = options.dispatchers ?? createHttpDispatchers();
   const configured = loadTools(config, { workspace, env: options.env ?? {}, dispatchers });
-  const tools = [...(options.builtins === false ? configured.filter((tool) => !BUILTIN_NAMES.has(tool.name)) : configured), ...(options.tools ?? [])];
+  const tools = [
+    ...(options.builtins === false ? configured.filter((tool) => !BUILTIN_NAMES.has(tool.name)) : configured),
+    ...(options.tools ?? []),
+  ];
   const registry = createRegistry(tools, registryDefaults(config));
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino(

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { configFrom } from '../../src/config/load.js';
-import { queueConnectionOptions, ExecutionQueue, startWorkers, type ExecutionWorkers, type QueueConnectionOptions } from '../../src/queue/index.js';
+import {
+  queueConnectionOptions,
+  ExecutionQueue,
+  startWorkers,
+  type ExecutionWorkers,
+  type QueueConnectionOptions,
+} from '../../src/queue/index.js';
 import { createRedisStateStore, redisTopology } from '../../src/state/redis/index.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
 import type { Tracing } from '../../src/observability/spans.js';
@@ -44,12 +50,24 @@ export async function asyncGateway(options: AsyncGatewayOptions = {}): Promise<A
   const prefix = options.prefix ?? `async-${randomUUID()}`;
   const config = { ...options.config, state: { ...(options.redis ?? { redis_url: inject('redisUrl') }), key_prefix: prefix } };
   const parsed = configFrom(config);
-  const state = createRedisStateStore({ topology: redisTopology(parsed.state)!, keyPrefix: prefix, connectTimeoutMs: 2_000, commandTimeoutMs: 2_000 });
+  const state = createRedisStateStore({
+    topology: redisTopology(parsed.state)!,
+    keyPrefix: prefix,
+    connectTimeoutMs: 2_000,
+    commandTimeoutMs: 2_000,
+  });
   await state.ping();
   const dispatchers = options.dispatchers ?? createHttpDispatchers();
   const connection = queueConnectionOptions(parsed)!;
   const executions = new ExecutionQueue(connection, parsed.async);
-  const t = await buildTestApp({ config, state, tools: options.tools, dispatchers, executions, ...(options.tracing && { tracing: options.tracing }) });
+  const t = await buildTestApp({
+    config,
+    state,
+    tools: options.tools,
+    dispatchers,
+    executions,
+    ...(options.tracing && { tracing: options.tracing }),
+  });
   const running: ExecutionWorkers[] = [];
   const read = async (id: string, headers: Record<string, string> = {}) => {
     const response = await t.app.inject({ method: 'GET', url: `/executions/${id}`, headers });
@@ -62,7 +80,14 @@ export async function asyncGateway(options: AsyncGatewayOptions = {}): Promise<A
     prefix,
     startWorkers(workerOptions = {}) {
       const workers = startWorkers(
-        { pipeline: t.app.pipeline, config: t.config.async, connection, dispatchers, logger: t.app.log, ...(options.tracing && { tracing: options.tracing }) },
+        {
+          pipeline: t.app.pipeline,
+          config: t.config.async,
+          connection,
+          dispatchers,
+          logger: t.app.log,
+          ...(options.tracing && { tracing: options.tracing }),
+        },
         { count: workerOptions.count ?? 1, concurrency: workerOptions.concurrency ?? t.config.async.concurrency },
       );
       running.push(workers);

@@ -8,7 +8,15 @@ import { chromium, type BrowserContext } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** What the machine offers: no sandbox for root, no GPU, no network the browser may reach out to on its own. */
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface Browser {
   context: BrowserContext;

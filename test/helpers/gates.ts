@@ -7,9 +7,19 @@ import type { Tool } from '../../src/tools/tool.js';
  * A call as it reaches the stateful gates (past parse, lookup, validate and
  * permission), its entry registered the way the gateway registers tools.
  */
-export function plannedCall(tool: Partial<Tool> & { name: string }, args: Record<string, unknown> = {}, more: Partial<PlannedCall> = {}): PlannedCall {
+export function plannedCall(
+  tool: Partial<Tool> & { name: string },
+  args: Record<string, unknown> = {},
+  more: Partial<PlannedCall> = {},
+): PlannedCall {
   const config = configFrom({});
-  const full: Tool = { description: 'A tool under test.', parameters: { type: 'object' }, concurrencySafe: false, run: async () => ({ text: '' }), ...tool };
+  const full: Tool = {
+    description: 'A tool under test.',
+    parameters: { type: 'object' },
+    concurrencySafe: false,
+    run: async () => ({ text: '' }),
+    ...tool,
+  };
   const entry = createRegistry([full], registryDefaults(config)).get(tool.name)!;
   return { index: 0, id: 'call_1', name: tool.name, rawArguments: args, entry, args, decision: 'allow', ...more };
 }

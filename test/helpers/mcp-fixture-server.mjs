@@ -10,15 +10,25 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-const note = (event) => process.env.FIXTURE_LOG && appendFileSync(process.env.FIXTURE_LOG, `${JSON.stringify({ pid: process.pid, ...event })}\n`);
+const note = (event) =>
+  process.env.FIXTURE_LOG && appendFileSync(process.env.FIXTURE_LOG, `${JSON.stringify({ pid: process.pid, ...event })}\n`);
 const object = (properties = {}, required = []) => ({ type: 'object', properties, required });
 
 const tools = [
-  { name: 'echo', description: 'Echo the text back.', inputSchema: object({ text: { type: 'string' } }, ['text']), annotations: { readOnlyHint: true } },
+  {
+    name: 'echo',
+    description: 'Echo the text back.',
+    inputSchema: object({ text: { type: 'string' } }, ['text']),
+    annotations: { readOnlyHint: true },
+  },
   { name: 'slow', description: 'Answer after ms milliseconds.', inputSchema: object({ ms: { type: 'integer' } }, ['ms']) },
   { name: 'crash', description: 'Exit the process in the middle of the call.', inputSchema: object() },
   { name: 'fail', description: 'Answer with an error result.', inputSchema: object() },
-  { name: 'add_tool', description: 'List one more tool, named added; notify: false keeps it quiet.', inputSchema: object({ notify: { type: 'boolean' } }) },
+  {
+    name: 'add_tool',
+    description: 'List one more tool, named added; notify: false keeps it quiet.',
+    inputSchema: object({ notify: { type: 'boolean' } }),
+  },
 ];
 // A 1x1 PNG and a 1 ms WAV, for the blocks the conformance scenarios expect.
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -26,14 +36,28 @@ const WAV = 'UklGRjAAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgIC
 const blob = (uri, mimeType, data) => ({ type: 'resource', resource: { uri, mimeType, blob: data } });
 // Non-text content: real files as given (screenshots, audio), and the blocks a gateway must keep or refuse.
 const content = [
-  { name: 'media', description: 'Answer with a text block and the file at path as an image or audio block.', inputSchema: object({ path: { type: 'string' }, type: { type: 'string' }, mime: { type: 'string' } }, ['path', 'type', 'mime']), annotations: { readOnlyHint: true } },
-  { name: 'mixed', description: 'Text, an image, a text resource, a blob resource and a resource link.', inputSchema: object(), annotations: { readOnlyHint: true } },
+  {
+    name: 'media',
+    description: 'Answer with a text block and the file at path as an image or audio block.',
+    inputSchema: object({ path: { type: 'string' }, type: { type: 'string' }, mime: { type: 'string' } }, ['path', 'type', 'mime']),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'mixed',
+    description: 'Text, an image, a text resource, a blob resource and a resource link.',
+    inputSchema: object(),
+    annotations: { readOnlyHint: true },
+  },
   { name: 'odd_blocks', description: 'Text and a block of a type no MCP revision has.', inputSchema: object() },
   { name: 'bad_base64', description: 'An image block whose data is not base64.', inputSchema: object() },
   { name: 'data_url', description: 'An image block whose data is a data URL.', inputSchema: object() },
 ];
 const extra = {
-  bad_schema: { name: 'bad_schema', description: 'Its schema does not compile.', inputSchema: { type: 'object', properties: { x: { type: 'no-such-type' } } } },
+  bad_schema: {
+    name: 'bad_schema',
+    description: 'Its schema does not compile.',
+    inputSchema: { type: 'object', properties: { x: { type: 'no-such-type' } } },
+  },
   bad_name: { name: 'bad name!', description: 'A name no provider accepts.', inputSchema: object() },
   Read: { name: 'Read', description: 'Clashes with the built-in Read.', inputSchema: object() },
 };
@@ -91,7 +115,8 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
     case 'fail':
       return { isError: true, content: [{ type: 'text', text: 'the fixture tool failed on purpose' }] };
     case 'add_tool':
-      if (!tools.some((t) => t.name === 'added')) tools.push({ name: 'added', description: 'Listed after add_tool.', inputSchema: object() });
+      if (!tools.some((t) => t.name === 'added'))
+        tools.push({ name: 'added', description: 'Listed after add_tool.', inputSchema: object() });
       if (args.notify !== false) await server.sendToolListChanged();
       return { content: [{ type: 'text', text: 'added' }] };
     case 'added':
@@ -101,7 +126,12 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
     case 'test_error_handling':
       return { isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] };
     case 'media':
-      return { content: [{ type: 'text', text: `the ${args.type} you asked for` }, { type: args.type, mimeType: args.mime, data: readFileSync(args.path).toString('base64') }] };
+      return {
+        content: [
+          { type: 'text', text: `the ${args.type} you asked for` },
+          { type: args.type, mimeType: args.mime, data: readFileSync(args.path).toString('base64') },
+        ],
+      };
     case 'mixed':
       return {
         content: [
@@ -114,9 +144,19 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
         ],
       };
     case 'odd_blocks':
-      return { content: [{ type: 'text', text: 'before' }, { type: 'hologram', depth: 3 }] };
+      return {
+        content: [
+          { type: 'text', text: 'before' },
+          { type: 'hologram', depth: 3 },
+        ],
+      };
     case 'bad_base64':
-      return { content: [{ type: 'text', text: 'look' }, { type: 'image', mimeType: 'image/png', data: 'not base64 at all!' }] };
+      return {
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', mimeType: 'image/png', data: 'not base64 at all!' },
+        ],
+      };
     case 'data_url':
       return { content: [{ type: 'image', mimeType: 'application/octet-stream', data: `data:image/png;base64,${PIXEL}` }] };
     case 'test_image_content':
@@ -124,13 +164,23 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
     case 'test_audio_content':
       return { content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] };
     case 'test_embedded_resource':
-      return { content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] };
+      return {
+        content: [
+          {
+            type: 'resource',
+            resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+          },
+        ],
+      };
     case 'test_multiple_content_types':
       return {
         content: [
           { type: 'text', text: 'Multiple content types test:' },
           { type: 'image', data: PIXEL, mimeType: 'image/png' },
-          { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+          {
+            type: 'resource',
+            resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+          },
         ],
       };
     case 'test_tool_with_logging':
@@ -142,7 +192,8 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
     case 'test_tool_with_progress': {
       const token = request.params._meta?.progressToken;
       for (const progress of [0, 50, 100]) {
-        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100 } });
+        if (token !== undefined)
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100 } });
         await pause(50);
       }
       return { content: [{ type: 'text', text: 'Progress test completed' }] };

@@ -34,7 +34,11 @@ export async function fixtureEvents(log: string): Promise<Array<Record<string, u
 }
 
 /** Poll `check` until it returns a value other than undefined/false, or fail after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -54,7 +58,10 @@ export async function freePort(): Promise<number> {
 
 /** server-everything over Streamable HTTP on `port`, resolved once it listens. */
 export async function startEverythingHttp(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     child.stderr!.on('data', (chunk: Buffer) => {

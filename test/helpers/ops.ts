@@ -26,7 +26,9 @@ export async function readDashboard(): Promise<{ uid: string; title: string; pan
 /** Every query of every panel, as `panel title / refId`. */
 export async function dashboardQueries(): Promise<Array<{ name: string; expr: string }>> {
   const dashboard = await readDashboard();
-  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((t) => ({ name: `${panel.title} / ${t.refId}`, expr: t.expr ?? '' })));
+  return dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((t) => ({ name: `${panel.title} / ${t.refId}`, expr: t.expr ?? '' })),
+  );
 }
 
 export interface AlertRule {

@@ -72,18 +72,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       return bodies.flatMap((body) =>
         (JSON.parse(body).resourceSpans ?? []).flatMap((rs: any) =>
           (rs.scopeSpans ?? []).flatMap((ss: any) =>
-            (ss.spans ?? []).map(
-              (s: any): ReceivedSpan => ({
-                traceId: s.traceId,
-                spanId: s.spanId,
-                ...(s.parentSpanId && { parentSpanId: s.parentSpanId }),
-                name: s.name,
-                kind: s.kind,
-                status: s.status,
-                attributes: attributes(s.attributes),
-                resource: attributes(rs.resource?.attributes),
-              }),
-            ),
+            (ss.spans ?? []).map((s: any): ReceivedSpan => ({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              ...(s.parentSpanId && { parentSpanId: s.parentSpanId }),
+              name: s.name,
+              kind: s.kind,
+              status: s.status,
+              attributes: attributes(s.attributes),
+              resource: attributes(rs.resource?.attributes),
+            })),
           ),
         ),
       );

@@ -21,18 +21,26 @@ export class ClusterTopology {
         nodes.map(({ port }, i) =>
           processes.start(BINARIES.server, port, [
             ...SERVER_ARGS(port),
-            '--cluster-enabled', 'yes',
+            '--cluster-enabled',
+            'yes',
             // Its own bus port: the default, port + 10000, may be taken or past 65535.
-            '--cluster-port', String(ports[6 + i]),
-            '--cluster-config-file', 'nodes.conf',
-            '--cluster-node-timeout', String(NODE_TIMEOUT_MS),
+            '--cluster-port',
+            String(ports[6 + i]),
+            '--cluster-config-file',
+            'nodes.conf',
+            '--cluster-node-timeout',
+            String(NODE_TIMEOUT_MS),
           ]),
         ),
       );
-      const created = spawnSync(BINARIES.cli, ['--cluster', 'create', ...nodes.map((n) => `${n.host}:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], {
-        encoding: 'utf8',
-        timeout: STARTUP_MS,
-      });
+      const created = spawnSync(
+        BINARIES.cli,
+        ['--cluster', 'create', ...nodes.map((n) => `${n.host}:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'],
+        {
+          encoding: 'utf8',
+          timeout: STARTUP_MS,
+        },
+      );
       if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
       const topology = new ClusterTopology(processes, nodes);
       await waitFor(
@@ -94,7 +102,11 @@ export class ClusterTopology {
   /** SIGSTOP the node, and return once it has stopped: a fresh connection's PING goes unanswered. */
   async hang(port: number): Promise<void> {
     this.processes.signal(port, 'SIGSTOP');
-    const answers = () => withClient(port, (r) => r.ping(), { commandTimeout: 200 }).then(() => true, () => false);
+    const answers = () =>
+      withClient(port, (r) => r.ping(), { commandTimeout: 200 }).then(
+        () => true,
+        () => false,
+      );
     await waitFor(`the node on ${port} to stop answering`, async () => !(await answers()));
   }
 
@@ -104,7 +116,9 @@ export class ClusterTopology {
 
   /** The port of the replica of `master`, as another node's CLUSTER NODES says. */
   async replicaOf(master: number): Promise<number> {
-    const lines = await withClient(this.nodes.find((n) => n.port !== master)!.port, async (r) => ((await r.cluster('NODES')) as string).split('\n'));
+    const lines = await withClient(this.nodes.find((n) => n.port !== master)!.port, async (r) =>
+      ((await r.cluster('NODES')) as string).split('\n'),
+    );
     const masterId = lines.find((line) => line.includes(`:${master}@`))!.split(' ')[0];
     return Number(/:(\d+)@/.exec(lines.find((line) => line.includes(`slave ${masterId}`))!)![1]);
   }
@@ -115,7 +129,10 @@ export class ClusterTopology {
    */
   async takeOver(replica: number): Promise<void> {
     await withClient(replica, async (r) => {
-      const refused = await r.cluster('FAILOVER', 'TAKEOVER').then(() => undefined, (error: unknown) => error);
+      const refused = await r.cluster('FAILOVER', 'TAKEOVER').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       if (refused && infoField(await r.info('replication'), 'role') !== 'master') throw refused;
     });
   }
@@ -128,7 +145,10 @@ export class ClusterTopology {
       "the dead master's replica to take over",
       async () => {
         port = await this.ownerOf(key, alive).catch(() => old);
-        return port !== old && (await withClient(port, async (r) => infoField(await r.cluster('INFO'), 'cluster_state') === 'ok').catch(() => false));
+        return (
+          port !== old &&
+          (await withClient(port, async (r) => infoField(await r.cluster('INFO'), 'cluster_state') === 'ok').catch(() => false))
+        );
       },
       timeoutMs,
     );

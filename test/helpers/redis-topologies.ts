@@ -68,13 +68,18 @@ export async function freePorts(n: number): Promise<number[]> {
   return [...ports];
 }
 
-// No delay before a replica's first sync: by default a primary waits 5 s for more replicas, and one killed in that window leaves no replica to promote.
+// No delay before a replica's first sync: by default a primary waits 5 s for more replicas, and one killed in that window leaves no replica
+// to promote.
 export const SERVER_ARGS = (port: number) => [
   ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', '.', '--logfile', 'redis.log'],
   ...['--repl-diskless-sync-delay', '0'],
 ];
 
-export async function withClient<T>(port: number, use: (redis: Redis) => Promise<T>, options: { commandTimeout?: number } = {}): Promise<T> {
+export async function withClient<T>(
+  port: number,
+  use: (redis: Redis) => Promise<T>,
+  options: { commandTimeout?: number } = {},
+): Promise<T> {
   const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, ...options });
   redis.on('error', () => undefined);
   try {
@@ -102,7 +107,11 @@ export class SentinelTopology {
       const [primary, replica, ...sentinelPorts] = await freePorts(5);
       await processes.start(BINARIES.server, primary!, SERVER_ARGS(primary!));
       await processes.start(BINARIES.server, replica!, [...SERVER_ARGS(replica!), '--replicaof', '127.0.0.1', String(primary)]);
-      const topology = new SentinelTopology(processes, sentinelPorts.map((port) => ({ host: '127.0.0.1', port })), [primary!, replica!]);
+      const topology = new SentinelTopology(
+        processes,
+        sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
+        [primary!, replica!],
+      );
       for (const port of sentinelPorts) {
         const conf = join(processes.dir, `sentinel-${port}.conf`);
         writeFileSync(
@@ -119,7 +128,11 @@ export class SentinelTopology {
         await processes.start(BINARIES.sentinel, port, [conf]);
       }
       // Ready once the replica is in sync and every sentinel knows the replica and the two other sentinels.
-      await waitFor('the replica to sync', () => withClient(replica!, async (r) => infoField(await r.info('replication'), 'master_link_status') === 'up'), STARTUP_MS);
+      await waitFor(
+        'the replica to sync',
+        () => withClient(replica!, async (r) => infoField(await r.info('replication'), 'master_link_status') === 'up'),
+        STARTUP_MS,
+      );
       await waitFor(
         'the sentinels to know each other and the replica',
         async () => {
@@ -145,7 +158,9 @@ export class SentinelTopology {
 
   /** The port of the primary, as the sentinels name it now. */
   primaryPort(): Promise<number> {
-    return withClient(this.sentinels[0]!.port, async (s) => Number(((await s.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name)) as string[])[1]));
+    return withClient(this.sentinels[0]!.port, async (s) =>
+      Number(((await s.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name)) as string[])[1]),
+    );
   }
 
   async killPrimary(): Promise<number> {
@@ -168,7 +183,15 @@ export class SentinelTopology {
       await withClient(port, async (s) => {
         await s.call('SENTINEL', 'REMOVE', this.name);
         await s.call('SENTINEL', 'MONITOR', this.name, '127.0.0.1', String(replica), '2');
-        await s.call('SENTINEL', 'SET', this.name, 'down-after-milliseconds', String(DOWN_AFTER_MS), 'failover-timeout', String(FAILOVER_TIMEOUT_MS));
+        await s.call(
+          'SENTINEL',
+          'SET',
+          this.name,
+          'down-after-milliseconds',
+          String(DOWN_AFTER_MS),
+          'failover-timeout',
+          String(FAILOVER_TIMEOUT_MS),
+        );
       });
     }
     await withClient(old, (r) => r.replicaof('127.0.0.1', String(replica)));
@@ -182,7 +205,10 @@ export class SentinelTopology {
       'a replica to be promoted',
       async () => {
         port = await this.primaryPort().catch(() => old);
-        return port !== old && (await withClient(port, async (r) => infoField(await r.info('replication'), 'role') === 'master').catch(() => false));
+        return (
+          port !== old &&
+          (await withClient(port, async (r) => infoField(await r.info('replication'), 'role') === 'master').catch(() => false))
+        );
       },
       timeoutMs,
     );

@@ -58,7 +58,9 @@ export class OwnRedis {
   }
 
   async start(): Promise<void> {
-    this.child = spawn(this.binary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = spawn(this.binary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     for (let attempt = 0; !(await accepts(this.port)); attempt++) {
       if (attempt > 200) throw new Error(`redis-server did not listen on ${this.port}`);
       await sleep(25);

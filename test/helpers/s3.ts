@@ -11,7 +11,10 @@ export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3R
 export const TEST_BUCKET = 'toolgate-test';
 
 /** A store on an S3 server of the tests under a prefix of its own, so tests share the bucket without seeing each other. */
-export function s3StoreOptions(endpoint: string, prefix = `t-${randomBytes(6).toString('hex')}`): Omit<S3SpillStoreOptions, 'ttlMs' | 'clock'> {
+export function s3StoreOptions(
+  endpoint: string,
+  prefix = `t-${randomBytes(6).toString('hex')}`,
+): Omit<S3SpillStoreOptions, 'ttlMs' | 'clock'> {
   return { location: { bucket: TEST_BUCKET, region: 'us-east-1', endpoint }, credentials: S3RVER_CREDENTIALS, prefix, timeoutMs: 5_000 };
 }
 
@@ -42,7 +45,13 @@ export class OwnS3 {
   }
 
   async start(): Promise<void> {
-    this.server = new S3rver({ address: '127.0.0.1', port: this.port, directory: this.directory, silent: true, configureBuckets: [{ name: TEST_BUCKET }] });
+    this.server = new S3rver({
+      address: '127.0.0.1',
+      port: this.port,
+      directory: this.directory,
+      silent: true,
+      configureBuckets: [{ name: TEST_BUCKET }],
+    });
     await this.server.run();
   }
 

@@ -48,7 +48,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** A tool that sleeps `ms` (argument or default) and echoes its arguments. */
-export function slowTool(name: string, options: { safe: boolean; ms?: number; timeline?: Timeline; timeoutMs?: number; counter?: { runs: number } }): Tool {
+export function slowTool(
+  name: string,
+  options: { safe: boolean; ms?: number; timeline?: Timeline; timeoutMs?: number; counter?: { runs: number } },
+): Tool {
   const tool: Tool = {
     name,
     description: `Test tool ${name}.`,

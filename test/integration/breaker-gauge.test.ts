@@ -63,7 +63,7 @@ describe.each(Object.keys(STORES))('toolgate_breaker_state reports the breakers 
     ]);
   });
 
-  it('with per_tenant_breakers and no keys: the local caller\'s breakers', async () => {
+  it("with per_tenant_breakers and no keys: the local caller's breakers", async () => {
     const app = await gateway({ defaults: { per_tenant_breakers: true } });
     expect((await gauge(app)).sort()).toEqual([
       'toolgate_breaker_state{tool="eta",tenant="local"} 0',

@@ -11,16 +11,24 @@ const run = promisify(execFile);
  * The README's quick-start `/execute` example: the JSON body its curl command sends (single-quoted, so the shell
  * passes it as written) and, per call, the name, status and text of the answer printed under it.
  */
-async function readmeExecuteExample(): Promise<{ body: unknown; answers: Array<{ id: string; name: string; status: string; text: string }> }> {
+async function readmeExecuteExample(): Promise<{
+  body: unknown;
+  answers: Array<{ id: string; name: string; status: string; text: string }>;
+}> {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const example = /```sh\n(?:.*\n)*?curl -s localhost:8080\/execute -H 'content-type: application\/json' -d '([^']*)'\n```\n\n```json\n([\s\S]*?)```/.exec(readme);
+  const example =
+    /```sh\n(?:.*\n)*?curl -s localhost:8080\/execute -H 'content-type: application\/json' -d '([^']*)'\n```\n\n```json\n([\s\S]*?)```/.exec(
+      readme,
+    );
   if (!example) throw new Error('README.md has no curl example of /execute followed by its answer');
-  const answers = [...example[2]!.matchAll(/\{"tool_call_id":"(\w+)","name":"(\w+)","status":"(\w+)","text":"((?:[^"\\]|\\.)*)"/g)].map((m) => ({
-    id: m[1]!,
-    name: m[2]!,
-    status: m[3]!,
-    text: JSON.parse(`"${m[4]!}"`) as string,
-  }));
+  const answers = [...example[2]!.matchAll(/\{"tool_call_id":"(\w+)","name":"(\w+)","status":"(\w+)","text":"((?:[^"\\]|\\.)*)"/g)].map(
+    (m) => ({
+      id: m[1]!,
+      name: m[2]!,
+      status: m[3]!,
+      text: JSON.parse(`"${m[4]!}"`) as string,
+    }),
+  );
   return { body: JSON.parse(example[1]!), answers };
 }
 
@@ -41,7 +49,11 @@ describe('README: the /execute example', () => {
   it("the README's curl example of /execute answers as the README shows", async () => {
     const { body, answers } = await readmeExecuteExample();
     expect(answers.map((a) => a.name)).toEqual(['Write', 'Read']);
-    const response = await fetch(`${url}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(200);
     const { results } = (await response.json()) as { results: Array<Record<string, unknown>> };
     expect(results.map((r) => ({ id: r.tool_call_id, name: r.name, status: r.status, text: r.text }))).toEqual(answers);
@@ -68,7 +80,9 @@ describe('examples/ agent loops', () => {
   });
 
   it('TypeScript, Anthropic format', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/agent-loop.ts'], { env: { ...process.env, TOOLGATE_URL: url } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/agent-loop.ts'], {
+      env: { ...process.env, TOOLGATE_URL: url },
+    });
     expect(stdout).toContain('LS -> success');
     expect(stdout).toContain('Edit -> success');
     expect(stdout).toContain('assistant: hello.md now greets toolgate.');
@@ -76,7 +90,9 @@ describe('examples/ agent loops', () => {
   });
 
   it('TypeScript, OpenAI Responses format', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/responses-loop.ts'], { env: { ...process.env, TOOLGATE_URL: url } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/responses-loop.ts'], {
+      env: { ...process.env, TOOLGATE_URL: url },
+    });
     expect(stdout).toContain('Write -> success');
     expect(stdout).toContain('Glob -> success');
     expect(stdout).toContain('Read -> success');

@@ -93,13 +93,22 @@ describe('Vercel AI SDK (@ai-sdk/mcp) against /mcp', () => {
   });
 
   it('an upstream MCP tool answers through the gateway with its text', async () => {
-    expect(await modelOutput('fx_echo', { text: 'via the gateway' })).toEqual({ type: 'content', value: [{ type: 'text', text: 'via the gateway' }] });
-    expect(await modelOutput('fx_fail', {})).toMatchObject({ type: 'content', value: [{ type: 'text', text: expect.stringContaining('"code":"UPSTREAM_ERROR"') }] });
+    expect(await modelOutput('fx_echo', { text: 'via the gateway' })).toEqual({
+      type: 'content',
+      value: [{ type: 'text', text: 'via the gateway' }],
+    });
+    expect(await modelOutput('fx_fail', {})).toMatchObject({
+      type: 'content',
+      value: [{ type: 'text', text: expect.stringContaining('"code":"UPSTREAM_ERROR"') }],
+    });
   });
 
   it('a Read result reaches the model as the file text: one text part', async () => {
     const output = await modelOutput('Read', { path: 'notes.txt' });
-    expect(output).toEqual({ type: 'content', value: [{ type: 'text', text: expect.stringMatching(/^\s*1\talpha line\n\s*2\tbeta line/) }] });
+    expect(output).toEqual({
+      type: 'content',
+      value: [{ type: 'text', text: expect.stringMatching(/^\s*1\talpha line\n\s*2\tbeta line/) }],
+    });
   });
 
   it('a failed call reaches the model as its error text, naming the code', async () => {

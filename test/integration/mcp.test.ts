@@ -55,12 +55,14 @@ describe('MCP SDK client against /mcp', () => {
     expect(tools.find((tool) => tool.name === 'Write')!.annotations?.readOnlyHint).toBe(false);
   });
 
-  it('callTool Read returns the numbered lines, the file stamp on the text block\'s _meta, no structuredContent', async () => {
+  it("callTool Read returns the numbered lines, the file stamp on the text block's _meta, no structuredContent", async () => {
     await writeFile(join(t.workspace, 'notes.txt'), 'first line\nsecond line\n');
     const result = await client.callTool({ name: 'Read', arguments: { path: 'notes.txt' } });
     expect(result.isError).toBe(false);
     expect(textOf(result)).toMatch(/1\tfirst line\n\s+2\tsecond line/);
-    expect((result.content as TextContent)[0]!._meta).toEqual({ 'toolgate/data': expect.objectContaining({ file_size_bytes: 23, file_mtime_ms: expect.any(Number) }) });
+    expect((result.content as TextContent)[0]!._meta).toEqual({
+      'toolgate/data': expect.objectContaining({ file_size_bytes: 23, file_mtime_ms: expect.any(Number) }),
+    });
     expect(result).not.toHaveProperty('structuredContent');
     expect(result).not.toHaveProperty('_meta');
   });
@@ -103,7 +105,10 @@ describe('MCP SDK client against /mcp', () => {
     }
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).not.toContain('flaky');
-    expect(errorOf(await client.callTool({ name: 'flaky', arguments: { mode: 'ok' } }))).toMatchObject({ code: 'CIRCUIT_OPEN', retryable: true });
+    expect(errorOf(await client.callTool({ name: 'flaky', arguments: { mode: 'ok' } }))).toMatchObject({
+      code: 'CIRCUIT_OPEN',
+      retryable: true,
+    });
   });
 
   it('terminating the session is refused politely (405), as the spec allows a stateless server', async () => {
@@ -121,8 +126,10 @@ describe('MCP SDK client with an API key', () => {
   });
   afterAll(() => t.close());
 
-  it('the key goes in requestInit headers; the client sees only the key\'s tools', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', address), { requestInit: { headers: { Authorization: 'Bearer reader-key' } } });
+  it("the key goes in requestInit headers; the client sees only the key's tools", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', address), {
+      requestInit: { headers: { Authorization: 'Bearer reader-key' } },
+    });
     const client = new Client({ name: 'toolgate-test', version: '1.0.0' });
     await client.connect(transport);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['LS', 'Read']);

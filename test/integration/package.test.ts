@@ -36,11 +36,18 @@ const runningIn = (dir: string): number[] =>
 
 /** npm_config_cache: npm exports the cache it runs with to its scripts (`npm test`), the one `npm ci` filled; a user may set it too. */
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  const base = Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'npm_config_cache'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+  const base = Object.fromEntries(
+    ['PATH', 'HOME', 'TMPDIR', 'npm_config_cache'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+  );
   return { ...base, ...extra };
 }
 
-function run(command: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  extra: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd, env: env(extra), timeout: STEP_MS }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
@@ -50,7 +57,13 @@ function run(command: string, args: string[], cwd: string, extra: Record<string,
 
 async function answers(url: string, deadlineMs: number): Promise<boolean> {
   for (const end = Date.now() + deadlineMs; Date.now() < end; await sleep(200)) {
-    if (await fetch(url).then((res) => res.ok, () => false)) return true;
+    if (
+      await fetch(url).then(
+        (res) => res.ok,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -74,19 +87,32 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** The package installs and runs like a Node tool. The steps run in order: the pack makes the first build, the install takes its tarball. */
+/**
+ * The package installs and runs like a Node tool. The steps run in order: the pack makes the first build, the install takes its tarball.
+ */
 describe('the npm package', { timeout: STEP_MS }, () => {
-  it('npm pack builds dist/ itself and packs the compiled code, its Lua scripts, the console\'s files and the docs/ pages only', async () => {
+  it("npm pack builds dist/ itself and packs the compiled code, its Lua scripts, the console's files and the docs/ pages only", async () => {
     const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch], project);
     expect(packed.code, packed.stderr).toBe(0);
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
     const paths = files.map((f) => f.path);
-    // The compiled code, the Lua scripts and the console's files beside it, and the docs/ pages the README links to; no sources, maps or build state.
+    // The compiled code, the Lua scripts and the console's files beside it, and the docs/ pages the README links to; no sources, maps or
+    // build state.
     expect(paths).toEqual(
-      expect.arrayContaining(['package.json', 'README.md', 'docs/configuration.md', 'dist/cli.js', 'dist/server.js', 'dist/state/redis/lua/admit.lua', 'dist/console/static/index.html']),
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'docs/configuration.md',
+        'dist/cli.js',
+        'dist/server.js',
+        'dist/state/redis/lua/admit.lua',
+        'dist/console/static/index.html',
+      ]),
     );
     const docs = readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`);
-    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$|^dist\/console\/static\/[a-z]+\.(css|html)$/.test(p)).sort()).toEqual(['README.md', ...docs, 'package.json'].sort());
+    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$|^dist\/console\/static\/[a-z]+\.(css|html)$/.test(p)).sort()).toEqual(
+      ['README.md', ...docs, 'package.json'].sort(),
+    );
     tarball = join(scratch, filename);
   });
 
@@ -155,7 +181,11 @@ describe('the npm package', { timeout: STEP_MS }, () => {
     const port = await freePort();
     const npm = spawn('npm', ['start'], {
       cwd: project,
-      env: env({ PORT: String(port), TOOLGATE_WORKSPACE: join(scratch, 'start-ws'), TOOLGATE_SPILL_URL: pathToFileURL(join(scratch, 'start-spill')).href }),
+      env: env({
+        PORT: String(port),
+        TOOLGATE_WORKSPACE: join(scratch, 'start-ws'),
+        TOOLGATE_SPILL_URL: pathToFileURL(join(scratch, 'start-spill')).href,
+      }),
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
@@ -164,7 +194,7 @@ describe('the npm package', { timeout: STEP_MS }, () => {
     npm.kill('SIGTERM');
     expect(await exited).toBe(0);
     // The server may still be finishing its shutdown when npm has exited.
-    for (const end = Date.now() + 10_000; Date.now() < end && (runningIn(project).length > 0 || (await accepts(port))); ) await sleep(200);
+    for (const end = Date.now() + 10_000; Date.now() < end && (runningIn(project).length > 0 || (await accepts(port)));) await sleep(200);
     expect(await accepts(port)).toBe(false);
     expect(runningIn(project)).toEqual([]);
   });

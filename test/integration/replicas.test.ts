@@ -164,7 +164,11 @@ describe('two gateways on one Redis share their state', () => {
   it('50 concurrent calls to a half-open tool over both gateways: exactly one probe runs', async () => {
     const probe = heldTool('Probe', true);
     r = await replicas([probe.tool]);
-    for (const [id, app] of [['x1', r.a.app], ['x2', r.b.app], ['x3', r.a.app]] as const) {
+    for (const [id, app] of [
+      ['x1', r.a.app],
+      ['x2', r.b.app],
+      ['x3', r.a.app],
+    ] as const) {
       expect((await execute(app, [call(id, 'Probe', { fail: true })])).body.results[0].error.code).toBe('EXECUTION_FAILED');
     }
     r.clock.advance(RECOVERY_MS);
@@ -244,7 +248,11 @@ describe('two gateways on one Redis share their state', () => {
     expect(first.body.results[0]).toMatchObject({ status: 'success', replayed: false });
     await writeFile(join(r.workspace, 'a.txt'), 'changed since');
 
-    const retry = await execute(r.b.app, [{ id: 'w-retry', name: 'Write', arguments: JSON.stringify({ content: 'one', path: 'a.txt' }) }], key);
+    const retry = await execute(
+      r.b.app,
+      [{ id: 'w-retry', name: 'Write', arguments: JSON.stringify({ content: 'one', path: 'a.txt' }) }],
+      key,
+    );
     expect(retry.body.results).toEqual([{ ...first.body.results[0], tool_call_id: 'w-retry', replayed: true }]);
     expect(retry.body.messages).toEqual([{ ...first.body.messages[0], tool_call_id: 'w-retry' }]);
     expect(await readFile(join(r.workspace, 'a.txt'), 'utf8')).toBe('changed since');

@@ -7,7 +7,6 @@ import { createRedisStateStore, type RedisStateStore } from '../../src/state/red
 import { buildTestApp, execute, type TestApp } from '../helpers/app.js';
 import { OwnRedis, redisServerBinary } from '../helpers/redis.js';
 
-
 const TOKEN = 'tg_round_trips_test_key';
 /** With keys configured every request also asks the store about failed logins; a deployment with Redis has keys. */
 const KEYS = [{ id: 'agent', sha256: createHash('sha256').update(TOKEN).digest('hex'), tenant: 'acme', scopes: ['execute'] }];
@@ -49,7 +48,10 @@ class RoundTrips {
     const log = (await this.admin.slowlog('GET', 10_000)) as [number, number, number, string[], string, string][];
     // Commands a script runs are logged too, from the server's own Lua client.
     const sent = log.filter((e) => e[4] !== LUA_CLIENT && e[5] !== 'admin');
-    expect(sent.filter((e) => e[5] !== 'gateway'), 'commands on a connection that was not counted').toEqual([]);
+    expect(
+      sent.filter((e) => e[5] !== 'gateway'),
+      'commands on a connection that was not counted',
+    ).toEqual([]);
     const commands = sent.map((e) => String(e[3][0]).toLowerCase());
     return { roundTrips, commands };
   }
@@ -90,7 +92,10 @@ describe.each(LAYOUTS)('Redis round trips per request (house style: a number we 
     await writeFile(join(t.workspace, 'b.txt'), 'two\n');
     await writeFile(join(t.workspace, 'warm.txt'), 'cold\n');
     // A fresh server knows none of the scripts: the first use of each costs one more round trip (NOSCRIPT, then EVAL).
-    const warmUp = await execute(t.app, [call('warm-up', 'Read', { path: 'warm.txt' }), edit('warm.txt', 'cold', 'warm')], { ...AUTH, 'idempotency-key': 'warm-up' });
+    const warmUp = await execute(t.app, [call('warm-up', 'Read', { path: 'warm.txt' }), edit('warm.txt', 'cold', 'warm')], {
+      ...AUTH,
+      'idempotency-key': 'warm-up',
+    });
     expect(warmUp.body.results.map((r: { status: string }) => r.status)).toEqual(['success', 'success']);
     counter = new RoundTrips(client, admin);
   });

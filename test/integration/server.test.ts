@@ -64,7 +64,11 @@ afterEach(async () => {
 /** `toolgate serve` as a child process with only `env` (plus what node itself needs) in its environment. */
 function startGateway(env: Record<string, string>, cwd = scratch): Gateway {
   const base = Object.fromEntries(['PATH', 'HOME', 'TMPDIR'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], {
+    cwd,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
@@ -105,7 +109,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 function portOf(address: string): number {
   return Number(new URL(address).port);
 }
-
 
 /**
  * For a gateway that must refuse to start: probe its port until it exits,
@@ -201,7 +204,10 @@ describe('npm start works with no set-up', { timeout: TEST_MS }, () => {
 
     const warnings = gateway.logs.filter((l) => l.level === 40).map((l) => String(l.msg));
     expect(warnings).toEqual(
-      expect.arrayContaining([expect.stringMatching(/state is in memory.*only replica/), expect.stringMatching(/no API keys.*loopback 127\.0\.0\.1/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/state is in memory.*only replica/),
+        expect.stringMatching(/no API keys.*loopback 127\.0\.0\.1/),
+      ]),
     );
   });
 });
@@ -295,9 +301,13 @@ policy:
       .map((line) => line.slice(4));
     expect(listed).toEqual([
       expect.stringMatching(/^tools\.0\.http\.method: must be one of "GET"/),
-      expect.stringMatching(/^policy\.rules\.0\.when\.path: not a valid regular expression \("\(unclosed"\): missing closing "\)"; close every group/),
+      expect.stringMatching(
+        /^policy\.rules\.0\.when\.path: not a valid regular expression \("\(unclosed"\): missing closing "\)"; close every group/,
+      ),
       expect.stringMatching(/^builtins\.Reed: no built-in tool has this name; use one of Read, .*Noop/),
-      expect.stringMatching(/^tools\.weather: .*\$\{TOOLGATE_TEST_WEATHER_TOKEN\}, which is not set in the environment; set TOOLGATE_TEST_WEATHER_TOKEN/),
+      expect.stringMatching(
+        /^tools\.weather: .*\$\{TOOLGATE_TEST_WEATHER_TOKEN\}, which is not set in the environment; set TOOLGATE_TEST_WEATHER_TOKEN/,
+      ),
       expect.stringMatching(/^policy\.rules\.1\.tool: "Wirte" names no tool and matches none as a glob; use one of Read, Write,/),
       'policy.rules.2.when.town: weather has no argument "town"; use one of its arguments (city)',
     ]);
@@ -458,9 +468,18 @@ describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, ()
   it('start before the port opens, show in the ready line, and SIGTERM ends their processes', async () => {
     const events = join(scratch, 'fixture.jsonl');
     const config = join(scratch, 'toolgate.yaml');
-    const server = { name: 'fx', command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_LOG: events, FIXTURE_LINGER: '1' }, prefix: 'fx_' };
+    const server = {
+      name: 'fx',
+      command: process.execPath,
+      args: [FIXTURE_SERVER],
+      env: { FIXTURE_LOG: events, FIXTURE_LINGER: '1' },
+      prefix: 'fx_',
+    };
     // A rule on an upstream tool is checked against the tools the server listed, not refused as unknown.
-    await writeFile(config, JSON.stringify({ mcp_servers: [server], policy: { rules: [{ tool: 'fx_echo', when: { text: '^rm ' }, decision: 'deny' }] } }));
+    await writeFile(
+      config,
+      JSON.stringify({ mcp_servers: [server], policy: { rules: [{ tool: 'fx_echo', when: { text: '^rm ' }, decision: 'deny' }] } }),
+    );
     const gateway = startGateway({ TOOLGATE_CONFIG: config, PORT: '0' });
     const ready = await gateway.ready;
     expect(ready.tools).toEqual(expect.arrayContaining([...BUILTINS, 'fx_echo', 'fx_slow']));
@@ -482,7 +501,10 @@ describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, ()
     const events = join(scratch, 'fixture.jsonl');
     const config = join(scratch, 'toolgate.yaml');
     const server = { name: 'fx', command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_LOG: events }, prefix: 'fx_' };
-    const rules = [{ tool: 'fx_nope', decision: 'deny' }, { tool: 'fx_echo', when: { txt: 'x' }, decision: 'deny' }];
+    const rules = [
+      { tool: 'fx_nope', decision: 'deny' },
+      { tool: 'fx_echo', when: { txt: 'x' }, decision: 'deny' },
+    ];
     await writeFile(config, JSON.stringify({ mcp_servers: [server], policy: { rules } }));
     const gateway = startGateway({ TOOLGATE_CONFIG: config, PORT: String(port) });
     const { everListened, exit } = await watchRefusal(port, gateway);

@@ -17,7 +17,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolgate-toolsets-'));
   await writeFile(
     join(dir, 'api.json'),
-    JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/issues': { get: { operationId: 'list_issues', responses: {} } } } }),
+    JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { '/issues': { get: { operationId: 'list_issues', responses: {} } } },
+    }),
   );
 });
 afterAll(async () => {
@@ -62,19 +66,28 @@ describe('toolsets at start-up', () => {
   });
 });
 
-describe('a queued batch keeps the request\'s toolset', () => {
+describe("a queued batch keeps the request's toolset", () => {
   let g: AsyncGateway;
   beforeAll(async () => {
-    g = await asyncGateway({ config: { toolsets: { tickets: ['tickets_*'] } }, tools: [slowTool('tickets_get', { safe: true, ms: 0 }), slowTool('deploy', { safe: false, ms: 0 })] });
+    g = await asyncGateway({
+      config: { toolsets: { tickets: ['tickets_*'] } },
+      tools: [slowTool('tickets_get', { safe: true, ms: 0 }), slowTool('deploy', { safe: false, ms: 0 })],
+    });
     g.startWorkers();
   });
   afterAll(() => g.close());
 
-  it('the worker answers UNKNOWN_TOOL for a call outside the set, naming the set\'s tools', async () => {
+  it("the worker answers UNKNOWN_TOOL for a call outside the set, naming the set's tools", async () => {
     const res = await g.app.inject({
       method: 'POST',
       url: '/execute?toolset=tickets',
-      payload: { mode: 'async', tool_calls: [{ id: 'c1', name: 'tickets_get', arguments: {} }, { id: 'c2', name: 'deploy', arguments: {} }] },
+      payload: {
+        mode: 'async',
+        tool_calls: [
+          { id: 'c1', name: 'tickets_get', arguments: {} },
+          { id: 'c2', name: 'deploy', arguments: {} },
+        ],
+      },
     });
     expect(res.statusCode).toBe(202);
     const done = await g.until(res.json().execution_id, ['completed']);

@@ -60,7 +60,8 @@ export function describeAuditStore(name: string, make: () => Promise<AuditStoreH
       expect(await store.chains()).toEqual(['r1']);
       expect(await verifyChain(store, 'r1')).toEqual({ chain: 'r1', records: 25 });
       const seqs: number[] = [];
-      for (const segment of await store.segments('r1')) for await (const line of store.lines('r1', segment)) seqs.push(JSON.parse(line).seq);
+      for (const segment of await store.segments('r1'))
+        for await (const line of store.lines('r1', segment)) seqs.push(JSON.parse(line).seq);
       expect(seqs).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     });
 

@@ -7,12 +7,24 @@ import type { Admission, AdmitRequest, ApprovalDecision, ApprovalOpening, StateS
 export const OPEN: ApprovalOpening = {
   tool: 'Edit',
   arguments: { path: 'a.txt', list: [] as unknown[], note: 'é ✓ "quoted"' },
-  preview: { kind: 'diff', path: 'a.txt', diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n', new_file: false, base: { file_mtime_ms: 1.5, file_size_bytes: 2 }, truncated: false },
+  preview: {
+    kind: 'diff',
+    path: 'a.txt',
+    diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n',
+    new_file: false,
+    base: { file_mtime_ms: 1.5, file_size_bytes: 2 },
+    truncated: false,
+  },
 };
 
 const TTL = 3_600_000;
 const HISTORY = { ttlMs: 86_400_000, count: 100 };
-const decision = (status: 'approved' | 'denied', extra: Partial<ApprovalDecision> = {}): ApprovalDecision => ({ status, by: 'ops-key', history: HISTORY, ...extra });
+const decision = (status: 'approved' | 'denied', extra: Partial<ApprovalDecision> = {}): ApprovalDecision => ({
+  status,
+  by: 'ops-key',
+  history: HISTORY,
+  ...extra,
+});
 
 /** The id of an `approval_pending` answer; fails the test on any other. */
 export function pendingId(answer: Admission): string {
@@ -34,9 +46,12 @@ export function describeApprovals(
     const ask = (overrides: Partial<AdmitRequest> = {}, open: ApprovalOpening | null = OPEN) =>
       call({ approval: { argsHash: 'h1', ttlMs: TTL, ...(open && { open }) }, ...overrides });
     const open = async (overrides: Partial<AdmitRequest> = {}) => pendingId(await admit1(ask(overrides)));
-    const pending = (tenant: string | null = 'acme', limit = 50) => ctx().store.listApprovals(tenant, { status: 'pending', limit }, ctx().clock.now());
-    const decided = (tenant: string | null = 'acme', limit = 50) => ctx().store.listApprovals(tenant, { status: 'decided', limit }, ctx().clock.now());
-    const decide = (id: string, d: ApprovalDecision, tenant: string | null = 'acme') => ctx().store.decideApproval(id, tenant, d, ctx().clock.now());
+    const pending = (tenant: string | null = 'acme', limit = 50) =>
+      ctx().store.listApprovals(tenant, { status: 'pending', limit }, ctx().clock.now());
+    const decided = (tenant: string | null = 'acme', limit = 50) =>
+      ctx().store.listApprovals(tenant, { status: 'decided', limit }, ctx().clock.now());
+    const decide = (id: string, d: ApprovalDecision, tenant: string | null = 'acme') =>
+      ctx().store.decideApproval(id, tenant, d, ctx().clock.now());
     const get = (id: string, tenant: string | null = 'acme') => ctx().store.getApproval(id, tenant, ctx().clock.now());
 
     it('without a request to open, answers approval_absent and opens nothing', async () => {
@@ -49,7 +64,15 @@ export function describeApprovals(
       const first = await admit1(ask());
       const id = pendingId(first);
       expect(id).toMatch(/^\S{16,}$/);
-      const expected: ApprovalRecord = { id, tenant: 'acme', session_id: 's1', ...OPEN, status: 'pending', created_at: clock.now(), expires_at: clock.now() + TTL };
+      const expected: ApprovalRecord = {
+        id,
+        tenant: 'acme',
+        session_id: 's1',
+        ...OPEN,
+        status: 'pending',
+        created_at: clock.now(),
+        expires_at: clock.now() + TTL,
+      };
       expect(first).toEqual({ outcome: 'approval_pending', approvalId: id, opened: expected });
       // Asking again, with or without the request to open: the same one, opened by nobody this time.
       expect(await admit1(ask({ callId: 'other-call' }))).toEqual({ outcome: 'approval_pending', approvalId: id });
@@ -96,7 +119,17 @@ export function describeApprovals(
       clock.advance(5);
       const at = clock.now();
       const first = await decide(id, decision('denied', { reason: 'not on prod' }));
-      expect(first).toEqual({ outcome: 'decided', record: expect.objectContaining({ id, status: 'denied', decided_at: at, decided_by: 'ops-key', reason: 'not on prod', preview: OPEN.preview }) });
+      expect(first).toEqual({
+        outcome: 'decided',
+        record: expect.objectContaining({
+          id,
+          status: 'denied',
+          decided_at: at,
+          decided_by: 'ops-key',
+          reason: 'not on prod',
+          preview: OPEN.preview,
+        }),
+      });
       clock.advance(5);
       expect(await decide(id, decision('approved', { by: 'other-key' }))).toEqual({ outcome: 'already', record: first!.record });
       expect(await decide(id, decision('approved'), 'globex')).toBeNull();
@@ -117,7 +150,10 @@ export function describeApprovals(
       // The admission names the approval and who gave it: the call's audit record says so.
       expect(await admit1(ask())).toEqual({ outcome: 'admitted', lock: null, probe: false, approval: { id: ran, decidedBy: 'ops-key' } });
       expect(await admit1(ask({}, null))).toEqual({ outcome: 'approval_absent' });
-      expect(await decide(ran, decision('denied'))).toMatchObject({ outcome: 'already', record: { status: 'approved', decided_by: 'ops-key' } });
+      expect(await decide(ran, decision('denied'))).toMatchObject({
+        outcome: 'already',
+        record: { status: 'approved', decided_by: 'ops-key' },
+      });
       expect((await decided()).map((r) => [r.id, r.status])).toEqual([
         [unused, 'approved'],
         [ran, 'approved'],
@@ -151,7 +187,13 @@ export function describeApprovals(
       const id = await open();
       await decide(id, decision('approved'));
       await store.settle(
-        [1, 2, 3].map(() => ({ tenant: 'acme', sessionId: 's1', callId: 'c1', tool: 'Edit', breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 300_000, outcome: 'failure' as const, probe: false } })),
+        [1, 2, 3].map(() => ({
+          tenant: 'acme',
+          sessionId: 's1',
+          callId: 'c1',
+          tool: 'Edit',
+          breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 300_000, outcome: 'failure' as const, probe: false },
+        })),
         clock.now(),
       );
       expect((await admit1(ask())).outcome).toBe('circuit_open');

@@ -312,7 +312,10 @@ export function describeStateStore(name: string, make: () => Promise<StateStoreH
       const limited = (subject: string, tool = 'Edit') => call({ tool, rateLimit: { subject, perMinute: 60 } });
 
       it('allows perMinute calls at once, then says truthfully when the next token comes', async () => {
-        const burst = await store.admit(Array.from({ length: 60 }, () => limited('k')), clock.now());
+        const burst = await store.admit(
+          Array.from({ length: 60 }, () => limited('k')),
+          clock.now(),
+        );
         expect(burst.every((a) => a.outcome === 'admitted')).toBe(true);
         expect(await admit1(limited('k'))).toEqual({ outcome: 'rate_limited', retryAfterMs: 1000 });
         clock.advance(999);
@@ -323,12 +326,21 @@ export function describeStateStore(name: string, make: () => Promise<StateStoreH
       });
 
       it('refills at perMinute per minute up to the capacity only', async () => {
-        await store.admit(Array.from({ length: 60 }, () => limited('k')), clock.now());
+        await store.admit(
+          Array.from({ length: 60 }, () => limited('k')),
+          clock.now(),
+        );
         clock.advance(30_000);
-        const half = await store.admit(Array.from({ length: 31 }, () => limited('k')), clock.now());
+        const half = await store.admit(
+          Array.from({ length: 31 }, () => limited('k')),
+          clock.now(),
+        );
         expect(half.filter((a) => a.outcome === 'admitted')).toHaveLength(30);
         clock.advance(3_600_000);
-        const full = await store.admit(Array.from({ length: 61 }, () => limited('k')), clock.now());
+        const full = await store.admit(
+          Array.from({ length: 61 }, () => limited('k')),
+          clock.now(),
+        );
         expect(full.filter((a) => a.outcome === 'admitted')).toHaveLength(60);
       });
 

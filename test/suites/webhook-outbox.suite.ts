@@ -65,7 +65,11 @@ export function deliveryDeps(dispatchers: HttpDispatchers, overrides: Partial<De
  * signed, retried with backoff on failure, given up on a refusal by the
  * SSRF guard, and delivered once.
  */
-export function describeWebhookOutbox(name: string, make: (deps: DeliveryDeps) => Promise<WebhookOutbox>, dispatchers: () => HttpDispatchers): void {
+export function describeWebhookOutbox(
+  name: string,
+  make: (deps: DeliveryDeps) => Promise<WebhookOutbox>,
+  dispatchers: () => HttpDispatchers,
+): void {
   describe(`WebhookOutbox suite: ${name}`, () => {
     let receiver: Receiver;
     const outboxes: WebhookOutbox[] = [];
@@ -129,7 +133,11 @@ export function describeWebhookOutbox(name: string, make: (deps: DeliveryDeps) =
       const guarded = await open({ allowPrivateNetwork: false });
       const port = new URL(receiver.url).port;
       guarded.outbox.send({ id: `e-${Date.now()}-4`, url: `http://localhost:${port}/hook`, body: '{}', headers: {} });
-      await expect.poll(async () => (await guarded.deps.deliveries.get()).values.find((v) => v.labels.outcome === 'refused')?.value, { timeout: 5_000 }).toBe(1);
+      await expect
+        .poll(async () => (await guarded.deps.deliveries.get()).values.find((v) => v.labels.outcome === 'refused')?.value, {
+          timeout: 5_000,
+        })
+        .toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(receiver.got).toHaveLength(2);
     });

@@ -28,7 +28,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /** `toolgate keys create` prints a new key once and the entry that stores only its hash. */
 // Each case starts a process, which under a loaded test run can take many seconds; they run side by side.
 describe.concurrent('toolgate keys create', { timeout: 150_000 }, () => {
-  it('prints a key whose sha256 is the entry\'s, in an entry that pastes under keys: and works', async () => {
+  it("prints a key whose sha256 is the entry's, in an entry that pastes under keys: and works", async () => {
     const { code, stdout, stderr } = await cli('keys', 'create', '--tenant', 'acme', '--scopes', 'execute,admin', '--id', 'acme-agents');
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -52,11 +52,20 @@ describe.concurrent('toolgate keys create', { timeout: 150_000 }, () => {
 
   it('a generated id is valid even for the longest tenant, --tools lands in the entry, and a number-like tenant stays a string', async () => {
     const tenant = '0'.repeat(64);
-    const [first, second] = await Promise.all([cli('keys', 'create', '--tenant', tenant, '--tools', 'Read,get_*'), cli('keys', 'create', '--tenant', 'acme')]);
+    const [first, second] = await Promise.all([
+      cli('keys', 'create', '--tenant', tenant, '--tools', 'Read,get_*'),
+      cli('keys', 'create', '--tenant', 'acme'),
+    ]);
     expect([first.code, second.code]).toEqual([0, 0]);
     const { key, entryText } = printed(first.stdout);
     const [entry] = parse(entryText) as Array<Record<string, unknown>>;
-    expect(entry).toEqual({ id: expect.stringMatching(/^0{57}-[0-9a-f]{6}$/), sha256: sha256(key), tenant, scopes: ['execute'], tools: ['Read', 'get_*'] });
+    expect(entry).toEqual({
+      id: expect.stringMatching(/^0{57}-[0-9a-f]{6}$/),
+      sha256: sha256(key),
+      tenant,
+      scopes: ['execute'],
+      tools: ['Read', 'get_*'],
+    });
     expect(keyProblems(entry)).toEqual([]);
     expect(printed(second.stdout).key).not.toBe(key);
   });

@@ -108,8 +108,15 @@ function diffView(diff) {
 
 function previewView(preview) {
   if (preview.kind === 'diff') {
-    const region = el('section', { class: 'preview', 'aria-label': 'Proposed change' }, el('h4', { text: `Proposed change to ${preview.path}${preview.new_file ? ' (new file)' : ''}` }));
-    const stale = el('p', { class: 'note stale', text: 'The file has changed since this diff was made: the call, if approved, edits the file as it is then (an Edit whose file changed after the agent read it fails with CONFLICT).' });
+    const region = el(
+      'section',
+      { class: 'preview', 'aria-label': 'Proposed change' },
+      el('h4', { text: `Proposed change to ${preview.path}${preview.new_file ? ' (new file)' : ''}` }),
+    );
+    const stale = el('p', {
+      class: 'note stale',
+      text: 'The file has changed since this diff was made: the call, if approved, edits the file as it is then (an Edit whose file changed after the agent read it fails with CONFLICT).',
+    });
     stale.hidden = !preview.file_changed;
     region.append(stale);
     if (preview.note) region.append(el('p', { class: 'note', text: preview.note }));
@@ -145,14 +152,30 @@ function requestView(approval) {
     el(
       'dl',
       { class: 'meta' },
-      el('dt', { text: 'Session' }), el('dd', { text: approval.session_id }),
-      el('dt', { text: 'Requested' }), el('dd', { text: when(approval.created_at) }),
-      el('dt', { text: 'Expires' }), el('dd', { text: when(approval.expires_at) }),
-      el('dt', { text: 'Request' }), el('dd', { class: 'request-id' }, el('code', { text: approval.id })),
+      el('dt', { text: 'Session' }),
+      el('dd', { text: approval.session_id }),
+      el('dt', { text: 'Requested' }),
+      el('dd', { text: when(approval.created_at) }),
+      el('dt', { text: 'Expires' }),
+      el('dd', { text: when(approval.expires_at) }),
+      el('dt', { text: 'Request' }),
+      el('dd', { class: 'request-id' }, el('code', { text: approval.id })),
     ),
-    el('details', { open: '' }, el('summary', { text: 'Arguments' }), el('pre', { tabindex: '0', text: JSON.stringify(approval.arguments, null, 2) })),
+    el(
+      'details',
+      { open: '' },
+      el('summary', { text: 'Arguments' }),
+      el('pre', { tabindex: '0', text: JSON.stringify(approval.arguments, null, 2) }),
+    ),
     previewView(approval.preview),
-    el('form', { class: 'decide' }, el('label', { for: reasonId, text: 'Reason' }), reason, el('div', { class: 'buttons' }, approve, deny), outcome),
+    el(
+      'form',
+      { class: 'decide' },
+      el('label', { for: reasonId, text: 'Reason' }),
+      reason,
+      el('div', { class: 'buttons' }, approve, deny),
+      outcome,
+    ),
   );
   const decide = async (decision) => {
     approve.disabled = deny.disabled = true;
@@ -164,7 +187,8 @@ function requestView(approval) {
       void poll(true);
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) outcome.textContent = `Already decided elsewhere: ${err.message}`;
-      else if (err instanceof ApiError && err.status === 404) outcome.textContent = 'This request expired or was removed before the decision.';
+      else if (err instanceof ApiError && err.status === 404)
+        outcome.textContent = 'This request expired or was removed before the decision.';
       else if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return signOut(refusal(err));
       else outcome.textContent = `Not decided: ${err.message}`;
       approve.disabled = deny.disabled = err instanceof ApiError && (err.status === 409 || err.status === 404);
@@ -219,7 +243,15 @@ function renderBreakers(circuits) {
       }
       void poll(true);
     });
-    return el('tr', {}, el('th', { scope: 'row', text: circuit.tool }), el('td', { text: circuit.state.replace('_', '-') }), el('td', { text: String(circuit.failures) }), el('td', { text: when(circuit.reopens_at) || '–' }), el('td', {}, reset));
+    return el(
+      'tr',
+      {},
+      el('th', { scope: 'row', text: circuit.tool }),
+      el('td', { text: circuit.state.replace('_', '-') }),
+      el('td', { text: String(circuit.failures) }),
+      el('td', { text: when(circuit.reopens_at) || '–' }),
+      el('td', {}, reset),
+    );
   });
   const body = $('breakers').tBodies[0];
   // Rebuilt only when something changed, so a focused Reset button keeps its focus between polls.
@@ -244,7 +276,11 @@ function renderDecisions(approvals) {
 async function poll(once = false) {
   if (!once) clearTimeout(timer);
   try {
-    const [pending, circuits, decided] = await Promise.all([api('approvals?limit=100'), api('circuits'), api('approvals?status=decided&limit=10')]);
+    const [pending, circuits, decided] = await Promise.all([
+      api('approvals?limit=100'),
+      api('circuits'),
+      api('approvals?status=decided&limit=10'),
+    ]);
     renderPending(pending.approvals);
     renderBreakers(circuits.circuits);
     renderDecisions(decided.approvals);

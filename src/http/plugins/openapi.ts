@@ -11,7 +11,8 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'toolgate',
         version: VERSION,
-        description: 'HTTP tool-execution gateway for LLM agents: tool schemas per model dialect, validated, authorized, ordered execution.',
+        description:
+          'HTTP tool-execution gateway for LLM agents: tool schemas per model dialect, validated, authorized, ordered execution.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

@@ -35,7 +35,11 @@ export async function openApprovals(
     absent.map(async (i): Promise<AdmitRequest> => {
       const { entry, args } = calls[i]!;
       const request = requests[i]!;
-      const open = { tool: entry!.name, arguments: approvalArguments(args!), preview: await previewOf(entry!.tool, args!, deps.guardrails.forTool(entry!.name)) };
+      const open = {
+        tool: entry!.name,
+        arguments: approvalArguments(args!),
+        preview: await previewOf(entry!.tool, args!, deps.guardrails.forTool(entry!.name)),
+      };
       return { ...request, approval: { ...request.approval!, open } };
     }),
   );

@@ -19,7 +19,11 @@ export function breakerScope(entry: RegisteredTool, caller: Caller, deps: Pipeli
 
 /** What admission asks of the breaker for a call: its scope and the tool's breaker settings. */
 export function breakerPart(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): AdmitRequest['breaker'] {
-  return { scope: breakerScope(entry, caller, deps), failureThreshold: entry.breaker.failureThreshold, recoveryMs: entry.breaker.recoveryMs };
+  return {
+    scope: breakerScope(entry, caller, deps),
+    failureThreshold: entry.breaker.failureThreshold,
+    recoveryMs: entry.breaker.recoveryMs,
+  };
 }
 
 /** Open, or half open with its probe still out: retryable once the breaker lets a call through again. */
@@ -53,7 +57,9 @@ export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout
   if (!error) return 'success';
   switch (error.code) {
     case 'TIMEOUT':
-      return callerCutTimeout || (error.details as { lowered_by_arguments?: unknown } | undefined)?.lowered_by_arguments === true ? 'neutral' : 'failure';
+      return callerCutTimeout || (error.details as { lowered_by_arguments?: unknown } | undefined)?.lowered_by_arguments === true
+        ? 'neutral'
+        : 'failure';
     case 'EXECUTION_FAILED':
       return 'failure';
     case 'UPSTREAM_ERROR': {
@@ -71,7 +77,13 @@ export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout
  * (breakerOutcome; a deadline the request's `timeout_ms` lowered is the
  * caller's cut), and whether it was the half-open breaker's probe.
  */
-export function breakerSettlePart(call: PlannedCall, error: GatewayError | undefined, probe: boolean, ctx: ExecContext, deps: PipelineDeps): SettleRequest['breaker'] {
+export function breakerSettlePart(
+  call: PlannedCall,
+  error: GatewayError | undefined,
+  probe: boolean,
+  ctx: ExecContext,
+  deps: PipelineDeps,
+): SettleRequest['breaker'] {
   const entry = call.entry!;
   return {
     scope: breakerScope(entry, ctx.caller, deps),

@@ -63,7 +63,10 @@ export function lockToStore(call: PlannedCall, output: ToolOutput): { path: stri
   return { path, meta: { file_mtime_ms: data.file_mtime_ms, file_size_bytes: data.file_size_bytes } };
 }
 
-/** Gate 9's lock half: what a call that succeeded leaves (lockToStore), kept for the configured time; a failed call leaves what the session saw as it was. */
+/**
+ * Gate 9's lock half: what a call that succeeded leaves (lockToStore), kept for the configured time; a failed call leaves what the session
+ * saw as it was.
+ */
 export function lockSettlePart(call: PlannedCall, output: ToolOutput | undefined, deps: PipelineDeps): SettleRequest['lock'] {
   const lock = output && !output.error ? lockToStore(call, output) : undefined;
   return lock && { ...lock, ttlMs: deps.config.state.lock_ttl_ms };

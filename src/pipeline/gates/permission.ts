@@ -5,7 +5,8 @@ import type { LocalGate } from '../types.js';
 /** Gate 4: DENY stops the call here; ASK is settled with the approval store at admission. */
 export const permissionGate: LocalGate = (call, _ctx, deps) => {
   const entry = call.entry!;
-  const decide = (args: Record<string, unknown>) => deps.policy.decide(entry.name, args, entry.requiresApproval, entry.tool.classify?.bind(entry.tool));
+  const decide = (args: Record<string, unknown>) =>
+    deps.policy.decide(entry.name, args, entry.requiresApproval, entry.tool.classify?.bind(entry.tool));
   let verdict = decide(call.args!);
   // The rules also see the arguments as the tool will understand them (a path in its canonical spellings); the stricter decision wins.
   for (const spelling of call.spellings ?? []) verdict = strictest(verdict, decide(spelling));

@@ -12,7 +12,10 @@ export function rateLimitPart(entry: RegisteredTool, caller: Caller): AdmitReque
   return limit ? { subject: caller.keyId, perMinute: limit.perMinute } : undefined;
 }
 
-/** No token left: retryable when the bucket has refilled one, which the store works out (state/memory/token-bucket.ts, lua/includes/token-bucket.lua). */
+/**
+ * No token left: retryable when the bucket has refilled one, which the store works out (state/memory/token-bucket.ts,
+ * lua/includes/token-bucket.lua).
+ */
 export function rateLimitedError(call: PlannedCall, retryAfterMs: number): GatewayError {
   return new GatewayError('RATE_LIMITED', {
     message: `The rate limit for ${call.name} is reached.`,

@@ -26,7 +26,10 @@ export function replayPart(call: PlannedCall, timeoutMs: number): AdmitRequest['
   return { fingerprint: call.fingerprint!, leaseMs: timeoutMs + 5_000 };
 }
 
-/** Gate 9's replay half: a call that held the replay lease leaves its result for the same id again, without the id itself (a replay answers with its own). */
+/**
+ * Gate 9's replay half: a call that held the replay lease leaves its result for the same id again, without the id itself (a replay answers
+ * with its own).
+ */
 export function replaySettlePart(result: CallResult, deps: PipelineDeps): SettleRequest['replay'] {
   const { tool_call_id: _id, replayed: _replayed, ...stored } = result;
   return { result: stored as StoredResult, ttlMs: deps.config.state.replay_ttl_ms };

@@ -108,7 +108,12 @@ function readEnvelopeFields(envelope: JsonObject): EnvelopeFields {
   if (mode !== undefined) parsed.mode = mode;
   const callbackUrl = optional(envelope, 'callback_url', isHttpUrl, 'an absolute http(s) URL');
   if (callbackUrl !== undefined) parsed.callbackUrl = callbackUrl;
-  const timeoutMs = optional(envelope, 'timeout_ms', (v): v is number => Number.isSafeInteger(v) && (v as number) > 0, 'a positive integer');
+  const timeoutMs = optional(
+    envelope,
+    'timeout_ms',
+    (v): v is number => Number.isSafeInteger(v) && (v as number) > 0,
+    'a positive integer',
+  );
   if (timeoutMs !== undefined) parsed.timeoutMs = timeoutMs;
   return parsed;
 }

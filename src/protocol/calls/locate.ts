@@ -54,7 +54,9 @@ export function* levels(body: unknown): Generator<{ node: JsonObject; path: stri
 export function locateCalls(body: unknown): CallList {
   if (Array.isArray(body)) return { items: body, path: '', kind: 'blocks' };
   if (!isRecord(body)) {
-    throw badRequest('The body must be a JSON array of tool calls or an object holding them (tool_calls, an assistant message, output, parts).');
+    throw badRequest(
+      'The body must be a JSON array of tool calls or an object holding them (tool_calls, an assistant message, output, parts).',
+    );
   }
   let last: { node: JsonObject; path: string } = { node: body, path: '' };
   for (const level of levels(body)) last = level;
@@ -72,7 +74,10 @@ export function locateCalls(body: unknown): CallList {
     if (toolCalls === null) return { items: [], path: join(path, 'tool_calls'), kind: 'calls' };
     return { items: list(toolCalls, join(path, 'tool_calls')), path: join(path, 'tool_calls'), kind: 'calls' };
   }
-  for (const [key, kind, hint] of [['output', 'blocks', 'responses'], ['parts', 'parts', 'gemini']] as const) {
+  for (const [key, kind, hint] of [
+    ['output', 'blocks', 'responses'],
+    ['parts', 'parts', 'gemini'],
+  ] as const) {
     const value = own(node, key);
     if (value !== undefined) return { items: list(value, join(path, key)), path: join(path, key), kind, hint };
   }

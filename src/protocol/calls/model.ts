@@ -26,6 +26,7 @@ export function modelOfBody(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
   let name: unknown;
   if (own(body, 'candidates') !== undefined) name = own(body, 'modelVersion');
-  else if (own(body, 'choices') !== undefined || own(body, 'output') !== undefined || own(body, 'type') === 'message') name = own(body, 'model');
+  else if (own(body, 'choices') !== undefined || own(body, 'output') !== undefined || own(body, 'type') === 'message')
+    name = own(body, 'model');
   return isModelName(name) ? name : undefined;
 }

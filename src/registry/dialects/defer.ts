@@ -26,13 +26,20 @@ export function canDefer(format: string): format is DeferFormat {
  * others say (`*,!Read,!Grep`).
  */
 export function deferMatcher(spec: string): (name: string) => boolean {
-  const patterns = spec.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const patterns = spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   const defer = patterns.filter((p) => !p.startsWith('!')).map(toolNameMatcher);
   const keep = patterns.filter((p) => p.startsWith('!')).map((p) => toolNameMatcher(p.slice(1)));
   return (name) => defer.some((m) => m(name)) && !keep.some((m) => m(name));
 }
 
 /** The rendered tools with `defer_loading: true` on those `deferred` names, after the provider's search tool. */
-export function withDeferredLoading(format: DeferFormat, tools: Record<string, unknown>[], deferred: (name: string) => boolean): Record<string, unknown>[] {
+export function withDeferredLoading(
+  format: DeferFormat,
+  tools: Record<string, unknown>[],
+  deferred: (name: string) => boolean,
+): Record<string, unknown>[] {
   return [{ ...PROVIDER_SEARCH_TOOL[format] }, ...tools.map((t) => (deferred(t.name as string) ? { ...t, defer_loading: true } : t))];
 }

@@ -1,6 +1,23 @@
 import { isRecord, own } from '../../protocol/json.js';
 import type { JsonSchema } from '../../tools/tool.js';
-import { appendNote, arrayOf, copyKeys, enumValues, flattenAllOf, inlineRef, isNullSchema, isString, mapEntries, merge, newScope, noteDefault, typeList, typeOfValues, type Node, type Scope } from './schema-walk.js';
+import {
+  appendNote,
+  arrayOf,
+  copyKeys,
+  enumValues,
+  flattenAllOf,
+  inlineRef,
+  isNullSchema,
+  isString,
+  mapEntries,
+  merge,
+  newScope,
+  noteDefault,
+  typeList,
+  typeOfValues,
+  type Node,
+  type Scope,
+} from './schema-walk.js';
 import type { ToolSchemaSource } from './source.js';
 
 /** A Gemini function declaration; `parameters` is left out for a tool without arguments. */
@@ -20,9 +37,7 @@ export function toGemini(tools: readonly ToolSchemaSource[]): GeminiTool[] {
   if (tools.length === 0) return [];
   const functionDeclarations = tools.map((tool): GeminiFunctionDeclaration => {
     const parameters = toGeminiParameters(tool.parameters);
-    return parameters
-      ? { name: tool.name, description: tool.description, parameters }
-      : { name: tool.name, description: tool.description };
+    return parameters ? { name: tool.name, description: tool.description, parameters } : { name: tool.name, description: tool.description };
   });
   return [{ functionDeclarations }];
 }

@@ -1,6 +1,23 @@
 import { isRecord, own } from '../../protocol/json.js';
 import type { JsonSchema } from '../../tools/tool.js';
-import { arrayOf, copyKeys, enumValues, flattenAllOf, inlineRef, isNullSchema, isString, mapEntries, newScope, noteDefault, put, typeList, typeOfValues, without, type Node, type Scope } from './schema-walk.js';
+import {
+  arrayOf,
+  copyKeys,
+  enumValues,
+  flattenAllOf,
+  inlineRef,
+  isNullSchema,
+  isString,
+  mapEntries,
+  newScope,
+  noteDefault,
+  put,
+  typeList,
+  typeOfValues,
+  without,
+  type Node,
+  type Scope,
+} from './schema-walk.js';
 
 // OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/
 // guides/structured-outputs, 2025–2026 text): types string, number, boolean,
@@ -43,7 +60,13 @@ function strictNode(input: unknown, scope: Scope, isRoot = false): Node {
   if (isString(ref)) {
     if (Object.keys(input).length === 1) return { $ref: ref };
     // Keywords beside `$ref` are rejected: inline the target; on a cycle keep the bare reference.
-    return inlineRef(input, ref, scope, (merged) => strictNode(merged, scope, isRoot), () => ({ $ref: ref }));
+    return inlineRef(
+      input,
+      ref,
+      scope,
+      (merged) => strictNode(merged, scope, isRoot),
+      () => ({ $ref: ref }),
+    );
   }
   const node = flattenAllOf(input, scope);
   const types = typeList(node);
@@ -85,9 +108,7 @@ function strictObject(node: Node, scope: Scope, isRoot: boolean): Node {
   if ((extra !== undefined && extra !== false) || own(node, 'patternProperties') !== undefined) throw new NoStrictForm();
   if (!isRecord(declared) && extra !== false && !isRoot) throw new NoStrictForm();
   const required = new Set(arrayOf(own(node, 'required')).filter(isString));
-  const properties = isRecord(declared)
-    ? mapEntries(declared, (schema) => strictNode(schema, scope))
-    : {};
+  const properties = isRecord(declared) ? mapEntries(declared, (schema) => strictNode(schema, scope)) : {};
   for (const [name, schema] of Object.entries(properties)) {
     if (!required.has(name)) put(properties, name, nullable(schema as Node));
   }

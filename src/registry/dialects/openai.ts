@@ -27,4 +27,3 @@ export function toOpenAI(tools: readonly ToolSchemaSource[], options: { strict: 
     };
   });
 }
-

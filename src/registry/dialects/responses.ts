@@ -25,4 +25,3 @@ export function toResponses(tools: readonly ToolSchemaSource[], options: { stric
     strict: strict === true,
   }));
 }
-

@@ -64,7 +64,10 @@ export class MemoryApprovals {
     const mine = (record: ApprovalRecord) => tenant === null || record.tenant === tenant;
     if (query.status === 'pending') {
       const pending = [...this.byKey.values()].filter((record) => record.status === 'pending' && mine(record));
-      return pending.sort(byCreation).slice(0, query.limit).map((record) => structuredClone(record));
+      return pending
+        .sort(byCreation)
+        .slice(0, query.limit)
+        .map((record) => structuredClone(record));
     }
     const kept = [...this.decided.values()].filter((entry) => mine(entry.record));
     return kept

@@ -30,7 +30,8 @@ export class MemoryBreakers {
       return true;
     }
     if (breaker?.state === 'half_open') {
-      if (breaker.probeUntil > now) return { outcome: 'circuit_open', retryAfterMs: Math.min(breaker.probeUntil - now, HALF_OPEN_RETRY_MS) };
+      if (breaker.probeUntil > now)
+        return { outcome: 'circuit_open', retryAfterMs: Math.min(breaker.probeUntil - now, HALF_OPEN_RETRY_MS) };
       return true;
     }
     return false;

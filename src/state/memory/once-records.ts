@@ -67,7 +67,9 @@ export class OnceRecords {
       return undefined;
     }
     this.entries.set(key, entry);
-    return entry.json === undefined ? { fingerprint: entry.fingerprint } : { fingerprint: entry.fingerprint, result: JSON.parse(entry.json.toString('utf8')) as StoredResult };
+    return entry.json === undefined
+      ? { fingerprint: entry.fingerprint }
+      : { fingerprint: entry.fingerprint, result: JSON.parse(entry.json.toString('utf8')) as StoredResult };
   }
 
   /** Undefined when no record is live: the caller may start one. */

@@ -93,7 +93,11 @@ export async function settleBatch(requests: SettleRequest[], now: number, ctx: B
       recovery: r.breaker.recoveryMs,
       ttl: breakerTtl(r.breaker),
     };
-    const lock = r.lock && { k: tenant.keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lock.path)), meta: JSON.stringify(r.lock.meta), ttl: r.lock.ttlMs };
+    const lock = r.lock && {
+      k: tenant.keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lock.path)),
+      meta: JSON.stringify(r.lock.meta),
+      ttl: r.lock.ttlMs,
+    };
     const replay = r.replay && { k: tenant.keys.add(ctx.keys.call(r)), res: JSON.stringify(r.replay.result), ttl: r.replay.ttlMs };
     if (own === tenant) {
       tenant.specs.push({ breaker, lock, replay });
@@ -105,14 +109,24 @@ export async function settleBatch(requests: SettleRequest[], now: number, ctx: B
   await Promise.all(scripts.scripts.map((s) => ctx.run('settle', s.keys.keys, [now, JSON.stringify(s.specs)])));
 }
 
-/** A breaker in the tenant's slot is decided by the tenant's script; one apart was decided before, and only a verdict that stops the call is passed on. */
+/**
+ * A breaker in the tenant's slot is decided by the tenant's script; one apart was decided before, and only a verdict that stops the call is
+ * passed on.
+ */
 function breakerSpec(r: AdmitRequest, apart: BreakerApart | undefined, keys: KeyList, ctx: BatchContext): Spec | undefined {
-  if (apart === undefined) return { k: keys.add(ctx.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) };
+  if (apart === undefined)
+    return { k: keys.add(ctx.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) };
   return apart.reply.o === 'admitted' ? undefined : { stop: apart.reply };
 }
 
 /** The approval check; with `open`, a new request's fields, its id pointer and global index only when they share the tenant's slot. */
-function approvalSpec(r: AdmitRequest, approval: NonNullable<AdmitRequest['approval']>, keys: KeyList, tenantKey: string, ctx: BatchContext): Spec {
+function approvalSpec(
+  r: AdmitRequest,
+  approval: NonNullable<AdmitRequest['approval']>,
+  keys: KeyList,
+  tenantKey: string,
+  ctx: BatchContext,
+): Spec {
   const spec: Spec = {
     k: keys.add(ctx.keys.approval(r.tenant, r.sessionId, r.tool, approval.argsHash)),
     tidx: keys.add(ctx.keys.approvalIndex(r.tenant)),
@@ -123,7 +137,12 @@ function approvalSpec(r: AdmitRequest, approval: NonNullable<AdmitRequest['appro
   };
   if (!approval.open) return spec;
   const id = newApprovalId();
-  spec.open = { id, tool: approval.open.tool, args: JSON.stringify(approval.open.arguments ?? null), preview: JSON.stringify(approval.open.preview) };
+  spec.open = {
+    id,
+    tool: approval.open.tool,
+    args: JSON.stringify(approval.open.arguments ?? null),
+    preview: JSON.stringify(approval.open.preview),
+  };
   const global = ctx.keys.approvalIndex(null);
   if (together(ctx, global, tenantKey)) {
     spec.ptr = keys.add(ctx.keys.approvalId(id));
@@ -173,7 +192,13 @@ async function freeProbes(replies: AdmitReply[], breakers: Map<number, BreakerAp
 }
 
 /** Step 3: the global index and id pointers of every pending approval whose slot is not its tenant's. */
-async function indexApprovals(requests: AdmitRequest[], replies: AdmitReply[], apart: Set<number>, now: number, ctx: BatchContext): Promise<void> {
+async function indexApprovals(
+  requests: AdmitRequest[],
+  replies: AdmitReply[],
+  apart: Set<number>,
+  now: number,
+  ctx: BatchContext,
+): Promise<void> {
   // Every spec here names the global index's slot: one script, no split by slot.
   const global = ctx.keys.approvalIndex(null);
   const keys = new KeyList();

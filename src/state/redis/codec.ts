@@ -39,9 +39,12 @@ export function breakerTtl(settings: { recoveryMs: number }): number {
 
 export function toAdmission(reply: AdmitReply): Admission {
   switch (reply.o) {
-    case 'admitted':
-    {
-      const admitted: Admission = { outcome: 'admitted', lock: reply.lock === undefined ? null : JSON.parse(reply.lock), probe: reply.probe };
+    case 'admitted': {
+      const admitted: Admission = {
+        outcome: 'admitted',
+        lock: reply.lock === undefined ? null : JSON.parse(reply.lock),
+        probe: reply.probe,
+      };
       return reply.aid === undefined ? admitted : { ...admitted, approval: { id: reply.aid, decidedBy: reply.by ?? '' } };
     }
     case 'replayed':

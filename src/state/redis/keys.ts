@@ -86,7 +86,9 @@ export class RedisKeys {
     return approvalKey.slice(0, approvalKey.indexOf('}') + 1);
   }
 
-  /** The approval keys of the tenant an approval key belongs to: as {@link approvalIndex}, {@link decidedIndex} and {@link approvalHistory}. */
+  /**
+   * The approval keys of the tenant an approval key belongs to: as {@link approvalIndex}, {@link decidedIndex} and {@link approvalHistory}.
+   */
   tenantApprovalKeys(approvalKey: string): { pending: string; decided: string; history: string } {
     const tag = this.slotOf(approvalKey);
     return { pending: this.key(tag, 'approvals'), decided: this.key(tag, 'approvals-decided'), history: this.key(tag, 'approval-history') };

@@ -51,6 +51,9 @@ let sources: Record<ScriptName, string> | undefined;
 
 /** Read when the first store is made, so importing the store costs nothing where Redis is not configured. */
 export function luaSources(): Record<ScriptName, string> {
-  sources ??= Object.fromEntries(SCRIPTS.map((name) => [name, expandScript(new URL(`./lua/${name}.lua`, import.meta.url))])) as Record<ScriptName, string>;
+  sources ??= Object.fromEntries(SCRIPTS.map((name) => [name, expandScript(new URL(`./lua/${name}.lua`, import.meta.url))])) as Record<
+    ScriptName,
+    string
+  >;
   return sources;
 }

@@ -161,7 +161,10 @@ export class RedisStateStore implements StateStore {
     if (tenant !== null) {
       histories = ids.map(() => this.keys.approvalHistory(tenant));
     } else {
-      const targets = await this.readEach<string | null>(ids.map((id) => this.keys.approvalId(id)), (pipeline, key) => pipeline.get(key));
+      const targets = await this.readEach<string | null>(
+        ids.map((id) => this.keys.approvalId(id)),
+        (pipeline, key) => pipeline.get(key),
+      );
       histories = targets.map((target) => (target === null ? null : this.keys.tenantApprovalKeys(target).history));
     }
     const found = ids.flatMap((id, i) => (histories[i] ? [{ id, history: histories[i] }] : []));
@@ -201,7 +204,15 @@ export class RedisStateStore implements StateStore {
     const pointer = this.keys.approvalId(id);
     const global = !this.sharded || groupOf(pending, true) === groupOf(target, true) ? [pending, decided, pointer] : [];
     const { history } = decision;
-    const args = [id, now, decision.status, decision.by, history.ttlMs, history.count, ...(decision.reason === undefined ? [] : [decision.reason])];
+    const args = [
+      id,
+      now,
+      decision.status,
+      decision.by,
+      history.ttlMs,
+      history.count,
+      ...(decision.reason === undefined ? [] : [decision.reason]),
+    ];
     const keys = [target, own.pending, own.decided, own.history, ...global];
     const reply = (await this.script('decide', keys, args)) as [string, string, string?] | null;
     if (reply === null) return null;
@@ -224,13 +235,7 @@ export class RedisStateStore implements StateStore {
     return this.connection.run(() => this.client.zcount(this.keys.approvalIndex(null), `(${now}`, '+inf'));
   }
 
-  async hit(
-    subject: string,
-    limit: number,
-    windowMs: number,
-    now: number,
-    cost = 1,
-  ): Promise<{ allowed: boolean; retryAfterMs: number }> {
+  async hit(subject: string, limit: number, windowMs: number, now: number, cost = 1): Promise<{ allowed: boolean; retryAfterMs: number }> {
     const start = windowStart(now, windowMs);
     const count = Number(await this.script('hit', [this.keys.hit(subject, start)], [cost, windowMs]));
     return windowVerdict(count, limit, start, windowMs, now);

@@ -22,13 +22,26 @@ export type RedisTopology =
 
 export type RedisClient = Redis | Cluster;
 
-/** The topology the `state` section names; undefined without Redis (in-memory state). The schema and checks.ts have made sure at most one is named. */
+/**
+ * The topology the `state` section names; undefined without Redis (in-memory state). The schema and checks.ts have made sure at most one is
+ * named.
+ */
 export function redisTopology(state: Config['state']): RedisTopology | undefined {
-  const access = { tls: state.tls, ...(state.username && { username: state.username }), ...(state.password && { password: state.password }) };
+  const access = {
+    tls: state.tls,
+    ...(state.username && { username: state.username }),
+    ...(state.password && { password: state.password }),
+  };
   if (state.redis_url !== undefined) return { kind: 'single', url: state.redis_url };
   if (state.sentinels !== undefined) {
     const sentinelPassword = state.sentinel_password;
-    return { kind: 'sentinel', sentinels: state.sentinels, name: state.name ?? '', ...(sentinelPassword && { sentinelPassword }), ...access };
+    return {
+      kind: 'sentinel',
+      sentinels: state.sentinels,
+      name: state.name ?? '',
+      ...(sentinelPassword && { sentinelPassword }),
+      ...access,
+    };
   }
   if (state.cluster_nodes !== undefined) return { kind: 'cluster', nodes: state.cluster_nodes, ...access };
   return undefined;

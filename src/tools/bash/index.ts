@@ -30,7 +30,8 @@ const creatableWarning = (index: number) =>
  * rules on paths) for every command.
  */
 export function setUpBash(settings: BashConfig, workspace: string, enabled: boolean, rules: PathRules): BashSetup {
-  if (!enabled) return { tool: createBashTool({ workspace, settings, sandbox: unserved, identity: {}, rules }), problems: [], warnings: [] };
+  if (!enabled)
+    return { tool: createBashTool({ workspace, settings, sandbox: unserved, identity: {}, rules }), problems: [], warnings: [] };
   const warnings: string[] = [];
   const { identity, warning } = commandIdentity(workspace);
   if (warning) warnings.push(warning);
@@ -38,5 +39,9 @@ export function setUpBash(settings: BashConfig, workspace: string, enabled: bool
   if (choice.warning) warnings.push(choice.warning);
   if (choice.sandbox?.info.mode === 'bwrap') warnings.push(...keptFolders(rules).creatable.map(creatableWarning));
   const sandbox = choice.sandbox ?? unserved;
-  return { tool: createBashTool({ workspace, settings, sandbox, identity, rules }), problems: choice.problem ? [choice.problem] : [], warnings };
+  return {
+    tool: createBashTool({ workspace, settings, sandbox, identity, rules }),
+    problems: choice.problem ? [choice.problem] : [],
+    warnings,
+  };
 }

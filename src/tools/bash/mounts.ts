@@ -13,7 +13,18 @@ import { GatewayError } from '../../protocol/errors.js';
  * run. Names are compared without case: on a case-insensitive file system
  * (a macOS or Windows folder mounted in) `.GITCONFIG` is `.gitconfig`.
  */
-const PROTECTED_FILES = ['.gitconfig', '.gitmodules', '.gitattributes', '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.bash_login', '.bash_logout'];
+const PROTECTED_FILES = [
+  '.gitconfig',
+  '.gitmodules',
+  '.gitattributes',
+  '.bashrc',
+  '.bash_profile',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.bash_login',
+  '.bash_logout',
+];
 /** In a git directory (`.git`, and a submodule's or worktree's below it): its config files and its hooks. */
 const PROTECTED_IN_GIT = ['config', 'config.worktree', 'hooks'];
 
@@ -125,7 +136,11 @@ const lower = (name: string) => name.toLowerCase();
  * exist yet (see missingFolders). With `readOnly` (the whole workspace is
  * bound read-only) only the masks of what exists are needed.
  */
-export async function planMounts(workspace: string, rules: PathRules, options: { readOnly?: boolean; limit?: number } = {}): Promise<PlannedMount[]> {
+export async function planMounts(
+  workspace: string,
+  rules: PathRules,
+  options: { readOnly?: boolean; limit?: number } = {},
+): Promise<PlannedMount[]> {
   const limit = options.limit ?? MOUNT_WALK_LIMIT;
   const masks = new Map<string, PlannedMount>();
   const frozen = new Set<string>();
@@ -205,7 +220,9 @@ function arrange(masked: PlannedMount[], frozen: Set<string>, readOnly: boolean)
   const maskedPaths = new Set(masked.map((m) => m.rel));
   const mounts = [
     ...masked.filter((m) => !hiddenBelow(m.rel) && !(readOnly && m.creates)),
-    ...(readOnly ? [] : [...frozen].filter((rel) => !maskedPaths.has(rel) && !hiddenBelow(rel)).map((rel): PlannedMount => ({ kind: 'freeze', rel }))),
+    ...(readOnly
+      ? []
+      : [...frozen].filter((rel) => !maskedPaths.has(rel) && !hiddenBelow(rel)).map((rel): PlannedMount => ({ kind: 'freeze', rel }))),
   ];
   if (!readOnly) {
     const frozenFolders = [...frozen];

@@ -148,7 +148,11 @@ const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string, bash: stri
   info: { mode: 'bwrap', setting },
   launch: async (command, workspace, limits, rules, readOnly) => ({
     file: bwrap,
-    args: [...bwrapArgs(workspace, await mountArgs(workspace, await planMounts(workspace, rules, { readOnly })), readOnly), '--', ...limited(bash, command, limits)],
+    args: [
+      ...bwrapArgs(workspace, await mountArgs(workspace, await planMounts(workspace, rules, { readOnly })), readOnly),
+      '--',
+      ...limited(bash, command, limits),
+    ],
   }),
 });
 
@@ -163,7 +167,12 @@ const PROBE_TIMEOUT_MS = 10_000;
 
 /** Runs `file args` as `identity`; undefined when it exited 0, else why not. */
 function probe(file: string, args: string[], identity: Identity): string | undefined {
-  const run = spawnSync(file, args, { ...identity, env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
+  const run = spawnSync(file, args, {
+    ...identity,
+    env: { PATH: '/usr/bin:/bin' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: PROBE_TIMEOUT_MS,
+  });
   if (run.error) return run.error.message;
   if (run.status === 0) return undefined;
   const stderr = run.stderr.toString('utf8').trim().split('\n').slice(-1)[0] ?? '';
@@ -178,7 +187,13 @@ function probe(file: string, args: string[], identity: Identity): string | undef
  * no command would run as the classifier read it, without prlimit there are
  * no resource limits; either way no command runs.
  */
-export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string, identity: Identity, bwrap = BWRAP, bashPaths = BASH_PATHS): SandboxChoice {
+export function chooseSandbox(
+  setting: SandboxInfo['setting'],
+  workspace: string,
+  identity: Identity,
+  bwrap = BWRAP,
+  bashPaths = BASH_PATHS,
+): SandboxChoice {
   const bash = findBash(bashPaths);
   if (!bash) {
     return {
@@ -188,7 +203,9 @@ export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string
   const limits: ResourceLimits = { processes: 64, fileSizeBytes: 1_048_576, cpuSeconds: 5, openFiles: 64 };
   const noLimits = probe(PRLIMIT, limited(bash, 'true', limits).slice(1), identity);
   if (noLimits) {
-    return { problem: `builtins.Bash: ${PRLIMIT} (util-linux) does not run (${noLimits}); it sets the commands' resource limits. Install util-linux` };
+    return {
+      problem: `builtins.Bash: ${PRLIMIT} (util-linux) does not run (${noLimits}); it sets the commands' resource limits. Install util-linux`,
+    };
   }
   if (setting === 'none') {
     return {
@@ -201,7 +218,9 @@ export function chooseSandbox(setting: SandboxInfo['setting'], workspace: string
   if (!refused) return { sandbox: bwrapSandbox(setting, bwrap, bash) };
   const why = `bubblewrap (${bwrap}) does not work here: ${refused}`;
   if (setting === 'required') {
-    return { problem: `builtins.Bash.sandbox is required, but ${why}. Install it (apt-get install bubblewrap) and allow user namespaces, or set sandbox: auto or none` };
+    return {
+      problem: `builtins.Bash.sandbox is required, but ${why}. Install it (apt-get install bubblewrap) and allow user namespaces, or set sandbox: auto or none`,
+    };
   }
   return {
     sandbox: hostSandbox(setting, bash),

@@ -17,7 +17,9 @@ function descriptionFor(sandbox: Sandbox): string {
     'Run a bash command in the workspace and return its stdout and stderr.',
     'A command that exits non-zero answers COMMAND_FAILED with its output.',
     'Read-only commands run at once; commands that change files or install ask for approval; deletion, privilege and nested shells are refused.',
-    sandbox.info.mode === 'bwrap' ? 'It runs in a sandbox: only the workspace is writable (read-only to a read-only command), and there is no network.' : '',
+    sandbox.info.mode === 'bwrap'
+      ? 'It runs in a sandbox: only the workspace is writable (read-only to a read-only command), and there is no network.'
+      : '',
     'stdin is empty; a command still running at the timeout is killed.',
   ]
     .filter(Boolean)
@@ -28,8 +30,17 @@ const PARAMETERS = {
   type: 'object',
   properties: {
     // No NUL: a process's arguments cannot hold one, so such a command could never run as written.
-    command: { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$', description: 'The command line, run with bash -c in the workspace root.' },
-    timeout_ms: { type: 'integer', minimum: 1, description: "Kill the command after this many milliseconds; lowers, never raises, the tool's timeout." },
+    command: {
+      type: 'string',
+      minLength: 1,
+      pattern: '^[^\\u0000]*$',
+      description: 'The command line, run with bash -c in the workspace root.',
+    },
+    timeout_ms: {
+      type: 'integer',
+      minimum: 1,
+      description: "Kill the command after this many milliseconds; lowers, never raises, the tool's timeout.",
+    },
   },
   required: ['command'],
   additionalProperties: false,
@@ -42,7 +53,9 @@ export const STDERR_MARKER = '--- stderr ---';
 function shown(name: string, captured: Captured, capBytes: number, noted: boolean): string {
   const text = utf8Prefix(captured.head, capBytes);
   if (!captured.spilled || !noted) return text;
-  const where = isSpillFailure(captured.spilled) ? 'the rest was not kept (the spill store is unavailable)' : `the whole stream: /outputs/${captured.spilled.id}`;
+  const where = isSpillFailure(captured.spilled)
+    ? 'the rest was not kept (the spill store is unavailable)'
+    : `the whole stream: /outputs/${captured.spilled.id}`;
   return `${text}${text.endsWith('\n') ? '' : '\n'}[${name} cut at ${capBytes} of ${counted(captured.bytes, 'byte')}; ${where}]\n`;
 }
 
@@ -71,7 +84,7 @@ export function commandOutput(outcome: RunOutcome, capBytes: number): ToolOutput
     output.error = new GatewayError('COMMAND_FAILED', {
       message: `The command ${how}.`,
       details: { exit_code: outcome.exitCode, signal: outcome.signal },
-      suggestion: 'Read its output in text: a non-zero exit is the command\'s answer (grep finding nothing exits 1).',
+      suggestion: "Read its output in text: a non-zero exit is the command's answer (grep finding nothing exits 1).",
     });
   }
   return output;
@@ -88,7 +101,12 @@ interface BashToolOptions {
 
 function limitsOf(settings: BashConfig): ResourceLimits {
   const { limits } = settings;
-  return { processes: limits.processes, fileSizeBytes: limits.file_size_bytes, cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files };
+  return {
+    processes: limits.processes,
+    fileSizeBytes: limits.file_size_bytes,
+    cpuSeconds: limits.cpu_seconds,
+    openFiles: limits.open_files,
+  };
 }
 
 /**
@@ -103,7 +121,12 @@ function readOnlyClass(classification: ToolClassification | undefined): boolean 
   return typeof classification === 'object' && 'parts' in classification && classification.parts.every((part) => part.decision === 'allow');
 }
 
-async function run(args: Record<string, unknown>, ctx: ToolContext, options: BashToolOptions, classify: Tool['classify']): Promise<ToolOutput> {
+async function run(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  options: BashToolOptions,
+  classify: Tool['classify'],
+): Promise<ToolOutput> {
   const { workspace, settings, sandbox } = options;
   const command = args.command as string;
   const readOnly = sandbox.info.mode === 'bwrap' && readOnlyClass(classify?.(args));
@@ -125,7 +148,7 @@ async function run(args: Record<string, unknown>, ctx: ToolContext, options: Bas
       message: `The command did not finish within ${deadline - started} ms; its processes were killed.`,
       // A deadline the call's own timeout_ms set is the caller's choice: the breaker does not count it (gates/breaker.ts).
       details: { timeout_ms: deadline - started, lowered_by_arguments: own <= ctx.deadline },
-      suggestion: 'Run less in one command, or give it a longer timeout_ms (up to the tool\'s timeout).',
+      suggestion: "Run less in one command, or give it a longer timeout_ms (up to the tool's timeout).",
     });
   }
   return commandOutput(outcome, settings.output_cap_bytes);

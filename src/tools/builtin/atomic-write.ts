@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { GatewayError } from '../../protocol/errors.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { stampOf, type FileStamp } from './stamp.js';
 

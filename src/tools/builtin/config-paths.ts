@@ -29,7 +29,7 @@ function configures(p: string): string | undefined {
   const name = segments.at(-1) ?? '';
   if (ANY_DEPTH.has(name)) return `${name} sets or selects programs git runs`;
   if (segments.length === 1 && AT_HOME.has(name)) return `${name} in the workspace root (HOME) is read by the shell`;
-  if (segments[0] === '.config' && segments[1] === 'git') return '.config/git in the workspace root (HOME) is git\'s own configuration';
+  if (segments[0] === '.config' && segments[1] === 'git') return ".config/git in the workspace root (HOME) is git's own configuration";
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 import { MARKER } from '../../guardrails/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { filePathProperty, optionalBoolean, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
@@ -29,7 +29,8 @@ export async function load(ws: Workspace, real: string, shown: string): Promise<
   const handle = await ws.open(real, READ_FLAGS);
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file; Edit changes files only.` });
+    if (!stats.isFile())
+      throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file; Edit changes files only.` });
     if (stats.size > MAX_EDIT_BYTES) {
       throw new GatewayError('INVALID_ARGS', {
         message: `${JSON.stringify(shown)} is ${stats.size} bytes, over Edit's ${MAX_EDIT_BYTES}-byte limit.`,
@@ -37,12 +38,17 @@ export async function load(ws: Workspace, real: string, shown: string): Promise<
       });
     }
     const bytes = await handle.readFile();
-    if (looksBinary(bytes)) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} looks like a binary file; Edit changes text files only.` });
+    if (looksBinary(bytes))
+      throw new GatewayError('INVALID_ARGS', {
+        message: `${JSON.stringify(shown)} looks like a binary file; Edit changes text files only.`,
+      });
     let content: string;
     try {
       content = decoder.decode(bytes);
     } catch {
-      throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not valid UTF-8; editing it as text would corrupt it.` });
+      throw new GatewayError('INVALID_ARGS', {
+        message: `${JSON.stringify(shown)} is not valid UTF-8; editing it as text would corrupt it.`,
+      });
     }
     return { content, stamp: stampOf(stats), mode: stats.mode & 0o7777 };
   } finally {
@@ -105,8 +111,10 @@ export function createEditTool(ws: Workspace): Tool {
       const newString = requireString(args, 'new_string');
       const replaceAll = optionalBoolean(args, 'replace_all') ?? false;
       const expected = expectedFrom(args);
-      if (oldString === '') throw new GatewayError('INVALID_ARGS', { message: 'old_string is empty.', suggestion: 'To create or fill a file use Write.' });
-      if (oldString === newString) throw new GatewayError('INVALID_ARGS', { message: 'old_string and new_string are the same; there is nothing to change.' });
+      if (oldString === '')
+        throw new GatewayError('INVALID_ARGS', { message: 'old_string is empty.', suggestion: 'To create or fill a file use Write.' });
+      if (oldString === newString)
+        throw new GatewayError('INVALID_ARGS', { message: 'old_string and new_string are the same; there is nothing to change.' });
       throwIfAborted(ctx);
       const real = await ws.resolveExisting(shown, args);
       return withFileLock(real, () => editLocked(ws, real, shown, { oldString, newString, replaceAll, expected }, ctx));
@@ -122,7 +130,12 @@ interface EditRequest {
 }
 
 /** The file's content with the edit made; throws as the call would (nothing found, too many matches, too large). */
-export function applyEdit(content: string, sizeBytes: number, request: Omit<EditRequest, 'expected'>, shown: string): { updated: string; replaced: number } {
+export function applyEdit(
+  content: string,
+  sizeBytes: number,
+  request: Omit<EditRequest, 'expected'>,
+  shown: string,
+): { updated: string; replaced: number } {
   const { oldString, newString, replaceAll } = request;
   const count = countOccurrences(content, oldString);
   if (count === 0 && MARKER.test(oldString)) {

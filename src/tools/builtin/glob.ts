@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { GatewayError } from '../../protocol/errors.js';
 import type { PathRules } from '../../policy/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString, requireString } from './args.js';
 import { compileGlob } from './glob-match.js';
@@ -92,7 +92,11 @@ export function createGlobTool(ws: Workspace, paths: PathRules): Tool {
       if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
       notes.push(...walk.withheld.note);
       const list = found.length > 0 ? found.join('\n') : 'No files matched.';
-      return { text: [list, ...notes].join('\n\n'), partial: cut || walk.truncated, ...(walk.withheld.data && { data: walk.withheld.data }) };
+      return {
+        text: [list, ...notes].join('\n\n'),
+        partial: cut || walk.truncated,
+        ...(walk.withheld.data && { data: walk.withheld.data }),
+      };
     },
   };
 }

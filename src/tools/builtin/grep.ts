@@ -3,7 +3,7 @@ import path from 'node:path';
 import { GatewayError } from '../../protocol/errors.js';
 import type { PathRules } from '../../policy/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { optionalBoolean, optionalNumber, optionalString, requireString } from './args.js';
 import { compileGlob } from './glob-match.js';
@@ -24,13 +24,7 @@ const SHOWN_LINE_CHARS = 500;
 
 type FileOutcome = 'skipped-large' | 'searched';
 
-async function searchFile(
-  ws: Workspace,
-  file: WalkedFile,
-  regex: LinePattern,
-  room: number,
-  out: string[],
-): Promise<FileOutcome> {
+async function searchFile(ws: Workspace, file: WalkedFile, regex: LinePattern, room: number, out: string[]): Promise<FileOutcome> {
   const handle = await ws.open(file.abs, READ_FLAGS);
   let bytes: Buffer;
   try {
@@ -57,7 +51,14 @@ async function searchFile(
  * `args` as for Workspace.resolveExisting: the search starts where the policy decision resolved `shown`. A file
  * named by `path` is the one the permission gate judged; a directory's files are judged one by one.
  */
-async function filesToSearch(ws: Workspace, paths: PathRules, shown: string, args: Record<string, unknown>, wanted: (rel: string) => boolean, call: Abortable): Promise<FileWalk> {
+async function filesToSearch(
+  ws: Workspace,
+  paths: PathRules,
+  shown: string,
+  args: Record<string, unknown>,
+  wanted: (rel: string) => boolean,
+  call: Abortable,
+): Promise<FileWalk> {
   const real = await resolveAsJudged(ws, shown, args);
   const stats = await stat(real);
   if (stats.isDirectory()) return walkFiles(real, call, { wanted, judge: entryJudge(ws, paths, 'Grep', args, shown, real)?.below });
@@ -93,7 +94,7 @@ export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
           minLength: 1,
           maxLength: 1000,
           description: 'Regular expression in RE2 syntax (no slashes, no flags), e.g. "function\\s+\\w+".',
-          examples: ['TODO', 'import .* from \'react\'', 'class\\s+\\w+Error'],
+          examples: ['TODO', "import .* from 'react'", 'class\\s+\\w+Error'],
         },
         path: {
           type: 'string',
@@ -149,7 +150,11 @@ export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
       if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
       notes.push(...walk.withheld.note);
       const list = matches.length > 0 ? matches.join('\n') : 'No matches.';
-      return { text: [list, ...notes].join('\n\n'), partial: hitMax || walk.truncated, ...(walk.withheld.data && { data: walk.withheld.data }) };
+      return {
+        text: [list, ...notes].join('\n\n'),
+        partial: hitMax || walk.truncated,
+        ...(walk.withheld.data && { data: walk.withheld.data }),
+      };
     },
   };
 }

@@ -71,7 +71,7 @@ export async function readImage(fd: number, size: number, mime: string, ctx: Too
     return { text, content: [kept], data: stamp, error: imageTooLarge(0, mime, size, ctx.imageBytes, kept) };
   }
   const bytes = Buffer.allocUnsafe(size);
-  for (let at = 0; at < size; ) {
+  for (let at = 0; at < size;) {
     const { bytesRead } = await readAsync(fd, bytes, at, size - at, at);
     if (bytesRead === 0) return undefined;
     at += bytesRead;

@@ -1,6 +1,7 @@
 import type { PathRules } from '../../policy/index.js';
 import type { Tool } from '../tool.js';
-import { createWorkspace, type Workspace } from '../workspace.js';
+import { createWorkspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { createEditTool } from './edit.js';
 import { createGlobTool } from './glob.js';
 import { createGrepTool } from './grep.js';

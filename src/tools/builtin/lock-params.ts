@@ -4,7 +4,7 @@ export const LOCK_PARAMETERS = {
     type: 'number',
     minimum: 0,
     description:
-      'file_mtime_ms from your last Read of this file. Usually leave it out: the gateway fills it in from this session\'s last Read. ' +
+      "file_mtime_ms from your last Read of this file. Usually leave it out: the gateway fills it in from this session's last Read. " +
       'When the file on disk differs, the call fails with CONFLICT and nothing is written.',
     examples: [1718031234567.123],
   },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { stricter, type Decision, type PathRules } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString } from './args.js';
 import { listDirectory, resolveAsJudged } from './walk.js';
@@ -80,7 +80,9 @@ export function createLsTool(ws: Workspace, paths: PathRules): Tool {
         return entry.isSymbolicLink() ? `${entry.name}@` : entry.name;
       });
       const cut = entries.length > MAX_LS_ENTRIES;
-      const notes = cut ? [`(${counted(entries.length - MAX_LS_ENTRIES, 'more entry', 'more entries')} not shown; use Glob to narrow down)`] : [];
+      const notes = cut
+        ? [`(${counted(entries.length - MAX_LS_ENTRIES, 'more entry', 'more entries')} not shown; use Glob to narrow down)`]
+        : [];
       notes.push(...withheld.note);
       const text = [shownEntries.length === 0 ? '(empty directory)' : shownEntries.join('\n'), ...notes].join('\n\n');
       return { text, partial: cut, ...(withheld.data && { data: withheld.data }) };

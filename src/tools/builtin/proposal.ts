@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { GatewayError } from '../../protocol/errors.js';
 import type { FileStampView, ProposedChange, Tool } from '../tool.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { optionalBoolean, requireFilePath, requireString } from './args.js';
 import { applyEdit, load } from './edit.js';
 import { stampOf } from './stamp.js';
@@ -30,14 +30,21 @@ export function writeProposal(ws: Workspace): Pick<Tool, 'proposeChange' | 'stam
       const path = ws.relative(target.path);
       if (!target.exists) return { path, before: null, after, base: null };
       const before = await stat(target.path);
-      if (!before.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file; Write replaces files only.` });
+      if (!before.isFile())
+        throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is not a regular file; Write replaces files only.` });
       try {
         const loaded = await load(ws, target.path, shown);
         return { path, before: loaded.content, after, base: loaded.stamp };
       } catch (err) {
         // Write replaces what Edit could not read (binary, over Edit's size limit): the preview shows the new content only.
         if (!(err instanceof GatewayError) || err.code !== 'INVALID_ARGS') throw err;
-        return { path, before: '', after, base: stampOf(before), note: `The file there now is not shown (${err.message}); the diff shows only the new content.` };
+        return {
+          path,
+          before: '',
+          after,
+          base: stampOf(before),
+          note: `The file there now is not shown (${err.message}); the diff shows only the new content.`,
+        };
       }
     },
     stampNow: (path) => stampNow(ws, path),

@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { promisify } from 'node:util';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
 import { ImageFile, imageTypeOf, readImage } from './image-file.js';
@@ -75,7 +75,7 @@ async function numberLines(fd: number, window: Window, call: Abortable, size: nu
     omitted = 0;
     return true;
   };
-  for (let total = 0; ; ) {
+  for (let total = 0; ;) {
     throwIfAborted(call);
     const { bytesRead } = await readAsync(fd, buffer, 0, buffer.length, null);
     if (total < SNIFF_BYTES) refuse(buffer.subarray(0, Math.min(bytesRead, SNIFF_BYTES - total)));

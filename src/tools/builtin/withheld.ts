@@ -1,5 +1,5 @@
 import { stricter, type Decision, type PathRules } from '../../policy/index.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { counted } from '../../shared/count.js';
 
 /** `data.withheld` of a walk's result: how many entries the policy kept from it, never which. */
@@ -51,13 +51,23 @@ export interface WalkJudge {
  * wins. Undefined when no rule could withhold an entry, so a walk under a
  * policy without such rules checks nothing.
  */
-export function entryJudge(ws: Workspace, paths: PathRules, tool: string, args: Record<string, unknown>, shown: string, real: string): WalkJudge | undefined {
+export function entryJudge(
+  ws: Workspace,
+  paths: PathRules,
+  tool: string,
+  args: Record<string, unknown>,
+  shown: string,
+  real: string,
+): WalkJudge | undefined {
   if (!paths.withholds) return undefined;
   const resolved = ws.relative(real);
   const spelled = ws.canonical(shown);
   const judge = paths.entryJudge(tool, args, [...new Set([shown, spelled, resolved])]);
   if (!judge) return undefined;
   const join = (base: string, rel: string) => (base === '.' ? rel : `${base}/${rel}`);
-  const below = spelled === resolved ? (rel: string) => judge(join(resolved, rel)) : (rel: string) => stricter(judge(join(resolved, rel)), judge(join(spelled, rel)));
+  const below =
+    spelled === resolved
+      ? (rel: string) => judge(join(resolved, rel))
+      : (rel: string) => stricter(judge(join(resolved, rel)), judge(join(spelled, rel)));
   return { below, at: judge };
 }

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted } from './abort.js';
 import { filePathProperty, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';

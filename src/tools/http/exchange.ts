@@ -120,7 +120,11 @@ export function createExchange(options: ExchangeOptions): (target: HttpTarget, c
     try {
       if (statusCode >= 200 && statusCode < 300) {
         const contentType = String(responseHeaders['content-type'] ?? '');
-        return await readBody(scrubber.stream(body), { maxBytes: options.maxResponseBytes, contentType, spill: (content) => ctx.spill(content) });
+        return await readBody(scrubber.stream(body), {
+          maxBytes: options.maxResponseBytes,
+          contentType,
+          spill: (content) => ctx.spill(content),
+        });
       }
       const excerpt = await readExcerpt(scrubber.stream(body));
       throw statusFailure(statusCode, excerpt, parseRetryAfter(responseHeaders['retry-after'], Date.now()));

@@ -31,7 +31,6 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-
 /** The transport failure an error stands for, if it is one. */
 export function transportFailure(err: unknown): TransportFailure | undefined {
   const code = errorCode(err);
@@ -72,7 +71,11 @@ export function classifyHttpFailure(err: unknown, signal: AbortSignal): GatewayE
   }
   const reason = transportFailure(err);
   if (reason) {
-    const what = { connect: 'Could not connect to', reset: 'The connection dropped while talking to', protocol: 'Got a malformed HTTP answer from' };
+    const what = {
+      connect: 'Could not connect to',
+      reset: 'The connection dropped while talking to',
+      protocol: 'Got a malformed HTTP answer from',
+    };
     return new GatewayError('UPSTREAM_ERROR', {
       message: `${what[reason]} the upstream (${errorCode(err)}).`,
       retryable: reason !== 'protocol',

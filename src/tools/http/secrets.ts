@@ -16,8 +16,10 @@ export interface ResolvedHeaders {
 function fill(template: string, what: string, env: NodeJS.ProcessEnv, problems: string[], secrets: Set<string>): string {
   return template.replace(ENV_REF, (_, variable: string) => {
     const value = env[variable];
-    if (value === undefined || value === '') problems.push(`${what} uses \${${variable}}, which is not set in the environment; set ${variable} for the gateway, or take it out`);
-    else if (/[\r\n\0]/.test(value)) problems.push(`${what} uses \${${variable}}, whose value holds a line break or NUL; set ${variable} to a single line`);
+    if (value === undefined || value === '')
+      problems.push(`${what} uses \${${variable}}, which is not set in the environment; set ${variable} for the gateway, or take it out`);
+    else if (/[\r\n\0]/.test(value))
+      problems.push(`${what} uses \${${variable}}, whose value holds a line break or NUL; set ${variable} to a single line`);
     else secrets.add(value);
     return value ?? '';
   });
@@ -45,7 +47,9 @@ export function resolveHeaders(headers: Record<string, string>, env: NodeJS.Proc
 /** Fill `${VAR}` in the values of a child process's environment; throws naming every problem, as {@link resolveHeaders}. */
 export function resolveEnvValues(values: Record<string, string>, env: NodeJS.ProcessEnv): Record<string, string> {
   const problems: string[] = [];
-  const resolved = Object.fromEntries(Object.entries(values).map(([name, template]) => [name, fill(template, `env ${name}`, env, problems, new Set())]));
+  const resolved = Object.fromEntries(
+    Object.entries(values).map(([name, template]) => [name, fill(template, `env ${name}`, env, problems, new Set())]),
+  );
   if (problems.length > 0) throw new Error(problems.join('; '));
   return resolved;
 }

@@ -40,7 +40,14 @@ export function classifyMcpFailure(err: unknown, server: string, signal: AbortSi
       suggestion: 'Retry, or raise the timeout_ms of the server or tool if it is slow.',
     });
   }
-  const reason = err instanceof McpError ? (err.code === ErrorCode.ConnectionClosed ? 'crash' : REJECTIONS.has(err.code) ? 'rejected' : 'rpc_error') : 'transport';
+  const reason =
+    err instanceof McpError
+      ? err.code === ErrorCode.ConnectionClosed
+        ? 'crash'
+        : REJECTIONS.has(err.code)
+          ? 'rejected'
+          : 'rpc_error'
+      : 'transport';
   return new GatewayError('UPSTREAM_ERROR', {
     message: messageOf(reason, server, err).slice(0, 2_000),
     retryable: reason !== 'rejected',

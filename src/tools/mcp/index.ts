@@ -14,7 +14,10 @@ interface McpServersDeps extends TransportDeps {
  * start-up problem of their configs (an unset `${VAR}` in `env` or
  * `headers`), each naming its server.
  */
-export function createMcpServers(servers: readonly McpServerConfig[], deps: McpServersDeps): { supervisors: McpSupervisor[]; problems: string[] } {
+export function createMcpServers(
+  servers: readonly McpServerConfig[],
+  deps: McpServersDeps,
+): { supervisors: McpSupervisor[]; problems: string[] } {
   const supervisors: McpSupervisor[] = [];
   const problems: string[] = [];
   for (const server of servers) {

@@ -46,8 +46,11 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
       if (!client) throw upstreamDown(server.name);
       const release = link.track(ctx.events && ((entry) => ctx.events!.log(entry)));
       try {
-        // SEP-414: the call span's trace context travels in `_meta`, on stdio as over HTTP (where transport.ts copies it to the headers too).
-        const params = ctx.trace ? { name: upstream.name, arguments: args, _meta: { ...ctx.trace } } : { name: upstream.name, arguments: args };
+        // SEP-414: the call span's trace context travels in `_meta`, on stdio as over HTTP (where transport.ts copies it to the headers
+        // too).
+        const params = ctx.trace
+          ? { name: upstream.name, arguments: args, _meta: { ...ctx.trace } }
+          : { name: upstream.name, arguments: args };
         const progress = ctx.events?.progress;
         const result = await client.callTool(params, UpstreamResultSchema as unknown as typeof CallToolResultSchema, {
           signal: ctx.signal,

@@ -45,19 +45,30 @@ function blockOf(block: Block, index: number, server: string): ContentBlock | Ga
     case 'image':
     case 'audio': {
       const media = base64Of(block.data, block.mimeType);
-      return media ? { type: block.type, ...media } : badBlock(server, index, block.type, 'data is not base64 (or a base64 data URL) with a mimeType');
+      return media
+        ? { type: block.type, ...media }
+        : badBlock(server, index, block.type, 'data is not base64 (or a base64 data URL) with a mimeType');
     }
     case 'resource': {
       const resource = isRecord(block.resource) ? block.resource : {};
       if (typeof resource.uri !== 'string') return badBlock(server, index, 'resource', 'resource has no uri');
-      const head = { type: 'resource' as const, uri: resource.uri, mime_type: typeof resource.mimeType === 'string' ? resource.mimeType : null };
+      const head = {
+        type: 'resource' as const,
+        uri: resource.uri,
+        mime_type: typeof resource.mimeType === 'string' ? resource.mimeType : null,
+      };
       if (typeof resource.text === 'string') return { ...head, text: resource.text };
       const blob = base64Of(resource.blob, head.mime_type ?? '');
       return blob ? { ...head, data: blob.data } : badBlock(server, index, 'resource', 'blob is not base64');
     }
     case 'resource_link':
       if (typeof block.uri !== 'string') return badBlock(server, index, 'resource_link', 'uri is missing');
-      return { type: 'resource_link', uri: block.uri, name: typeof block.name === 'string' ? block.name : block.uri, mime_type: typeof block.mimeType === 'string' ? block.mimeType : null };
+      return {
+        type: 'resource_link',
+        uri: block.uri,
+        name: typeof block.name === 'string' ? block.name : block.uri,
+        mime_type: typeof block.mimeType === 'string' ? block.mimeType : null,
+      };
     default:
       return null;
   }
@@ -88,7 +99,9 @@ export async function toToolOutput(result: UpstreamResult, server: string, image
     if (converted) content.push(converted);
     else {
       unknown.push(block);
-      texts.push(`[content[${i}] is a block of type ${JSON.stringify(block.type.slice(0, 100))} that the gateway does not pass on; it is kept in data.unknown_content]`);
+      texts.push(
+        `[content[${i}] is a block of type ${JSON.stringify(block.type.slice(0, 100))} that the gateway does not pass on; it is kept in data.unknown_content]`,
+      );
     }
   }
   const text = texts.join('\n');

@@ -33,7 +33,11 @@ interface ToolSources {
  * answers, and what is refused later is logged. On problems every server
  * is closed again.
  */
-export async function startMcpServers(config: Pick<Config, 'mcp_servers'>, registry: ToolSources, deps: McpStartDeps): Promise<{ mcp: McpServers; problems: string[] }> {
+export async function startMcpServers(
+  config: Pick<Config, 'mcp_servers'>,
+  registry: ToolSources,
+  deps: McpStartDeps,
+): Promise<{ mcp: McpServers; problems: string[] }> {
   const { supervisors, problems } = createMcpServers(config.mcp_servers, { ...deps, log: deps.logger });
   const mcp: McpServers = { supervisors, close: async () => void (await Promise.all(supervisors.map((s) => s.close()))) };
   if (problems.length > 0) return { mcp, problems };

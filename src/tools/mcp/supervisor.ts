@@ -1,5 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Tool as UpstreamTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpServerConfig } from '../../config/schema.js';
 import type { Metrics } from '../../observability/metrics.js';

@@ -9,7 +9,13 @@ import { deliverCallback, type CallbackJob } from '../../../src/queue/callbacks.
 import { queueMetrics } from '../../../src/queue/metrics.js';
 import { asyncGateway, type AsyncGateway } from '../../helpers/async.js';
 import { execute } from '../../helpers/app.js';
-import { createTestDispatchers, expectTripwireQuiet, expectWiredThroughTripwire, startServer, type TestServer } from '../http-tools/helpers.js';
+import {
+  createTestDispatchers,
+  expectTripwireQuiet,
+  expectWiredThroughTripwire,
+  startServer,
+  type TestServer,
+} from '../http-tools/helpers.js';
 
 const SECRET = 'callback-secret-0123456789abcdef';
 
@@ -68,7 +74,9 @@ describe('async callbacks', () => {
     expect(verified(delivery!.body, delivery!.headers['x-toolgate-signature'])).toBe(true);
     expect(verified(`${delivery!.body} `, delivery!.headers['x-toolgate-signature'])).toBe(false);
     expect(JSON.parse(delivery!.body)).toEqual((await g.read(body.execution_id)).body);
-    expect((await g.app.inject({ method: 'GET', url: '/metrics' })).body).toContain('toolgate_async_callback_deliveries_total{outcome="delivered"} 1');
+    expect((await g.app.inject({ method: 'GET', url: '/metrics' })).body).toContain(
+      'toolgate_async_callback_deliveries_total{outcome="delivered"} 1',
+    );
   });
 
   it('a batch that fails as a whole: GET says failed, with no internals, and the callback carries that body', async () => {
@@ -80,7 +88,19 @@ describe('async callbacks', () => {
     g.startWorkers();
     // No request can queue a batch the pipeline cannot read; a job written by another version could be one.
     const id = `exec_${'f'.repeat(32)}`;
-    const job = { calls: null, tenant: 'local', key_id: 'local', scopes: ['execute'], tools: null, rate_limit_per_minute: null, session_id: 's', format: 'openai', timeout_ms: null, callback_url: `${receiver.origin}/hook`, submitted_at: 0 };
+    const job = {
+      calls: null,
+      tenant: 'local',
+      key_id: 'local',
+      scopes: ['execute'],
+      tools: null,
+      rate_limit_per_minute: null,
+      session_id: 's',
+      format: 'openai',
+      timeout_ms: null,
+      callback_url: `${receiver.origin}/hook`,
+      submitted_at: 0,
+    };
     await g.executions.queue.add('execute', job as never, { jobId: id, attempts: 1 });
     await until(() => receiver!.requests.length === 1);
     const expected = {
@@ -180,7 +200,10 @@ describe('callback delivery through the SSRF guard', () => {
     const registry = new Registry();
     const metrics = queueMetrics(registry);
     const config = configFrom({ async: { callback_secret: SECRET } }).async;
-    const job = { data: { execution_id: 'exec_x', url: `http://127.0.0.1:${target.port}/hook`, body: '{}' }, attemptsMade: 0 } as Job<CallbackJob>;
+    const job = {
+      data: { execution_id: 'exec_x', url: `http://127.0.0.1:${target.port}/hook`, body: '{}' },
+      attemptsMade: 0,
+    } as Job<CallbackJob>;
     const logger = pino({ level: 'silent' });
     await expect(deliverCallback(job, { config, dispatchers, metrics, logger })).rejects.toBeInstanceOf(UnrecoverableError);
     expect(target.requests).toHaveLength(0);

@@ -22,7 +22,11 @@ afterEach(async () => {
   g = undefined;
 });
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  type: 'function',
+  function: { name, arguments: JSON.stringify(args) },
+});
 /** A result as two runs of the same call agree on it: everything but the time it took and the file's mtime. */
 const stable = (body: unknown) =>
   JSON.parse(
@@ -43,7 +47,11 @@ describe('async executions', () => {
     await writeFile(join(g.workspace, 'a.txt'), 'alpha\n');
     const { status, body, headers } = await g.submit({ tool_calls: [call('c1', 'Read', { path: 'a.txt' })] }, ACME);
     expect(status).toBe(202);
-    expect(body).toEqual({ execution_id: expect.stringMatching(/^exec_[0-9a-f]{32}$/), status: 'queued', status_url: `/executions/${body.execution_id}` });
+    expect(body).toEqual({
+      execution_id: expect.stringMatching(/^exec_[0-9a-f]{32}$/),
+      status: 'queued',
+      status_url: `/executions/${body.execution_id}`,
+    });
     expect(headers.location).toBe(body.status_url);
     expect((await g.read(body.execution_id, ACME)).body).toEqual({ execution_id: body.execution_id, status: 'queued' });
 
@@ -52,29 +60,46 @@ describe('async executions', () => {
     expect(done.results).toMatchObject([{ tool_call_id: 'c1', status: 'success', text: '     1\talpha' }]);
   });
 
-  it.each(['openai', 'anthropic', 'gemini', 'responses'])('%s: results and messages equal what the synchronous request answers', async (format) => {
-    g = await asyncGateway({ config: { keys: KEYS } });
-    g.startWorkers();
-    await writeFile(join(g.workspace, 'a.txt'), 'alpha\n');
-    // Two sessions, so that each side runs the Write itself rather than replaying the other's; each creates w.txt.
-    const batch = (session: string) => ({
-      session_id: session,
-      format,
-      tool_calls: [call('c1', 'Read', { path: 'a.txt' }), call('c2', 'Write', { path: 'w.txt', content: 'x' }), call('c3', 'Nope', {}), call('c4', 'Read', { path: 'missing.txt' })],
-    });
-    const submitted = await g.submit(batch('async'), ACME);
-    const done = await g.until(submitted.body.execution_id, ['completed'], ACME);
-    await rm(join(g.workspace, 'w.txt'));
-    const sync = await execute(g.app, batch('sync'), ACME);
-    expect(sync.status).toBe(200);
-    expect(stable({ results: done.results, messages: done.messages })).toEqual(stable(sync.body));
-  });
+  it.each(['openai', 'anthropic', 'gemini', 'responses'])(
+    '%s: results and messages equal what the synchronous request answers',
+    async (format) => {
+      g = await asyncGateway({ config: { keys: KEYS } });
+      g.startWorkers();
+      await writeFile(join(g.workspace, 'a.txt'), 'alpha\n');
+      // Two sessions, so that each side runs the Write itself rather than replaying the other's; each creates w.txt.
+      const batch = (session: string) => ({
+        session_id: session,
+        format,
+        tool_calls: [
+          call('c1', 'Read', { path: 'a.txt' }),
+          call('c2', 'Write', { path: 'w.txt', content: 'x' }),
+          call('c3', 'Nope', {}),
+          call('c4', 'Read', { path: 'missing.txt' }),
+        ],
+      });
+      const submitted = await g.submit(batch('async'), ACME);
+      const done = await g.until(submitted.body.execution_id, ['completed'], ACME);
+      await rm(join(g.workspace, 'w.txt'));
+      const sync = await execute(g.app, batch('sync'), ACME);
+      expect(sync.status).toBe(200);
+      expect(stable({ results: done.results, messages: done.messages })).toEqual(stable(sync.body));
+    },
+  );
 
   it('the job carries the caller as its key resolved it (tenant, key id, tools, session) and no secret', async () => {
     g = await asyncGateway({ config: { keys: KEYS } });
-    const { body } = await g.submit({ session_id: 'sess-9', tool_calls: [call('c1', 'Write', { path: 'w.txt', content: 'x' })] }, ACME_READER);
+    const { body } = await g.submit(
+      { session_id: 'sess-9', tool_calls: [call('c1', 'Write', { path: 'w.txt', content: 'x' })] },
+      ACME_READER,
+    );
     const job = await g.executions.queue.getJob(body.execution_id);
-    expect(job!.data).toMatchObject({ tenant: 'acme', key_id: 'acme-reader', tools: ['Read', 'L*'], session_id: 'sess-9', format: 'openai' });
+    expect(job!.data).toMatchObject({
+      tenant: 'acme',
+      key_id: 'acme-reader',
+      tools: ['Read', 'L*'],
+      session_id: 'sess-9',
+      format: 'openai',
+    });
     const redis = new Redis(inject('redisUrl'));
     const raw = JSON.stringify(await redis.hgetall(`{${g.prefix}}:queue:executions:${body.execution_id}`).finally(() => redis.quit()));
     expect(raw).toContain('acme-reader');
@@ -86,9 +111,14 @@ describe('async executions', () => {
     expect(done.results[0].error.code).toBe('UNKNOWN_TOOL');
   });
 
-  it('the job carries the model that proposed the calls to the worker\'s per-call log lines', async () => {
+  it("the job carries the model that proposed the calls to the worker's per-call log lines", async () => {
     g = await asyncGateway({ config: { keys: KEYS } });
-    const message = { type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }] };
+    const message = {
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }],
+    };
     const { body } = await g.submit(message, ACME);
     expect((await g.executions.queue.getJob(body.execution_id))!.data.model).toBe('claude-sonnet-4-5-20250929');
     g.startWorkers();
@@ -96,7 +126,7 @@ describe('async executions', () => {
     expect(g.logs.find((l) => l.msg === 'tool call' && l.call_id === 'toolu_1')).toMatchObject({ model: 'claude-sonnet-4-5-20250929' });
   });
 
-  it('another tenant\'s execution, an unknown id and a malformed id are all 404', async () => {
+  it("another tenant's execution, an unknown id and a malformed id are all 404", async () => {
     g = await asyncGateway({ config: { keys: KEYS } });
     const { body } = await g.submit({ tool_calls: [call('c1', 'LS', {})] }, ACME);
     expect((await g.read(body.execution_id, GLOBEX)).status).toBe(404);

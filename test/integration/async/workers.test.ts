@@ -72,7 +72,9 @@ function start(command: string[], gateway: AsyncGateway, extraEnv: Record<string
     for (const line of lines.filter((l) => l.startsWith('{'))) logs.push(JSON.parse(line) as Record<string, unknown>);
     for (const wake of waiters.splice(0)) wake();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const line = async (msg: string, ms = START_MS) => {
     const deadline = Date.now() + ms;
     let gone = false;
@@ -216,7 +218,7 @@ describe('toolgate worker processes', { timeout: TEST_MS }, () => {
     expect(submitted.status).toBe(202);
     const { status_url } = (await submitted.json()) as { status_url: string };
     let body: Record<string, any> = {};
-    for (const deadline = Date.now() + 30_000; body.status !== 'completed' && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; body.status !== 'completed' && Date.now() < deadline;) {
       body = (await (await fetch(`${origin}${status_url}`)).json()) as Record<string, any>;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

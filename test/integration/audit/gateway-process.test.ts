@@ -31,7 +31,14 @@ const base = () => Object.fromEntries(['PATH', 'HOME', 'TMPDIR'].flatMap((k) => 
 
 /** `toolgate serve` on `port`, its trail under scratch/audit unless `more` says otherwise; resolves once it is ready. */
 async function gateway(port: number, more: Record<string, string> = {}): Promise<ChildProcess> {
-  const env = { ...base(), PORT: String(port), TOOLGATE_AUDIT_URL: `file://${join(scratch, 'audit')}`, TOOLGATE_CONFIG: '', LOG_LEVEL: 'warn', ...more };
+  const env = {
+    ...base(),
+    PORT: String(port),
+    TOOLGATE_AUDIT_URL: `file://${join(scratch, 'audit')}`,
+    TOOLGATE_CONFIG: '',
+    LOG_LEVEL: 'warn',
+    ...more,
+  };
   // The chain's name comes from the host name; the test finds it by listing the chains.
   const child = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -40,7 +47,10 @@ async function gateway(port: number, more: Record<string, string> = {}): Promise
   const deadline = Date.now() + START_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited: ${stderr}`);
-    const up = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const up = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return child;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -55,9 +65,19 @@ function load(port: number, callers: number): { stop(): void; answered: Set<stri
   const one = async (caller: number) => {
     while (running) {
       const id = `w${caller}_${n++}`;
-      const body = JSON.stringify({ session_id: `s${caller}`, tool_calls: [{ id, name: 'Write', arguments: { path: `${id}.txt`, content: id } }, { id: `r_${id}`, name: 'Read', arguments: { path: `${id}.txt` } }] });
+      const body = JSON.stringify({
+        session_id: `s${caller}`,
+        tool_calls: [
+          { id, name: 'Write', arguments: { path: `${id}.txt`, content: id } },
+          { id: `r_${id}`, name: 'Read', arguments: { path: `${id}.txt` } },
+        ],
+      });
       try {
-        const response = await fetch(`http://127.0.0.1:${port}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const response = await fetch(`http://127.0.0.1:${port}/execute`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         const json = (await response.json()) as { results: Array<{ status: string }> };
         if (json.results[0]!.status === 'success') answered.add(id);
       } catch {
@@ -70,42 +90,56 @@ function load(port: number, callers: number): { stop(): void; answered: Set<stri
 }
 
 describe('a gateway process on an S3-compatible bucket', () => {
-  it("writes every answered call's record there, in one chain that toolgate audit verify finds whole, and a changed object it names", { timeout: 180_000 }, async () => {
-    const port = await freePort();
-    const prefix = `audit-process-${port}`;
-    const s3 = { S3_ENDPOINT: inject('s3Endpoint'), AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey };
-    const url = `s3://${TEST_BUCKET}/${prefix}`;
-    const child = await gateway(port, { ...s3, TOOLGATE_AUDIT_URL: url });
-    const traffic = load(port, 4);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    traffic.stop();
-    await traffic.done;
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(traffic.answered.size).toBeGreaterThan(5);
+  it(
+    "writes every answered call's record there, in one chain that toolgate audit verify finds whole, and a changed object it names",
+    { timeout: 180_000 },
+    async () => {
+      const port = await freePort();
+      const prefix = `audit-process-${port}`;
+      const s3 = {
+        S3_ENDPOINT: inject('s3Endpoint'),
+        AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      };
+      const url = `s3://${TEST_BUCKET}/${prefix}`;
+      const child = await gateway(port, { ...s3, TOOLGATE_AUDIT_URL: url });
+      const traffic = load(port, 4);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      traffic.stop();
+      await traffic.done;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      expect(traffic.answered.size).toBeGreaterThan(5);
 
-    const store = createS3AuditStore({ ...s3StoreOptions(inject('s3Endpoint'), prefix) });
-    const [chain, ...others] = await store.chains();
-    expect(others).toEqual([]);
-    const recorded = new Set<string>();
-    for (const segment of await store.segments(chain!)) for await (const line of store.lines(chain!, segment)) recorded.add(JSON.parse(line).call_id);
-    expect([...traffic.answered].filter((id) => !recorded.has(id))).toEqual([]);
+      const store = createS3AuditStore({ ...s3StoreOptions(inject('s3Endpoint'), prefix) });
+      const [chain, ...others] = await store.chains();
+      expect(others).toEqual([]);
+      const recorded = new Set<string>();
+      for (const segment of await store.segments(chain!))
+        for await (const line of store.lines(chain!, segment)) recorded.add(JSON.parse(line).call_id);
+      expect([...traffic.answered].filter((id) => !recorded.has(id))).toEqual([]);
 
-    const verify = (env: Record<string, string>) =>
-      new Promise<{ code: number; stdout: string }>((resolve) =>
-        execFile(process.execPath, ['--import', TSX, CLI, 'audit', 'verify', '--url', url], { cwd: scratch, env: { ...base(), ...env } }, (err, stdout) =>
-          resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }),
-        ),
-      );
-    expect(await verify(s3)).toEqual({ code: 0, stdout: `chain ${chain}: ${recorded.size} records, ok\n` });
-    const client = new S3Client(s3StoreOptions(inject('s3Endpoint'), prefix));
-    const key = `${prefix}/${chain}/${(await store.segments(chain!))[0]}`;
-    const text = await (await client.send({ operation: 'GetObject', method: 'GET', key })).body.text();
-    await (await client.send({ operation: 'PutObject', method: 'PUT', key, body: text.replace('"status":"success"', '"status":"error"') })).body.dump();
-    const changed = await verify(s3);
-    expect(changed.code).toBe(1);
-    expect(changed.stdout).toMatch(/FAILED after 0 good records: .* record 1 was changed/);
-  });
+      const verify = (env: Record<string, string>) =>
+        new Promise<{ code: number; stdout: string }>((resolve) =>
+          execFile(
+            process.execPath,
+            ['--import', TSX, CLI, 'audit', 'verify', '--url', url],
+            { cwd: scratch, env: { ...base(), ...env } },
+            (err, stdout) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }),
+          ),
+        );
+      expect(await verify(s3)).toEqual({ code: 0, stdout: `chain ${chain}: ${recorded.size} records, ok\n` });
+      const client = new S3Client(s3StoreOptions(inject('s3Endpoint'), prefix));
+      const key = `${prefix}/${chain}/${(await store.segments(chain!))[0]}`;
+      const text = await (await client.send({ operation: 'GetObject', method: 'GET', key })).body.text();
+      await (
+        await client.send({ operation: 'PutObject', method: 'PUT', key, body: text.replace('"status":"success"', '"status":"error"') })
+      ).body.dump();
+      const changed = await verify(s3);
+      expect(changed.code).toBe(1);
+      expect(changed.stdout).toMatch(/FAILED after 0 good records: .* record 1 was changed/);
+    },
+  );
 });
 
 describe('SIGKILL under load', () => {

@@ -32,16 +32,28 @@ function start(env: NodeJS.ProcessEnv, file?: string, lines: string[] = []) {
 
 describe('audit.url at start-up', () => {
   it('another scheme, a directory that cannot be written, an unreachable bucket: start-up stops naming audit.url', async () => {
-    await expect(start({ TOOLGATE_AUDIT_URL: 'ftp://host/audit' })).rejects.toThrow(/audit\.url ftp:\/\/host\/audit: Unsupported audit store URL/);
+    await expect(start({ TOOLGATE_AUDIT_URL: 'ftp://host/audit' })).rejects.toThrow(
+      /audit\.url ftp:\/\/host\/audit: Unsupported audit store URL/,
+    );
     writeFileSync(join(scratch, 'plain-file'), '');
-    await expect(start({ TOOLGATE_AUDIT_URL: `file://${join(scratch, 'plain-file', 'audit')}` })).rejects.toThrow(/audit\.url file:\/\/.*plain-file\/audit: .*ENOTDIR/);
+    await expect(start({ TOOLGATE_AUDIT_URL: `file://${join(scratch, 'plain-file', 'audit')}` })).rejects.toThrow(
+      /audit\.url file:\/\/.*plain-file\/audit: .*ENOTDIR/,
+    );
     const closed = `http://127.0.0.1:${await freePort()}`;
-    await expect(start({ ...credentials, S3_ENDPOINT: closed, TOOLGATE_AUDIT_URL: `s3://${TEST_BUCKET}/audit` })).rejects.toThrow(/audit\.url s3:\/\/toolgate-test\/audit: /);
-    await expect(start({ S3_ENDPOINT: closed, TOOLGATE_AUDIT_URL: `s3://${TEST_BUCKET}/audit` })).rejects.toThrow(/audit\.url .*AWS_ACCESS_KEY_ID/);
+    await expect(start({ ...credentials, S3_ENDPOINT: closed, TOOLGATE_AUDIT_URL: `s3://${TEST_BUCKET}/audit` })).rejects.toThrow(
+      /audit\.url s3:\/\/toolgate-test\/audit: /,
+    );
+    await expect(start({ S3_ENDPOINT: closed, TOOLGATE_AUDIT_URL: `s3://${TEST_BUCKET}/audit` })).rejects.toThrow(
+      /audit\.url .*AWS_ACCESS_KEY_ID/,
+    );
   });
 
   it('an s3:// trail opens on the bucket and writes there', async () => {
-    const { audit, mcp } = await start({ ...credentials, S3_ENDPOINT: inject('s3Endpoint'), TOOLGATE_AUDIT_URL: `s3://${TEST_BUCKET}/audit-start` });
+    const { audit, mcp } = await start({
+      ...credentials,
+      S3_ENDPOINT: inject('s3Endpoint'),
+      TOOLGATE_AUDIT_URL: `s3://${TEST_BUCKET}/audit-start`,
+    });
     await audit!.record(callEntry(1), true);
     expect(await audit!.store.segments(audit!.chain)).toEqual(['000000000001.jsonl']);
     await audit!.close();

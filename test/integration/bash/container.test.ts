@@ -42,10 +42,12 @@ describe('the image and the compose stack', () => {
     expect(dockerfile.split(/^FROM /m).at(-1)).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap /m);
   });
 
-  it('every gateway and worker gets the project\'s seccomp profile, and nothing privileged or unconfined', async () => {
+  it("every gateway and worker gets the project's seccomp profile, and nothing privileged or unconfined", async () => {
     const text = await readFile(join(root, 'docker-compose.yml'), 'utf8');
     const services = parse(text, { merge: true }).services as Record<string, Record<string, unknown>>;
-    const gateways = Object.entries(services).filter(([, s]) => (s.build as { dockerfile?: string } | undefined)?.dockerfile === 'docker/Dockerfile');
+    const gateways = Object.entries(services).filter(
+      ([, s]) => (s.build as { dockerfile?: string } | undefined)?.dockerfile === 'docker/Dockerfile',
+    );
     expect(gateways.map(([name]) => name).sort()).toEqual(['toolgate-a', 'toolgate-b', 'worker']);
     for (const [name, service] of gateways) {
       expect(service.security_opt, name).toEqual([`seccomp=./${PROFILE}`, 'apparmor=unconfined', 'systempaths=unconfined']);
@@ -55,7 +57,7 @@ describe('the image and the compose stack', () => {
     expect(text).not.toMatch(/privileged:\s*true|seccomp[=:]\s*unconfined|cap_add/);
   });
 
-  it('the stack\'s config enables Bash with the sandbox required, so a missing piece stops start-up instead of running unsandboxed', () => {
+  it("the stack's config enables Bash with the sandbox required, so a missing piece stops start-up instead of running unsandboxed", () => {
     const config = loadConfig({ HOST: '0.0.0.0', REDIS_URL: 'redis://redis:6379' }, join(root, 'docker/config.yaml'));
     expect(config.builtins.Bash).toMatchObject({ enabled: true, sandbox: 'required' });
   });
@@ -130,20 +132,50 @@ describe('a real gateway and its sandbox, traced, call nothing the profile refus
     const trace = join(scratch, 'trace');
     const strace = spawnSync('strace', ['-V'], { encoding: 'utf8' });
     if (strace.error) throw new Error(`strace not found: apt-get install strace (.ci/run does it when missing): ${strace.error.message}`);
-    const env = { PATH: process.env.PATH!, HOME: scratch, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', TOOLGATE_CONFIG: config, TOOLGATE_WORKSPACE: workspace, TOOLGATE_SPILL_URL: `file://${join(scratch, 'spill')}` };
-    const child = spawn('strace', ['-f', '-qq', '-o', trace, process.execPath, '--import', TSX, CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const env = {
+      PATH: process.env.PATH!,
+      HOME: scratch,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      TOOLGATE_CONFIG: config,
+      TOOLGATE_WORKSPACE: workspace,
+      TOOLGATE_SPILL_URL: `file://${join(scratch, 'spill')}`,
+    };
+    const child = spawn('strace', ['-f', '-qq', '-o', trace, process.execPath, '--import', TSX, CLI, 'serve'], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let output = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output = (output + chunk).slice(-10_000)));
     try {
-      await waitFor('the traced gateway', async () => {
-        if (child.exitCode !== null) throw new Error(`the gateway exited: ${output}`);
-        return accepts(port);
-      }, 120_000);
+      await waitFor(
+        'the traced gateway',
+        async () => {
+          if (child.exitCode !== null) throw new Error(`the gateway exited: ${output}`);
+          return accepts(port);
+        },
+        120_000,
+      );
       const execute = async (calls: unknown[]) => {
-        const response = await fetch(`http://127.0.0.1:${port}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls) });
+        const response = await fetch(`http://127.0.0.1:${port}/execute`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(calls),
+        });
         return ((await response.json()) as { results: Array<{ status: string; text: string }> }).results;
       };
-      const commands = ['ls -la', 'cat notes.txt', 'grep -rn hello .', "sed -n p notes.txt | sort | uniq -c", "awk '{print $1}' notes.txt", 'find . -name "*.txt"', 'date; uname -a; id', 'echo written > out.txt', 'wc -l < notes.txt'];
+      const commands = [
+        'ls -la',
+        'cat notes.txt',
+        'grep -rn hello .',
+        'sed -n p notes.txt | sort | uniq -c',
+        "awk '{print $1}' notes.txt",
+        'find . -name "*.txt"',
+        'date; uname -a; id',
+        'echo written > out.txt',
+        'wc -l < notes.txt',
+      ];
       const results = await execute(commands.map((command, i) => ({ id: `b${i}`, name: 'Bash', arguments: { command } })));
       expect(results.map((r) => r.status)).toEqual(commands.map((c) => (c.includes('>') ? 'error' : 'success')));
       expect(results[1]!.text).toBe('hello sandbox\n');

@@ -45,7 +45,7 @@ describe('the sandbox: reading outside the workspace', () => {
     expect(ran.output?.text).toContain('No such file or directory');
   });
 
-  it('via ..: the workspace\'s parent holds nothing of the host', async () => {
+  it("via ..: the workspace's parent holds nothing of the host", async () => {
     const ran = await run(tool, `cat ../${basename(outside)}/secret.txt`);
     expect(textOf(ran)).not.toContain(token);
     expect(textOf(ran)).toContain('No such file or directory');
@@ -59,7 +59,7 @@ describe('the sandbox: reading outside the workspace', () => {
     expect(ran.error?.code ?? ran.output?.error?.code).toBe('COMMAND_FAILED');
   });
 
-  it('the host\'s /etc, /root and /home are not there', async () => {
+  it("the host's /etc, /root and /home are not there", async () => {
     const ran = await run(tool, 'ls /etc /root /home /work /var 2>&1; cat /etc/passwd /etc/hostname');
     expect(textOf(ran)).toContain('No such file or directory');
     expect(textOf(ran)).not.toContain('root:x:0:0');
@@ -68,7 +68,10 @@ describe('the sandbox: reading outside the workspace', () => {
 
 describe('the sandbox: writing outside the workspace', () => {
   it('by absolute path, via .., to /usr and to /tmp: nothing lands on the host', async () => {
-    const ran = await run(tool, `echo a > ${outside}/abs.txt; echo b > ../${basename(outside)}/rel.txt; echo c > /usr/x.txt; echo d > /tmp/tmp-${token}; echo wrote-tmp`);
+    const ran = await run(
+      tool,
+      `echo a > ${outside}/abs.txt; echo b > ../${basename(outside)}/rel.txt; echo c > /usr/x.txt; echo d > /tmp/tmp-${token}; echo wrote-tmp`,
+    );
     expect(textOf(ran)).toContain('wrote-tmp');
     expect((await readdir(outside)).sort()).toEqual(['secret.txt']);
     expect(await stat('/usr/x.txt').catch(() => null)).toBeNull();
@@ -102,7 +105,7 @@ describe('the sandbox: the network and the gateway', () => {
     expect(connections).toBe(0);
   });
 
-  it('the gateway\'s environment variables are not visible, in env nor through /proc', async () => {
+  it("the gateway's environment variables are not visible, in env nor through /proc", async () => {
     process.env.TOOLGATE_ESCAPE_SECRET = token;
     try {
       const ran = await run(tool, `env; for f in /proc/*/environ; do tr '\\0' '\\n' < $f; done; cat /proc/${process.pid}/environ`);
@@ -119,14 +122,24 @@ describe('the sandbox: processes and disk', () => {
     const marker = `${1000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
     const ran = await run(tool, `sleep ${marker} & setsid sleep ${marker} & echo started; sleep ${marker}`, { timeoutMs: 1_000 });
     expect(ran.error?.code).toBe('TIMEOUT');
-    expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => processesWith(`sleep\0${marker}`),
+        (pids) => pids.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it('nothing a command started in the background outlives it', async () => {
     const marker = `${2000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
     const ran = await run(tool, `setsid sleep ${marker} > /dev/null 2>&1 & sleep ${marker} > /dev/null 2>&1 & echo done`);
     expect(ran.output?.text).toBe('done\n');
-    expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => processesWith(`sleep\0${marker}`),
+        (pids) => pids.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it('a fork bomb is bounded by the process limit, and gone after the deadline', async () => {
@@ -153,7 +166,12 @@ describe('the sandbox: processes and disk', () => {
     // limits.processes is 48: past it the kernel refuses the sandbox's next process. Run as root, it would not (hundreds).
     expect(peak).toBeGreaterThan(16);
     expect(peak).toBeLessThanOrEqual(48);
-    expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => processesWith(`sleep\0${marker}`),
+        (pids) => pids.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it('filling the disk stops at the file-size limit', async () => {

@@ -49,13 +49,20 @@ describe('Bash results through the pipeline', () => {
   it('a command with a NUL character is INVALID_ARGS, never run', async () => {
     const app = await gateway();
     const { body } = await execute(app, [{ id: 'nul', name: 'Bash', arguments: { command: 'echo a\u0000b' } }]);
-    expect(body.results[0].error).toMatchObject({ code: 'INVALID_ARGS', details: { errors: [expect.objectContaining({ path: '/command' })] } });
+    expect(body.results[0].error).toMatchObject({
+      code: 'INVALID_ARGS',
+      details: { errors: [expect.objectContaining({ path: '/command' })] },
+    });
   });
 
   it('exit 0: success, text = stdout, data = {exit_code, signal, stdout_bytes, stderr_bytes}', async () => {
     const app = await gateway();
     const body = await bash(app, { command: 'echo hello' });
-    expect(body.results[0]).toMatchObject({ status: 'success', text: 'hello\n', data: { exit_code: 0, signal: null, stdout_bytes: 6, stderr_bytes: 0 } });
+    expect(body.results[0]).toMatchObject({
+      status: 'success',
+      text: 'hello\n',
+      data: { exit_code: 0, signal: null, stdout_bytes: 6, stderr_bytes: 0 },
+    });
     expect(body.results[0].error).toBeUndefined();
   });
 
@@ -63,7 +70,11 @@ describe('Bash results through the pipeline', () => {
     const app = await gateway();
     const body = await bash(app, { command: 'ls no-such-file' });
     const result = body.results[0];
-    expect(result).toMatchObject({ status: 'error', error: { code: 'COMMAND_FAILED', retryable: false }, data: { exit_code: 2, stdout_bytes: 0 } });
+    expect(result).toMatchObject({
+      status: 'error',
+      error: { code: 'COMMAND_FAILED', retryable: false },
+      data: { exit_code: 2, stdout_bytes: 0 },
+    });
     expect(result.text).toMatch(/^--- stderr ---\nls: cannot access 'no-such-file': No such file or directory\n$/);
     const content = JSON.parse(body.messages[0].content);
     expect(content).toMatchObject({ status: 'error', text: result.text, data: result.data, error: { code: 'COMMAND_FAILED' } });
@@ -83,14 +94,14 @@ describe('Bash results through the pipeline', () => {
     expect(body.results[0].stats.time_ms).toBeLessThan(4_000);
   });
 
-  it('timeout_ms never raises the timeout: a call asking for more than the tool\'s is still killed at the tool\'s', async () => {
+  it("timeout_ms never raises the timeout: a call asking for more than the tool's is still killed at the tool's", async () => {
     const app = await gateway({ enabled: true, sandbox: 'required', timeout_ms: 400 });
     const body = await bash(app, { command: 'sleep 5', timeout_ms: 60_000 });
     expect(body.results[0]).toMatchObject({ status: 'error', error: { code: 'TIMEOUT', retryable: true } });
     expect(body.results[0].stats.time_ms).toBeLessThan(4_000);
   });
 
-  it('a timeout the call\'s timeout_ms set is not counted by the breaker; one at the tool\'s own timeout is', async () => {
+  it("a timeout the call's timeout_ms set is not counted by the breaker; one at the tool's own timeout is", async () => {
     const app = await gateway({ enabled: true, sandbox: 'required', timeout_ms: 400 });
     const circuit = async () => (await app.inject({ method: 'GET', url: '/circuits' })).json().circuits.find((c: any) => c.tool === 'Bash');
     expect((await bash(app, { command: 'sleep 5', timeout_ms: 200 })).results[0].error.code).toBe('TIMEOUT');

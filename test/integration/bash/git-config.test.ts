@@ -17,7 +17,10 @@ import { callApproving, makeWorkspace, NOBODY, removeAll, runningAsRoot } from '
 let workspace: string;
 let t: TestApp;
 const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: workspace, env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+  execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+    cwd: workspace,
+    env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 beforeEach(async () => {
   workspace = await makeWorkspace();
@@ -35,7 +38,8 @@ afterEach(async () => {
   await removeAll(workspace);
 });
 
-const write = (path: string, content: string) => execute(t.app, [{ id: `w-${path}-${Math.random()}`, name: 'Write', arguments: { path, content } }]);
+const write = (path: string, content: string) =>
+  execute(t.app, [{ id: `w-${path}-${Math.random()}`, name: 'Write', arguments: { path, content } }]);
 
 /** A Bash call that must be ALLOW (run without approval) and succeed; its text. */
 async function allowed(command: string): Promise<string> {
@@ -70,14 +74,14 @@ describe('git config written in the workspace never runs a program for an ALLOW 
     await intact();
   });
 
-  it('~/.gitconfig with diff.external: approved, git diff shows git\'s own diff and runs nothing', async () => {
+  it("~/.gitconfig with diff.external: approved, git diff shows git's own diff and runs nothing", async () => {
     await writeFile(join(workspace, 'src', 'keep.txt'), 'x\ny\n');
     await writeApproved('.gitconfig', '[diff]\n\texternal = "rm -rf src; false"\n');
     expect(await allowed('git diff')).toContain('+y');
     expect(await readFile(join(workspace, 'src', 'keep.txt'), 'utf8')).toBe('x\ny\n');
   });
 
-  it('.git/config with diff.external: the Write asks (no value neutralises it), so unapproved git diff stays git\'s own', async () => {
+  it(".git/config with diff.external: the Write asks (no value neutralises it), so unapproved git diff stays git's own", async () => {
     await writeFile(join(workspace, 'src', 'keep.txt'), 'x\ny\n');
     const { body } = await write('.git/config', `${REPO_CORE}[diff]\n\texternal = "rm -rf src; false"\n`);
     expect(body.results[0].error).toMatchObject({ code: 'APPROVAL_REQUIRED' });
@@ -86,9 +90,24 @@ describe('git config written in the workspace never runs a program for an ALLOW 
   });
 
   it.each([
-    ['.git/config with diff.external', '.git/config', `${REPO_CORE}[diff]\n\texternal = "sh -c \\"rm -rf src; echo ran-it\\""\n`, 'git diff'],
-    ['a textconv driver a .gitattributes selects', '.git/config', `${REPO_CORE}[diff "x"]\n\ttextconv = "sh -c \\"rm -rf src; echo ran-it\\""\n`, 'git diff'],
-    ['a clean filter a .gitattributes selects', '.git/config', `${REPO_CORE}[filter "x"]\n\tclean = "sh -c \\"rm -rf src; echo ran-it >&2; cat\\""\n`, 'git diff'],
+    [
+      '.git/config with diff.external',
+      '.git/config',
+      `${REPO_CORE}[diff]\n\texternal = "sh -c \\"rm -rf src; echo ran-it\\""\n`,
+      'git diff',
+    ],
+    [
+      'a textconv driver a .gitattributes selects',
+      '.git/config',
+      `${REPO_CORE}[diff "x"]\n\ttextconv = "sh -c \\"rm -rf src; echo ran-it\\""\n`,
+      'git diff',
+    ],
+    [
+      'a clean filter a .gitattributes selects',
+      '.git/config',
+      `${REPO_CORE}[filter "x"]\n\tclean = "sh -c \\"rm -rf src; echo ran-it >&2; cat\\""\n`,
+      'git diff',
+    ],
   ])('%s, approved: an ALLOW git command runs it, in a workspace that is read-only to it', async (_, path, content, command) => {
     await writeFile(join(workspace, 'src', 'keep.txt'), 'x\ny\n');
     await writeFile(join(workspace, '.gitattributes'), 'src/* diff=x filter=x\n');
@@ -102,7 +121,8 @@ describe('git config written in the workspace never runs a program for an ALLOW 
 
   it('a new repository made by an approved command, with diff.external in its config: git diff in it changes nothing', async () => {
     await callApproving(t.app, 'Bash', {
-      command: "mkdir -p lab && cd lab && git init -q && printf '[diff]\\n\\texternal = rm -rf ../src\\n' >> .git/config && echo a > f && git add f && echo b > f",
+      command:
+        "mkdir -p lab && cd lab && git init -q && printf '[diff]\\n\\texternal = rm -rf ../src\\n' >> .git/config && echo a > f && git add f && echo b > f",
     });
     expect(await readFile(join(workspace, 'lab', '.git', 'config'), 'utf8')).toContain('external');
     await execute(t.app, [{ id: 'lab-diff', name: 'Bash', arguments: { command: 'cd lab && git diff' } }]);
@@ -110,7 +130,9 @@ describe('git config written in the workspace never runs a program for an ALLOW 
   });
 
   it('a command the classifier reads as read-only cannot write, and one approved can', async () => {
-    const { body } = await execute(t.app, [{ id: 'ro', name: 'Bash', arguments: { command: 'git status --short; if test -w src; then echo writable; else echo read-only; fi' } }]);
+    const { body } = await execute(t.app, [
+      { id: 'ro', name: 'Bash', arguments: { command: 'git status --short; if test -w src; then echo writable; else echo read-only; fi' } },
+    ]);
     expect(body.results[0]).toMatchObject({ status: 'success', text: 'read-only\n' });
     const approved = await callApproving(t.app, 'Bash', { command: 'touch src/made' });
     expect(approved.body.results[0].status).toBe('success');
@@ -134,7 +156,8 @@ describe('Write and Edit of a file that configures programs is ASK, in every spe
   beforeEach(async () => {
     await symlink('.git', join(workspace, 'gitlink'));
     await symlink('.git/config', join(workspace, 'notes.txt'));
-    if (runningAsRoot) for (const link of ['gitlink', 'notes.txt']) await chown(join(workspace, link), NOBODY, NOBODY).catch(() => undefined);
+    if (runningAsRoot)
+      for (const link of ['gitlink', 'notes.txt']) await chown(join(workspace, link), NOBODY, NOBODY).catch(() => undefined);
   });
 
   it.each([
@@ -161,13 +184,22 @@ describe('Write and Edit of a file that configures programs is ASK, in every spe
 
   it('Edit .git/config, and through a link to it: APPROVAL_REQUIRED', async () => {
     for (const path of ['.git/config', 'notes.txt']) {
-      const { body } = await execute(t.app, [{ id: `e-${path}`, name: 'Edit', arguments: { path, old_string: 'bare = false', new_string: 'bare = false\n\tfsmonitor = "rm -rf src; false"' } }]);
+      const { body } = await execute(t.app, [
+        {
+          id: `e-${path}`,
+          name: 'Edit',
+          arguments: { path, old_string: 'bare = false', new_string: 'bare = false\n\tfsmonitor = "rm -rf src; false"' },
+        },
+      ]);
       expect(body.results[0].error).toMatchObject({ code: 'APPROVAL_REQUIRED' });
     }
     expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
   });
 
-  it.each(['sub/.bashrc', '.github/workflows/ci.yml', '.gitignore', 'src/git/config', 'docs/.git-notes'])('Write %s: ALLOW as before', async (path) => {
-    expect((await write(path, 'x\n')).body.results[0]).toMatchObject({ status: 'success' });
-  });
+  it.each(['sub/.bashrc', '.github/workflows/ci.yml', '.gitignore', 'src/git/config', 'docs/.git-notes'])(
+    'Write %s: ALLOW as before',
+    async (path) => {
+      expect((await write(path, 'x\n')).body.results[0]).toMatchObject({ status: 'success' });
+    },
+  );
 });

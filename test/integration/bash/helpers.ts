@@ -49,7 +49,11 @@ export async function makeSpill(): Promise<{ store: SpillStore; dir: string }> {
 export type Ran = { output: ToolOutput; error?: undefined } | { output?: undefined; error: { code: string; message: string } };
 
 /** Runs `command` as the pipeline would: a call deadline, its abort signal, a spill for the tenant. */
-export async function run(tool: Tool, command: string, options: { timeoutMs?: number; callMs?: number; spill?: SpillStore } = {}): Promise<Ran> {
+export async function run(
+  tool: Tool,
+  command: string,
+  options: { timeoutMs?: number; callMs?: number; spill?: SpillStore } = {},
+): Promise<Ran> {
   const controller = new AbortController();
   const callMs = options.callMs ?? 15_000;
   const timer = setTimeout(() => controller.abort(), callMs);
@@ -127,7 +131,11 @@ export async function callApproving(app: TestApp['app'], name: string, args: Rec
   const first = await execute(app, [{ id: `call_${++calls}`, name, arguments: args }]);
   const result = first.body.results[0];
   if (result.error?.code !== 'APPROVAL_REQUIRED') return { body: first.body, asked: false };
-  const decided = await app.inject({ method: 'POST', url: `/approvals/${result.error.details.approval_id}`, payload: { decision: 'approve' } });
+  const decided = await app.inject({
+    method: 'POST',
+    url: `/approvals/${result.error.details.approval_id}`,
+    payload: { decision: 'approve' },
+  });
   expect(decided.statusCode).toBe(200);
   return { body: (await execute(app, [{ id: `call_${++calls}`, name, arguments: args }])).body, asked: true };
 }

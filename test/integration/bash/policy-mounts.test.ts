@@ -147,7 +147,7 @@ describe('paths a rule denies for writing, and the protected files, are read-onl
     await expect(readFile(join(workspace, 'infra', 'new.tf'))).rejects.toThrow(/ENOENT/);
   });
 
-  it(".git/config and .git/hooks cannot be changed, so no program is planted for git to run", async () => {
+  it('.git/config and .git/hooks cannot be changed, so no program is planted for git to run', async () => {
     const before = await readFile(join(workspace, '.git', 'config'), 'utf8');
     await bash('printf "[core]\\n\\tfsmonitor = touch pwned\\n" >> .git/config');
     await bash('printf "#!/bin/sh\\ntouch pwned\\n" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit');
@@ -156,7 +156,11 @@ describe('paths a rule denies for writing, and the protected files, are read-onl
   });
 
   it('a folder a rule for writing keeps cannot be made and written before it exists, nor moved once it does', async () => {
-    for (const command of ['mkdir -p deploy/prod && echo x > deploy/prod/app.yml', 'mkdir -p deploy/prod && echo x > deploy/prod/app.yml', 'mv deploy d2; mkdir -p deploy/prod && echo x > deploy/prod/app.yml']) {
+    for (const command of [
+      'mkdir -p deploy/prod && echo x > deploy/prod/app.yml',
+      'mkdir -p deploy/prod && echo x > deploy/prod/app.yml',
+      'mv deploy d2; mkdir -p deploy/prod && echo x > deploy/prod/app.yml',
+    ]) {
       await bash(command);
       await expect(readFile(join(workspace, 'deploy', 'prod', 'app.yml'))).rejects.toThrow(/ENOENT/);
     }

@@ -26,10 +26,12 @@ async function keepFile(): Promise<string> {
 describe.each(['required', 'none'])('sandbox: %s', (sandbox) => {
   const gateway = () => suite.start({ builtins: { Bash: { enabled: true, sandbox } } });
 
-  it("the dash bypass: ALLOWed as one echo, run as one echo, nothing deleted", async () => {
+  it('the dash bypass: ALLOWed as one echo, run as one echo, nothing deleted', async () => {
     const kept = await keepFile();
     const app = await gateway();
-    const { body } = await execute(app, [{ id: 'bypass', name: 'Bash', arguments: { command: "echo $'\\' ; rm -rf src ; echo pwned #'" } }]);
+    const { body } = await execute(app, [
+      { id: 'bypass', name: 'Bash', arguments: { command: "echo $'\\' ; rm -rf src ; echo pwned #'" } },
+    ]);
     // No approval asked: the classifier read one echo, and bash printed exactly its one argument.
     expect(body.results[0]).toMatchObject({ status: 'success', text: "' ; rm -rf src ; echo pwned #\n" });
     expect(await readFile(kept, 'utf8')).toBe('data');
@@ -53,7 +55,9 @@ describe.each(['required', 'none'])('sandbox: %s', (sandbox) => {
     await writeFile(join(suite.workspace, '.bashrc'), 'echo FROM-RC\n');
     await writeFile(join(suite.workspace, '.profile'), 'echo FROM-PROFILE\n');
     const app = await gateway();
-    const { body } = await callApproving(app, 'Bash', { command: 'echo "${BASH_ENV-none} ${ENV-none} $HOME"; shopt -q login_shell || echo not-login' });
+    const { body } = await callApproving(app, 'Bash', {
+      command: 'echo "${BASH_ENV-none} ${ENV-none} $HOME"; shopt -q login_shell || echo not-login',
+    });
     expect(body.results[0]).toMatchObject({ status: 'success', text: `none none ${suite.workspace}\nnot-login\n` });
   });
 });

@@ -52,7 +52,9 @@ describe('choosing the sandbox: a probe that runs a command in it', () => {
   it('required with a bwrap the kernel refuses: a problem naming why and what to do, no sandbox', () => {
     const choice = chooseSandbox('required', workspace, as(), refusingBwrap);
     expect(choice.sandbox).toBeUndefined();
-    expect(choice.problem).toMatch(/builtins\.Bash\.sandbox is required, but bubblewrap .* does not work here: exited with 1: bwrap: No permissions/);
+    expect(choice.problem).toMatch(
+      /builtins\.Bash\.sandbox is required, but bubblewrap .* does not work here: exited with 1: bwrap: No permissions/,
+    );
     expect(choice.problem).toContain('apt-get install bubblewrap');
   });
 
@@ -69,13 +71,20 @@ describe('choosing the sandbox: a probe that runs a command in it', () => {
   it('auto with a refused bwrap: fails closed, every command that is not DENY asks, and says so loudly', () => {
     const choice = chooseSandbox('auto', workspace, as(), refusingBwrap);
     expect(choice.sandbox?.info).toEqual({ mode: 'none', setting: 'auto', fail_closed: true });
-    expect(choice.warning).toMatch(/WITHOUT a sandbox: bubblewrap .* does not work here: .*every command that is not refused asks for an approval/);
+    expect(choice.warning).toMatch(
+      /WITHOUT a sandbox: bubblewrap .* does not work here: .*every command that is not refused asks for an approval/,
+    );
     const settings = configFrom({ builtins: { Bash: { enabled: true } } }).builtins.Bash;
     const tool = createBashTool({ workspace, settings, sandbox: choice.sandbox!, identity: {}, rules: createPathRules([]) });
     expect(tool.sandbox).toEqual({ mode: 'none', setting: 'auto', fail_closed: true });
     expect(tool.classify!({ command: 'ls -la && cat README.md' })).toEqual({
       parts: [
-        expect.objectContaining({ decision: 'ask', reason: expect.stringMatching(/^ls -la: .*; no sandbox works on this host \(builtins\.Bash\.sandbox: auto\), so every command asks$/) }),
+        expect.objectContaining({
+          decision: 'ask',
+          reason: expect.stringMatching(
+            /^ls -la: .*; no sandbox works on this host \(builtins\.Bash\.sandbox: auto\), so every command asks$/,
+          ),
+        }),
         expect.objectContaining({ decision: 'ask' }),
       ],
     });
@@ -112,13 +121,17 @@ describe('start-up', () => {
   it('the log says bubblewrap is in force', async () => {
     const { prepared, lines } = await start({ enabled: true, sandbox: 'required' });
     expect(prepared.registry.get('Bash')?.tool.sandbox).toEqual({ mode: 'bwrap', setting: 'required' });
-    expect(lines).toContainEqual(expect.objectContaining({ level: 30, tool: 'Bash', sandbox: 'bwrap', msg: 'Bash enabled: commands run in bubblewrap' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 30, tool: 'Bash', sandbox: 'bwrap', msg: 'Bash enabled: commands run in bubblewrap' }),
+    );
   });
 
   it('sandbox: none logs a warning and says no sandbox is in force', async () => {
     const { lines } = await start({ enabled: true, sandbox: 'none' });
     expect(lines).toContainEqual(expect.objectContaining({ level: 40, tool: 'Bash', msg: expect.stringContaining('WITHOUT a sandbox') }));
-    expect(lines).toContainEqual(expect.objectContaining({ level: 30, sandbox: 'none', msg: 'Bash enabled: commands run WITHOUT a sandbox' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 30, sandbox: 'none', msg: 'Bash enabled: commands run WITHOUT a sandbox' }),
+    );
   });
 
   it('Bash not enabled: nothing is probed or said', async () => {
@@ -144,6 +157,8 @@ describe('rules for writing that the sandbox holds only where their paths exist'
     const settings = configFrom({ workspace, builtins: { Bash: { enabled: true, sandbox: 'required' } } }).builtins.Bash;
     const setup = setUpBash(settings, workspace, true, rules);
     expect(setup.problems).toEqual([]);
-    expect(setup.warnings.filter((w) => w.startsWith('policy.rules.'))).toEqual([expect.stringMatching(/^policy\.rules\.0: .* can create new ones.*'\^folder\/'/)]);
+    expect(setup.warnings.filter((w) => w.startsWith('policy.rules.'))).toEqual([
+      expect.stringMatching(/^policy\.rules\.0: .* can create new ones.*'\^folder\/'/),
+    ]);
   });
 });

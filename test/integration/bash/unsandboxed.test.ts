@@ -51,7 +51,10 @@ describe('sandbox: none — the environment and the working directory', () => {
     process.env.TOOLGATE_UNSANDBOXED_SECRET = token;
     try {
       const ran = await run(tool, 'env | sort');
-      const names = ran.output!.text.split('\n').filter(Boolean).map((line) => line.split('=')[0]!);
+      const names = ran
+        .output!.text.split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('=')[0]!);
       // PWD, SHLVL and _ are bash's own.
       expect(names.filter((name) => !name.startsWith('GIT_'))).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'SHLVL', '_']);
       expect(names).toContain('GIT_CONFIG_GLOBAL');
@@ -74,7 +77,7 @@ describe('sandbox: none — the environment and the working directory', () => {
   });
 });
 
-describe('sandbox: none — the host\'s network is reachable, which the sandbox takes away', () => {
+describe("sandbox: none — the host's network is reachable, which the sandbox takes away", () => {
   let server: Server;
   let connections = 0;
   beforeAll(async () => {
@@ -97,14 +100,21 @@ describe('sandbox: none — the host\'s network is reachable, which the sandbox 
 describe('sandbox: none — results', () => {
   it('exit 0: text is stdout, then stderr after the --- stderr --- line; data has the exit and the byte counts', async () => {
     const ran = await run(tool, 'echo out; echo err >&2');
-    expect(ran.output).toEqual({ text: 'out\n--- stderr ---\nerr\n', data: { exit_code: 0, signal: null, stdout_bytes: 4, stderr_bytes: 4 } });
+    expect(ran.output).toEqual({
+      text: 'out\n--- stderr ---\nerr\n',
+      data: { exit_code: 0, signal: null, stdout_bytes: 4, stderr_bytes: 4 },
+    });
   });
 
   it('a non-zero exit: COMMAND_FAILED, not retryable, with the same text and data', async () => {
     const ran = await run(tool, 'echo partial; echo oops >&2; exit 3');
     expect(ran.output?.text).toBe('partial\n--- stderr ---\noops\n');
     expect(ran.output?.data).toEqual({ exit_code: 3, signal: null, stdout_bytes: 8, stderr_bytes: 5 });
-    expect(ran.output?.error?.toCallError()).toMatchObject({ code: 'COMMAND_FAILED', retryable: false, details: { exit_code: 3, signal: null } });
+    expect(ran.output?.error?.toCallError()).toMatchObject({
+      code: 'COMMAND_FAILED',
+      retryable: false,
+      details: { exit_code: 3, signal: null },
+    });
   });
 
   it('a command killed by a signal: COMMAND_FAILED naming the signal', async () => {
@@ -148,21 +158,36 @@ describe('sandbox: none — deadline and limits', () => {
     const ran = await run(tool, `sleep ${marker} & sleep ${marker} & sleep ${marker}`, { timeoutMs: 500 });
     expect(ran.error?.code).toBe('TIMEOUT');
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => processesWith(`sleep\0${marker}`),
+        (pids) => pids.length === 0,
+      ),
+    ).toEqual([]);
   });
 
-  it('the call\'s own deadline (the pipeline\'s abort) kills the group as well', async () => {
+  it("the call's own deadline (the pipeline's abort) kills the group as well", async () => {
     const marker = `${4000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
     const ran = await run(tool, `sleep ${marker} & sleep ${marker}`, { callMs: 500 });
     expect(ran.error?.code).toBe('TIMEOUT');
-    expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => processesWith(`sleep\0${marker}`),
+        (pids) => pids.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it('nothing started in the background (and left in the group) outlives the command', async () => {
     const marker = `${5000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
     const ran = await run(tool, `sleep ${marker} > /dev/null 2>&1 & sleep ${marker} & echo done`);
     expect(ran.output?.text).toBe('done\n');
-    expect(await eventually(() => processesWith(`sleep\0${marker}`), (pids) => pids.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => processesWith(`sleep\0${marker}`),
+        (pids) => pids.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it('the file-size limit holds without the sandbox too', async () => {

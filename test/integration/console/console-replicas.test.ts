@@ -25,10 +25,18 @@ describe('the console across replicas', () => {
     browser = await launchBrowser();
     workspace = await mkdtemp(join(tmpdir(), 'toolgate-ws-'));
     const state = configFrom().state;
-    const options = { url: inject('redisUrl'), keyPrefix: `console-${randomUUID()}`, connectTimeoutMs: state.connect_timeout_ms, commandTimeoutMs: state.command_timeout_ms };
+    const options = {
+      url: inject('redisUrl'),
+      keyPrefix: `console-${randomUUID()}`,
+      connectTimeoutMs: state.connect_timeout_ms,
+      commandTimeoutMs: state.command_timeout_ms,
+    };
     stores = [createRedisStateStore(options), createRedisStateStore(options)];
     await Promise.all(stores.map((s) => s.ping()));
-    [a, b] = (await Promise.all(stores.map((store) => buildTestApp({ state: store, workspace, config: CONSOLE_CONFIG })))) as [TestApp, TestApp];
+    [a, b] = (await Promise.all(stores.map((store) => buildTestApp({ state: store, workspace, config: CONSOLE_CONFIG })))) as [
+      TestApp,
+      TestApp,
+    ];
     baseA = await a.app.listen({ host: '127.0.0.1', port: 0 });
     baseB = await b.app.listen({ host: '127.0.0.1', port: 0 });
     page = await browser.context.newPage();

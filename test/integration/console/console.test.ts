@@ -67,7 +67,10 @@ describe('sign-in', () => {
     await page.getByRole('heading', { name: /Pending approvals/ }).waitFor();
     expect(page.url()).toBe(`${base}/console`);
     expect(await browser.context.cookies()).toEqual([]);
-    expect(await page.evaluate('({ local: localStorage.length, session: Object.values(sessionStorage) })')).toEqual({ local: 0, session: [KEYS.admin] });
+    expect(await page.evaluate('({ local: localStorage.length, session: Object.values(sessionStorage) })')).toEqual({
+      local: 0,
+      session: [KEYS.admin],
+    });
     // A new tab is a new sign-in.
     const other = await browser.context.newPage();
     await other.goto(`${base}/console`);
@@ -127,9 +130,13 @@ describe('approvals', () => {
     const stale = requestFor(other, 'Edit', 'src/app.ts');
     await stale.waitFor({ timeout: LIVE_MS });
     expect((await decideByApi(base, id, 'approve', 'by the API')).status).toBe(200);
-    expect(await msUntil(async () => (await request.count()) === 0, LIVE_MS, 'the decided request off the page')).toBeLessThanOrEqual(LIVE_MS);
+    expect(await msUntil(async () => (await request.count()) === 0, LIVE_MS, 'the decided request off the page')).toBeLessThanOrEqual(
+      LIVE_MS,
+    );
     await stale.getByRole('button', { name: 'Deny' }).click();
-    await expect.poll(() => stale.getByRole('alert').textContent()).toMatch(/Already decided elsewhere: .*approved by ops-alice.*by the API/);
+    await expect
+      .poll(() => stale.getByRole('alert').textContent())
+      .toMatch(/Already decided elsewhere: .*approved by ops-alice.*by the API/);
     await agentCall(base, 'Edit', { path: 'src/app.ts', old_string: 'retries = 3', new_string: 'retries = 7' });
     await other.close();
   });
@@ -154,7 +161,9 @@ describe('breakers', () => {
     expect(await row.textContent()).toContain('open');
     await row.getByRole('button', { name: 'Reset' }).click();
     await row.waitFor({ state: 'detached', timeout: LIVE_MS });
-    const circuits = (await (await fetch(`${base}/circuits`, { headers: { authorization: `Bearer ${KEYS.admin}` } })).json()) as { circuits: Array<{ tool: string }> };
+    const circuits = (await (await fetch(`${base}/circuits`, { headers: { authorization: `Bearer ${KEYS.admin}` } })).json()) as {
+      circuits: Array<{ tool: string }>;
+    };
     expect(circuits.circuits.find((c) => c.tool === 'flaky_api')).toMatchObject({ state: 'closed', failures: 0 });
   });
 });
@@ -213,10 +222,17 @@ describe('the screenshot in docs/', () => {
     try {
       const at = await fresh.app.listen({ host: '127.0.0.1', port: 0 });
       await mkdir(join(fresh.workspace, 'src'), { recursive: true });
-      await writeFile(join(fresh.workspace, 'src/app.ts'), 'export const retries = 3;\nexport const timeoutMs = 1000;\n\nexport function backoff(attempt: number): number {\n  return 100 * 2 ** attempt;\n}\n');
+      await writeFile(
+        join(fresh.workspace, 'src/app.ts'),
+        'export const retries = 3;\nexport const timeoutMs = 1000;\n\nexport function backoff(attempt: number): number {\n  return 100 * 2 ** attempt;\n}\n',
+      );
       const write = await agentCall(at, 'Write', { path: 'deploy/prod.env', content: 'REPLICAS=12\n' }, 'release-7');
       await decideByApi(at, write.error!.details!.approval_id!, 'deny', 'prod changes go through the release pipeline');
-      await agentCall(at, 'Edit', { path: 'src/app.ts', old_string: 'export const retries = 3;\nexport const timeoutMs = 1000;', new_string: 'export const retries = 5;\nexport const timeoutMs = 2500;' });
+      await agentCall(at, 'Edit', {
+        path: 'src/app.ts',
+        old_string: 'export const retries = 3;\nexport const timeoutMs = 1000;',
+        new_string: 'export const retries = 5;\nexport const timeoutMs = 2500;',
+      });
       for (let i = 0; i < 3; i++) await agentCall(at, 'flaky_api', { mode: 'fail' });
       const shot = await browser.context.newPage();
       await shot.setViewportSize({ width: 900, height: 900 });
@@ -225,7 +241,13 @@ describe('the screenshot in docs/', () => {
       await shot.getByRole('row', { name: /flaky_api/ }).waitFor({ timeout: LIVE_MS });
       await shot.getByText('prod changes go through').waitFor({ timeout: LIVE_MS });
       // The request id is random: masked, so the picture is the same on every run.
-      const png = await shot.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', mask: [shot.locator('.request-id')], maskColor: '#d0d7de' });
+      const png = await shot.screenshot({
+        fullPage: true,
+        animations: 'disabled',
+        caret: 'hide',
+        mask: [shot.locator('.request-id')],
+        maskColor: '#d0d7de',
+      });
       await writeFile(new URL('../../../docs/console.png', import.meta.url), png);
       await shot.close();
     } finally {

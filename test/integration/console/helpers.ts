@@ -33,7 +33,9 @@ export async function agentCall(base: string, name: string, args: Record<string,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.agent}` },
     body: JSON.stringify({ session_id: session, tool_calls: [{ id: `c${Math.random().toString(36).slice(2)}`, name, arguments: args }] }),
   });
-  const body = (await response.json()) as { results: Array<{ status: string; text: string; error?: { code: string; message: string; details?: { approval_id?: string } } }> };
+  const body = (await response.json()) as {
+    results: Array<{ status: string; text: string; error?: { code: string; message: string; details?: { approval_id?: string } } }>;
+  };
   return body.results[0]!;
 }
 
@@ -53,7 +55,8 @@ export async function signIn(page: Page, base: string, key = KEYS.admin): Promis
 }
 
 /** The request whose accessible name holds `tool` (and `path`), as a person using a screen reader finds it. */
-export const requestFor = (page: Page, tool: string, path?: string) => page.getByRole('article', { name: new RegExp(`${tool}${path ? `.*${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` : ''}`) });
+export const requestFor = (page: Page, tool: string, path?: string) =>
+  page.getByRole('article', { name: new RegExp(`${tool}${path ? `.*${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` : ''}`) });
 
 /** Milliseconds from now until `check` holds, polling every 50 ms; throws past `timeoutMs`. */
 export async function msUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<number> {

@@ -59,10 +59,12 @@ describe('/mcp streams what an upstream tells during a call', () => {
     const logs: unknown[] = [];
     c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
     await c.callTool({ name: 'fx_test_tool_with_logging', arguments: {} });
-    expect(logs).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed'].map((data) => ({ level: 'info', data })));
+    expect(logs).toEqual(
+      ['Tool execution started', 'Tool processing data', 'Tool execution completed'].map((data) => ({ level: 'info', data })),
+    );
   });
 
-  it('a log message is passed on only when the call is the server\'s only one in flight: one caller never hears another\'s call', async () => {
+  it("a log message is passed on only when the call is the server's only one in flight: one caller never hears another's call", async () => {
     const slow = execute(t.app, [{ id: 'other', name: 'fx_slow', arguments: { ms: 1500 } }]);
     await waitFor(async () => (await fixtureEvents(log)).some((e) => e.tool === 'slow'), 'the slow call');
     const c = await client();
@@ -92,9 +94,16 @@ describe('/mcp streams what an upstream tells during a call', () => {
     const called = await waitFor(async () => (await slowCalls())[before], 'the call to reach the upstream');
     abort.abort('the user changed their mind');
     await expect(call).rejects.toThrow();
-    const cancelled = await waitFor(async () => (await fixtureEvents(log)).find((e) => e.event === 'cancelled' && e.request_id === called.request_id), 'the upstream to hear of it', 5_000);
+    const cancelled = await waitFor(
+      async () => (await fixtureEvents(log)).find((e) => e.event === 'cancelled' && e.request_id === called.request_id),
+      'the upstream to hear of it',
+      5_000,
+    );
     expect(cancelled).toBeDefined();
-    const line = await waitFor(() => t.logs.find((l) => l.msg === 'tool call' && l.tool === 'fx_slow' && l.error_code === 'CANCELLED'), 'the log line');
+    const line = await waitFor(
+      () => t.logs.find((l) => l.msg === 'tool call' && l.tool === 'fx_slow' && l.error_code === 'CANCELLED'),
+      'the log line',
+    );
     expect(line.duration_ms).toBeLessThan(10_000);
   }, 20_000);
 });

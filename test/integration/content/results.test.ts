@@ -15,7 +15,11 @@ import { fixtureServer } from '../../helpers/mcp.js';
  */
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const call = (name: string, args: Record<string, unknown> = {}) => ({ id: `call_${Math.random().toString(36).slice(2)}`, name, arguments: args });
+const call = (name: string, args: Record<string, unknown> = {}) => ({
+  id: `call_${Math.random().toString(36).slice(2)}`,
+  name,
+  arguments: args,
+});
 
 let dir: string;
 let small: TestApp;
@@ -74,14 +78,20 @@ describe('content of upstream MCP tools', () => {
     expect(result).toMatchObject({ status: 'success', text: 'first\nlast' });
     expect(result.content.map((b: { type: string }) => b.type)).toEqual(['image', 'resource', 'resource', 'resource_link']);
     expect(result.content[1]).toEqual({ type: 'resource', uri: 'file:///notes.txt', mime_type: 'text/plain', text: 'a note' });
-    expect(result.content[2]).toMatchObject({ type: 'resource', uri: 'file:///pixel.png', mime_type: 'image/png', data: expect.any(String) });
+    expect(result.content[2]).toMatchObject({
+      type: 'resource',
+      uri: 'file:///pixel.png',
+      mime_type: 'image/png',
+      data: expect.any(String),
+    });
     expect(result.content[3]).toEqual({ type: 'resource_link', uri: 'file:///big.log', name: 'big.log', mime_type: 'text/plain' });
   });
 
   it('audio from a real file, within budget, is inline', async () => {
     const audio = wav(200);
     await writeFile(join(dir, 'short.wav'), audio);
-    const result = (await execute(small.app, [call('fx_media', { path: join(dir, 'short.wav'), type: 'audio', mime: 'audio/wav' })])).body.results[0];
+    const result = (await execute(small.app, [call('fx_media', { path: join(dir, 'short.wav'), type: 'audio', mime: 'audio/wav' })])).body
+      .results[0];
     expect(result.content).toEqual([{ type: 'audio', mime_type: 'audio/wav', data: audio.toString('base64') }]);
   });
 
@@ -89,12 +99,17 @@ describe('content of upstream MCP tools', () => {
     const result = (await execute(small.app, [call('fx_odd_blocks')])).body.results[0];
     expect(result.status).toBe('success');
     expect(result.data.unknown_content).toEqual([{ type: 'hologram', depth: 3 }]);
-    expect(result.text).toBe('before\n[content[1] is a block of type "hologram" that the gateway does not pass on; it is kept in data.unknown_content]');
+    expect(result.text).toBe(
+      'before\n[content[1] is a block of type "hologram" that the gateway does not pass on; it is kept in data.unknown_content]',
+    );
   });
 
   it('base64 that does not decode is an error result naming the block; a data URL is decoded, its media type kept', async () => {
     const { body } = await execute(small.app, [call('fx_bad_base64'), call('fx_data_url')]);
-    expect(body.results[0]).toMatchObject({ status: 'error', error: { code: 'UPSTREAM_ERROR', retryable: false, details: { reason: 'bad_content', block: 1 } } });
+    expect(body.results[0]).toMatchObject({
+      status: 'error',
+      error: { code: 'UPSTREAM_ERROR', retryable: false, details: { reason: 'bad_content', block: 1 } },
+    });
     expect(body.results[0].error.message).toContain('content[1]');
     expect(body.results[1].content).toEqual([{ type: 'image', mime_type: 'image/png', data: expect.stringMatching(/^iVBOR/) }]);
   });
@@ -106,7 +121,14 @@ describe('budgets and limits.image_bytes', () => {
     const result = body.results[0];
     expect(result).toMatchObject({ status: 'partial', text: 'the image you asked for', truncated: null });
     const block = result.content[0];
-    expect(block).toEqual({ type: 'image', mime_type: 'image/png', bytes: SCREENSHOT.length, sha256: sha(SCREENSHOT), url: expect.stringMatching(/^\/outputs\//), note: `over the output budget: GET ${block.url} for it` });
+    expect(block).toEqual({
+      type: 'image',
+      mime_type: 'image/png',
+      bytes: SCREENSHOT.length,
+      sha256: sha(SCREENSHOT),
+      url: expect.stringMatching(/^\/outputs\//),
+      note: `over the output budget: GET ${block.url} for it`,
+    });
     expect(JSON.parse(body.messages[0].content).content[0].note).toBe(block.note);
     const output = await small.app.inject({ url: block.url });
     expect(output.rawPayload.equals(SCREENSHOT)).toBe(true);
@@ -115,7 +137,10 @@ describe('budgets and limits.image_bytes', () => {
   it('when the spill store fails, the moved block has no url and its note says it was not kept; the budget holds all the same', async () => {
     const notDir = join(dir, 'spill-is-a-file');
     await writeFile(notDir, '');
-    const t = await buildTestApp({ spillDir: notDir, config: { mcp_servers: [fixtureServer(join(dir, 'nospill.jsonl'), {}, ['content'])] } });
+    const t = await buildTestApp({
+      spillDir: notDir,
+      config: { mcp_servers: [fixtureServer(join(dir, 'nospill.jsonl'), {}, ['content'])] },
+    });
     try {
       const { body } = await execute(t.app, [call('fx_media', { path: join(dir, 'screen.png'), type: 'image', mime: 'image/png' })]);
       expect(body.results[0].status).toBe('partial');
@@ -135,14 +160,29 @@ describe('budgets and limits.image_bytes', () => {
   });
 
   it('an image over limits.image_bytes is IMAGE_TOO_LARGE, and still served from the spill store (Read and upstream alike)', async () => {
-    const t = await buildTestApp({ config: { limits: { image_bytes: 4096 }, mcp_servers: [fixtureServer(join(dir, 'limit.jsonl'), {}, ['content'])] } });
+    const t = await buildTestApp({
+      config: { limits: { image_bytes: 4096 }, mcp_servers: [fixtureServer(join(dir, 'limit.jsonl'), {}, ['content'])] },
+    });
     try {
       const noisy = png(64, 48, true);
       await writeFile(join(t.workspace, 'chart.png'), noisy);
-      const { body } = await execute(t.app, [call('Read', { path: 'chart.png' }), call('fx_media', { path: join(dir, 'screen.png'), type: 'image', mime: 'image/png' })]);
-      for (const [result, bytes] of [[body.results[0], noisy], [body.results[1], SCREENSHOT]] as const) {
-        expect(result).toMatchObject({ status: 'error', error: { code: 'IMAGE_TOO_LARGE', retryable: false, details: { block: 0, bytes: bytes.length, limit: 4096 } } });
-        expect(result.content[0]).toMatchObject({ type: 'image', url: result.error.details.url, note: expect.stringContaining('over limits.image_bytes (4096 bytes)') });
+      const { body } = await execute(t.app, [
+        call('Read', { path: 'chart.png' }),
+        call('fx_media', { path: join(dir, 'screen.png'), type: 'image', mime: 'image/png' }),
+      ]);
+      for (const [result, bytes] of [
+        [body.results[0], noisy],
+        [body.results[1], SCREENSHOT],
+      ] as const) {
+        expect(result).toMatchObject({
+          status: 'error',
+          error: { code: 'IMAGE_TOO_LARGE', retryable: false, details: { block: 0, bytes: bytes.length, limit: 4096 } },
+        });
+        expect(result.content[0]).toMatchObject({
+          type: 'image',
+          url: result.error.details.url,
+          note: expect.stringContaining('over limits.image_bytes (4096 bytes)'),
+        });
         expect((await t.app.inject({ url: result.error.details.url })).rawPayload.equals(bytes)).toBe(true);
       }
     } finally {
@@ -152,11 +192,15 @@ describe('budgets and limits.image_bytes', () => {
 
   it('with budgets raised for screenshots, a multi-MB screenshot stays inline', async () => {
     const big = await buildTestApp({
-      config: { limits: { call_budget_bytes: 8 << 20, batch_budget_bytes: 16 << 20 }, mcp_servers: [fixtureServer(join(dir, 'big.jsonl'), {}, ['content'])] },
+      config: {
+        limits: { call_budget_bytes: 8 << 20, batch_budget_bytes: 16 << 20 },
+        mcp_servers: [fixtureServer(join(dir, 'big.jsonl'), {}, ['content'])],
+      },
     });
     try {
       expect(SCREENSHOT.length).toBeGreaterThan(2 << 20);
-      const result = (await execute(big.app, [call('fx_media', { path: join(dir, 'screen.png'), type: 'image', mime: 'image/png' })])).body.results[0];
+      const result = (await execute(big.app, [call('fx_media', { path: join(dir, 'screen.png'), type: 'image', mime: 'image/png' })])).body
+        .results[0];
       expect(result.status).toBe('success');
       expect(Buffer.from(result.content[0].data, 'base64').equals(SCREENSHOT)).toBe(true);
     } finally {
@@ -174,7 +218,11 @@ describe('budgets and limits.image_bytes', () => {
       await writeFile(join(t.workspace, 'c.png'), png(40, 30, true));
       expect(a.length + b.length).toBeGreaterThan(30_000);
       expect(b.length).toBeLessThan(20_000);
-      const { body } = await execute(t.app, [call('Read', { path: 'a.png' }), call('Read', { path: 'b.png' }), call('Read', { path: 'c.png' })]);
+      const { body } = await execute(t.app, [
+        call('Read', { path: 'a.png' }),
+        call('Read', { path: 'b.png' }),
+        call('Read', { path: 'c.png' }),
+      ]);
       const [ra, rb, rc] = body.results;
       expect(ra.content[0]).toMatchObject({ url: expect.any(String), note: expect.stringContaining('over the output budget') });
       expect(ra.status).toBe('partial');
@@ -187,7 +235,7 @@ describe('budgets and limits.image_bytes', () => {
 });
 
 describe('guardrails and content', () => {
-  it('an embedded resource\'s text is scanned as text is; an image\'s base64 passes as it is', async () => {
+  it("an embedded resource's text is scanned as text is; an image's base64 passes as it is", async () => {
     const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
     const t = await buildTestApp({
       builtins: false,
@@ -197,7 +245,13 @@ describe('guardrails and content', () => {
           description: 'An embedded resource holding a token, and an image.',
           parameters: { type: 'object', properties: {} },
           concurrencySafe: true,
-          run: async () => ({ text: 'see the resource', content: [{ type: 'resource', uri: 'file:///.env', mime_type: 'text/plain', text: `GITHUB_TOKEN=${secret}\n` }, { type: 'image', mime_type: 'image/png', data: PIXELS.toString('base64') }] }),
+          run: async () => ({
+            text: 'see the resource',
+            content: [
+              { type: 'resource', uri: 'file:///.env', mime_type: 'text/plain', text: `GITHUB_TOKEN=${secret}\n` },
+              { type: 'image', mime_type: 'image/png', data: PIXELS.toString('base64') },
+            ],
+          }),
         },
       ],
     });

@@ -29,14 +29,21 @@ const leaky: Tool = {
         for (let at = 0; at < whole.length; at += 7) yield whole.subarray(at, at + 7);
       })(),
     );
-    return { text: SECRETS_TEXT, data: { env: { DB_PASSWORD: 'Tr0ub4dor&3x' }, lines: SECRETS_TEXT.split('\n') }, partial: true, spilled: { originalBytes: record.bytes, record } };
+    return {
+      text: SECRETS_TEXT,
+      data: { env: { DB_PASSWORD: 'Tr0ub4dor&3x' }, lines: SECRETS_TEXT.split('\n') },
+      partial: true,
+      spilled: { originalBytes: record.bytes, record },
+    };
   },
 };
 
 const bodies = {
   openai: { tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'Read', arguments: '{"path":"leak.env"}' } }] },
   anthropic: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'Read', input: { path: 'leak.env' } }] },
-  responses: [{ type: 'function_call', id: 'fc_1', call_id: 'call_r', name: 'Read', arguments: '{"path":"leak.env"}', status: 'completed' }],
+  responses: [
+    { type: 'function_call', id: 'fc_1', call_id: 'call_r', name: 'Read', arguments: '{"path":"leak.env"}', status: 'completed' },
+  ],
   gemini: { role: 'model', parts: [{ functionCall: { id: 'g_a', name: 'Read', args: { path: 'leak.env' } } }] },
 };
 
@@ -58,17 +65,22 @@ describe('guardrails on every path out of the gateway', () => {
     await t.close();
   });
 
-  it.each(Object.entries(bodies))('%s: results and messages hold markers, never a credential, the near misses whole, with one note line, data.redactions, a metric and a log count', async (format, body) => {
-    const { status, body: answer } = await execute(t.app, body);
-    expect(status).toBe(200);
-    const json = JSON.stringify(answer);
-    expectClean(json);
-    for (const near of NEAR_MISSES) expect(answer.results[0].text).toContain(near.split('\n')[0]!.slice(0, 40));
-    expect(answer.results[0].text.split('\n')[0]).toMatch(/^\[\d+ values that looked like credentials \(.*\) were redacted before this output reached you/);
-    expect(answer.results[0].data.redactions).toMatchObject({ github_token: 3, password: 4, private_key: 4 });
-    expect(json).toContain('[REDACTED:aws_access_key_id]');
-    expect(format).toBeTruthy();
-  });
+  it.each(Object.entries(bodies))(
+    '%s: results and messages hold markers, never a credential, the near misses whole, with one note line, data.redactions, a metric and a log count',
+    async (format, body) => {
+      const { status, body: answer } = await execute(t.app, body);
+      expect(status).toBe(200);
+      const json = JSON.stringify(answer);
+      expectClean(json);
+      for (const near of NEAR_MISSES) expect(answer.results[0].text).toContain(near.split('\n')[0]!.slice(0, 40));
+      expect(answer.results[0].text.split('\n')[0]).toMatch(
+        /^\[\d+ values that looked like credentials \(.*\) were redacted before this output reached you/,
+      );
+      expect(answer.results[0].data.redactions).toMatchObject({ github_token: 3, password: 4, private_key: 4 });
+      expect(json).toContain('[REDACTED:aws_access_key_id]');
+      expect(format).toBeTruthy();
+    },
+  );
 
   it('counts redactions in toolgate_redactions_total and on the log line, never a value', async () => {
     await execute(t.app, bodies.openai);
@@ -87,7 +99,10 @@ describe('guardrails on every path out of the gateway', () => {
   });
 
   it('a spilled copy, by the budget or streamed by the tool across chunk boundaries, is served by /outputs without a credential', async () => {
-    for (const body of [{ tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Read', arguments: '{"path":"big.log","limit":2000}' } }] }, { tool_calls: [{ id: 'c2', type: 'function', function: { name: 'leaky', arguments: '{}' } }] }]) {
+    for (const body of [
+      { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Read', arguments: '{"path":"big.log","limit":2000}' } }] },
+      { tool_calls: [{ id: 'c2', type: 'function', function: { name: 'leaky', arguments: '{}' } }] },
+    ]) {
       const { body: answer } = await execute(t.app, body);
       const result = answer.results[0];
       expectClean(JSON.stringify(answer));
@@ -100,8 +115,13 @@ describe('guardrails on every path out of the gateway', () => {
   });
 
   it('with guardrails.secrets off for a tool, its output passes as it is', async () => {
-    const off = await buildTestApp({ tools: [{ ...leaky, name: 'unguarded_leaky' }], config: { guardrails: { tools: { 'unguarded_*': { secrets: 'off' } } } } });
-    const { body } = await execute(off.app, { tool_calls: [{ id: 'c', type: 'function', function: { name: 'unguarded_leaky', arguments: '{}' } }] });
+    const off = await buildTestApp({
+      tools: [{ ...leaky, name: 'unguarded_leaky' }],
+      config: { guardrails: { tools: { 'unguarded_*': { secrets: 'off' } } } },
+    });
+    const { body } = await execute(off.app, {
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'unguarded_leaky', arguments: '{}' } }],
+    });
     expect(body.results[0].text).toContain(FAKE_SECRETS[0]!.secret);
     expect(body.results[0].data.redactions).toBeUndefined();
     await off.close();

@@ -35,13 +35,13 @@ const ASK = [
   'uniq a.txt pwned11',
   'git log --output=pwned12 -1',
   'find . -name a.txt -fprint pwned13',
-  "awk '{print > \"pwned14\"}' a.txt",
+  'awk \'{print > "pwned14"}\' a.txt',
   'LC_ALL=C touch pwned15',
   'time -o pwned16 ls',
   'taskset 1 ls',
   'find . -exec env -u + touch pwned25 \\;',
   'env -C /proc/$PPID cat environ',
-  "awk 'BEGIN{print ENVIRON[\"HOSTILE_CANARY\"]}'",
+  'awk \'BEGIN{print ENVIRON["HOSTILE_CANARY"]}\'',
 ];
 const DENY = [
   "printf -vPS4 '$(touch pwned20)'; set -x; true",
@@ -60,7 +60,7 @@ const DENY = [
   'ps eww',
 ];
 
-describe.each(['none', 'required'])('sandbox: %s: the review\'s commands and their kin never run unasked', (sandbox) => {
+describe.each(['none', 'required'])("sandbox: %s: the review's commands and their kin never run unasked", (sandbox) => {
   let workspace: string;
   let scratch: string;
   let gateway: Proc;
@@ -88,7 +88,11 @@ describe.each(['none', 'required'])('sandbox: %s: the review\'s commands and the
     });
     await gateway.listening(port);
     const calls = [...ASK, ...DENY].map((command, i) => ({ id: `h${i}`, name: 'Bash', arguments: { command } }));
-    const response = await fetch(`http://127.0.0.1:${port}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls) });
+    const response = await fetch(`http://127.0.0.1:${port}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(calls),
+    });
     results = ((await response.json()) as { results: typeof results }).results;
   }, 120_000);
 

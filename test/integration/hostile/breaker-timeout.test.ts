@@ -43,7 +43,11 @@ describe('a timeout the caller chose does not trip a shared breaker', () => {
 
   it("a timeout within the tool's own limit still counts", async () => {
     t = await buildTestApp({ tools: [slowTool('Slow', { safe: true, ms: 500, timeoutMs: 20 })] });
-    const res = await t.app.inject({ method: 'POST', url: '/execute', payload: [1, 2, 3].map((i) => ({ id: `c${i}`, name: 'Slow', arguments: {} })) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/execute',
+      payload: [1, 2, 3].map((i) => ({ id: `c${i}`, name: 'Slow', arguments: {} })),
+    });
     expect(res.json().results.map((r: { error?: { code: string } }) => r.error?.code)).toEqual(['TIMEOUT', 'TIMEOUT', 'TIMEOUT']);
     const next = await t.app.inject({ method: 'POST', url: '/execute', payload: [{ id: 'n', name: 'Slow', arguments: {} }] });
     expect(next.json().results[0].error.code).toBe('CIRCUIT_OPEN');

@@ -22,7 +22,9 @@ describe('Edit cannot grow a file past its limit', () => {
   afterAll(async () => t.close());
 
   it('replace_all that would make the file larger than the limit is refused, the file untouched', async () => {
-    const res = await execute(t.app, [{ id: 'g1', name: 'Edit', arguments: { path: 'many.txt', old_string: 'a', new_string: 'b'.repeat(100), replace_all: true } }]);
+    const res = await execute(t.app, [
+      { id: 'g1', name: 'Edit', arguments: { path: 'many.txt', old_string: 'a', new_string: 'b'.repeat(100), replace_all: true } },
+    ]);
     const result = res.body.results[0];
     expect(result.status).toBe('error');
     expect(result.error).toMatchObject({ code: 'INVALID_ARGS', retryable: false });
@@ -33,14 +35,20 @@ describe('Edit cannot grow a file past its limit', () => {
 
   it('a replacement that stays within the limit (exactly at it, too) still works', async () => {
     await writeFile(join(t.workspace, 'fits.txt'), original);
-    const res = await execute(t.app, [{ id: 'g2', name: 'Edit', arguments: { path: 'fits.txt', old_string: 'a', new_string: 'bcd', replace_all: true } }]);
+    const res = await execute(t.app, [
+      { id: 'g2', name: 'Edit', arguments: { path: 'fits.txt', old_string: 'a', new_string: 'bcd', replace_all: true } },
+    ]);
     expect(res.body.results[0].status).toBe('success');
     expect((await stat(join(t.workspace, 'fits.txt'))).size).toBe(800_000);
     await writeFile(join(t.workspace, 'edge.txt'), `x${'y'.repeat(MAX_EDIT_BYTES - 11)}`);
-    const edge = await execute(t.app, [{ id: 'g3', name: 'Edit', arguments: { path: 'edge.txt', old_string: 'x', new_string: 'z'.repeat(11) } }]);
+    const edge = await execute(t.app, [
+      { id: 'g3', name: 'Edit', arguments: { path: 'edge.txt', old_string: 'x', new_string: 'z'.repeat(11) } },
+    ]);
     expect(edge.body.results[0].status).toBe('success');
     expect((await stat(join(t.workspace, 'edge.txt'))).size).toBe(MAX_EDIT_BYTES);
-    const over = await execute(t.app, [{ id: 'g4', name: 'Edit', arguments: { path: 'edge.txt', old_string: 'z'.repeat(11), new_string: 'z'.repeat(12) } }]);
+    const over = await execute(t.app, [
+      { id: 'g4', name: 'Edit', arguments: { path: 'edge.txt', old_string: 'z'.repeat(11), new_string: 'z'.repeat(12) } },
+    ]);
     expect(over.body.results[0].error).toMatchObject({ code: 'INVALID_ARGS', details: { result_bytes: MAX_EDIT_BYTES + 1 } });
   });
 });

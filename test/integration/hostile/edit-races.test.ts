@@ -29,7 +29,10 @@ describe('concurrent writers of one file lose nothing', () => {
     });
 
   it('parallel Edits of distinct lines: each reported success is in the file', async () => {
-    await writeFile(join(t.workspace, 'lines.txt'), Array.from({ length: N }, (_, i) => `T${String(i).padStart(2, '0')}`).join('\n') + '\n');
+    await writeFile(
+      join(t.workspace, 'lines.txt'),
+      Array.from({ length: N }, (_, i) => `T${String(i).padStart(2, '0')}`).join('\n') + '\n',
+    );
     const responses = await Promise.all(
       Array.from({ length: N }, (_, i) => edit(i, 'lines.txt', `T${String(i).padStart(2, '0')}\n`, `DONE-${String(i).padStart(2, '0')}\n`)),
     );
@@ -46,7 +49,9 @@ describe('concurrent writers of one file lose nothing', () => {
   it('parallel same-size Edits (the stamp cannot tell them apart) lose nothing either', async () => {
     await writeFile(join(t.workspace, 'same.txt'), Array.from({ length: N }, (_, i) => `a${String(i).padStart(2, '0')}`).join('\n') + '\n');
     const responses = await Promise.all(
-      Array.from({ length: N }, (_, i) => edit(i + 100, 'same.txt', `a${String(i).padStart(2, '0')}\n`, `b${String(i).padStart(2, '0')}\n`)),
+      Array.from({ length: N }, (_, i) =>
+        edit(i + 100, 'same.txt', `a${String(i).padStart(2, '0')}\n`, `b${String(i).padStart(2, '0')}\n`),
+      ),
     );
     const results = responses.map((r) => r.json().results[0]);
     const content = await readFile(join(t.workspace, 'same.txt'), 'utf8');
@@ -66,7 +71,12 @@ describe('concurrent writers of one file lose nothing', () => {
             {
               id: `w${i}`,
               name: 'Write',
-              arguments: { path: 'guarded.txt', content: `writer ${i}\n`, expected_mtime_ms: before.mtimeMs, expected_size_bytes: before.size },
+              arguments: {
+                path: 'guarded.txt',
+                content: `writer ${i}\n`,
+                expected_mtime_ms: before.mtimeMs,
+                expected_size_bytes: before.size,
+              },
             },
           ],
         }),

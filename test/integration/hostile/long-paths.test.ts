@@ -34,7 +34,10 @@ describe('Write near the path limits', () => {
     it(`a path of ${total} bytes is INVALID_ARGS, leaves nothing behind and does not count against the breaker`, async () => {
       const path = nested(total);
       expect(join(t.workspace, path).length).toBe(total);
-      const res = await execute(t.app, [1, 2, 3].map((i) => writeCall(path, `w${i}`)));
+      const res = await execute(
+        t.app,
+        [1, 2, 3].map((i) => writeCall(path, `w${i}`)),
+      );
       for (const r of res.body.results) expect(r.error).toMatchObject({ code: 'INVALID_ARGS', retryable: false });
       expect(await readdir(t.workspace)).toEqual([]);
       const circuits = await t.app.inject({ method: 'GET', url: '/circuits' });
@@ -45,7 +48,10 @@ describe('Write near the path limits', () => {
 
   it('file names up to NAME_MAX can be written and edited', async () => {
     const names = ['c'.repeat(255), 'é'.repeat(127), 'n'.repeat(237)];
-    const res = await execute(t.app, names.map((name, i) => writeCall(name, `n${i}`)));
+    const res = await execute(
+      t.app,
+      names.map((name, i) => writeCall(name, `n${i}`)),
+    );
     expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['success', 'success', 'success']);
     const edit = await execute(t.app, [{ id: 'e', name: 'Edit', arguments: { path: names[0], old_string: 'x', new_string: 'y' } }]);
     expect(edit.body.results[0].status).toBe('success');

@@ -63,7 +63,16 @@ describe('a path with a control character is INVALID_ARGS for every built-in pat
     ['Glob', (path) => ({ pattern: '**', path })],
     ['Grep', (path) => ({ pattern: 'one', path })],
   ];
-  const PATHS = ['src/a\n.txt', 'src\r/a.txt', 'src/a.txt\n', 'src/\u0000a.txt', 'src/a\t.txt', 'src/\u001b[31ma.txt', 'src/a\u007f.txt', 'src\n'];
+  const PATHS = [
+    'src/a\n.txt',
+    'src\r/a.txt',
+    'src/a.txt\n',
+    'src/\u0000a.txt',
+    'src/a\t.txt',
+    'src/\u001b[31ma.txt',
+    'src/a\u007f.txt',
+    'src\n',
+  ];
 
   it.each(CALLS.flatMap(([tool, args]) => PATHS.map((path) => [tool, path, args] as const)))('%s %j', async (tool, path, args) => {
     const r = (await execute(t.app, [{ name: tool, arguments: args(path) }])).body.results[0];

@@ -46,21 +46,27 @@ describe.each([
   const one = async (name: string, args: Record<string, unknown>) => (await execute(t.app, [{ name, arguments: args }])).body.results[0];
   const key = () => readFile(join(t.workspace, 'secrets', 'key.pem'), 'utf8');
 
-  it.each(['link-to-secrets/key.pem', './link-to-secrets/key.pem', 'key-link', 'docs/../link-to-secrets/key.pem'])('Read %j is denied', async (path) => {
-    expect((await one('Read', { path })).error?.code).toBe('PERMISSION_DENIED');
-  });
+  it.each(['link-to-secrets/key.pem', './link-to-secrets/key.pem', 'key-link', 'docs/../link-to-secrets/key.pem'])(
+    'Read %j is denied',
+    async (path) => {
+      expect((await one('Read', { path })).error?.code).toBe('PERMISSION_DENIED');
+    },
+  );
 
   it.each(['link-to-secrets/key.pem', 'key-link'])('Edit %j is denied and the file is unchanged', async (path) => {
     expect((await one('Edit', { path, old_string: 'PRIVATE', new_string: 'stolen' })).error?.code).toBe('PERMISSION_DENIED');
     expect(await key()).toBe('PRIVATE\n');
   });
 
-  it.each(['link-to-secrets/key.pem', 'key-link', 'link-to-secrets/new.txt', 'link-to-secrets/deeper/new.txt'])('Write %j is denied and writes nothing', async (path) => {
-    expect((await one('Write', { path, content: 'stolen\n' })).error?.code).toBe('PERMISSION_DENIED');
-    expect(await key()).toBe('PRIVATE\n');
-    expect(existsSync(join(t.workspace, 'secrets', 'new.txt'))).toBe(false);
-    expect(existsSync(join(t.workspace, 'secrets', 'deeper'))).toBe(false);
-  });
+  it.each(['link-to-secrets/key.pem', 'key-link', 'link-to-secrets/new.txt', 'link-to-secrets/deeper/new.txt'])(
+    'Write %j is denied and writes nothing',
+    async (path) => {
+      expect((await one('Write', { path, content: 'stolen\n' })).error?.code).toBe('PERMISSION_DENIED');
+      expect(await key()).toBe('PRIVATE\n');
+      expect(existsSync(join(t.workspace, 'secrets', 'new.txt'))).toBe(false);
+      expect(existsSync(join(t.workspace, 'secrets', 'deeper'))).toBe(false);
+    },
+  );
 
   it('LS of the link is denied by a rule on the target', async () => {
     expect((await one('LS', { path: 'link-to-secrets' })).error?.code).toBe('PERMISSION_DENIED');
@@ -100,7 +106,11 @@ describe('the Read lock holds between spellings, a symlink and its target, with 
     await writeFile(file, 'version 2\n');
     const later = new Date(Date.now() + 5_000);
     await utimes(file, later, later);
-    const edit = await execute(t.app, [{ name: 'Edit', arguments: { path: editPath(t.workspace), old_string: 'version 2', new_string: 'version 3' } }], session);
+    const edit = await execute(
+      t.app,
+      [{ name: 'Edit', arguments: { path: editPath(t.workspace), old_string: 'version 2', new_string: 'version 3' } }],
+      session,
+    );
     expect(edit.body.results[0].error?.code).toBe('CONFLICT');
     expect(await readFile(file, 'utf8')).toBe('version 2\n');
   });

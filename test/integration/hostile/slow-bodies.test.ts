@@ -112,7 +112,11 @@ describe('slow and unfinished bodies cannot hold the gateway', () => {
     const stalled = [0, 1].map(() => stall(server!.port, 'POST /execute'));
     sockets.push(...stalled.map((s) => s.socket));
     await sleep(200);
-    const refused = await fetch(`http://127.0.0.1:${server.port}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
+    const refused = await fetch(`http://127.0.0.1:${server.port}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '[]',
+    });
     expect(refused.status).toBe(503);
     // Bounded: the stalled connections must be closed well within 5 s.
     const cut = await Promise.race([Promise.all(stalled.map((s) => s.closed)).then(() => true), sleep(5_000).then(() => false)]);
@@ -121,7 +125,11 @@ describe('slow and unfinished bodies cannot hold the gateway', () => {
       expect(s.received()).toMatch(/^HTTP\/1\.1 408 /);
       expect(s.received()).toContain('"error":{"code":"REQUEST_TIMEOUT"');
     }
-    const served = await fetch(`http://127.0.0.1:${server.port}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
+    const served = await fetch(`http://127.0.0.1:${server.port}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '[]',
+    });
     expect(served.status).toBe(200);
   });
 

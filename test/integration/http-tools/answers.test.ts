@@ -34,7 +34,10 @@ afterEach(async () => {
 
 async function gateway(origin = server.origin): Promise<TestApp> {
   const tool = createHttpTool(
-    httpToolConfig({ method: 'GET', url: `${origin}/weather/{city}`, allow_private_network: true, retries: 0 }, { name: 'get_weather', concurrency_safe: true }),
+    httpToolConfig(
+      { method: 'GET', url: `${origin}/weather/{city}`, allow_private_network: true, retries: 0 },
+      { name: 'get_weather', concurrency_safe: true },
+    ),
     { dispatchers, env: {} },
   );
   t = await buildTestApp({ builtins: false, tools: [tool] });
@@ -47,7 +50,7 @@ async function circuit(app: TestApp['app']) {
   return (await app.inject({ method: 'GET', url: '/circuits' })).json().circuits[0];
 }
 
-describe('an HTTP tool\'s answer: each upstream outcome has one status, code and retryable', () => {
+describe("an HTTP tool's answer: each upstream outcome has one status, code and retryable", () => {
   it('2xx: success, the body in text and the parsed JSON in data', async () => {
     const { app } = await gateway();
     reply = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"temp_c":21}' };

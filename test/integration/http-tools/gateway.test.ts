@@ -81,7 +81,11 @@ describe('an HTTP tool declared in the config', () => {
     t = await buildTestApp({
       builtins: false,
       env: { ITEMS_TOKEN: secret },
-      config: { tools: [{ ...flakyTool(server.port), http: { ...flakyTool(server.port).http, headers: { authorization: 'Bearer ${ITEMS_TOKEN}' } } }] },
+      config: {
+        tools: [
+          { ...flakyTool(server.port), http: { ...flakyTool(server.port).http, headers: { authorization: 'Bearer ${ITEMS_TOKEN}' } } },
+        ],
+      },
       dispatchers: createTestDispatchers(),
     });
     const { body } = await execute(t.app, [{ id: 's', name: 'flaky', arguments: { item: 'a' } }]);

@@ -4,7 +4,16 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolConfig } from '../../../src/config/schema.js';
 import { createHttpTool } from '../../../src/tools/http/index.js';
-import { callContext, createTempSpill, createTestDispatchers, expectTripwireQuiet, httpToolConfig, startServer, type TempSpill, type TestServer } from './helpers.js';
+import {
+  callContext,
+  createTempSpill,
+  createTestDispatchers,
+  expectTripwireQuiet,
+  httpToolConfig,
+  startServer,
+  type TempSpill,
+  type TestServer,
+} from './helpers.js';
 
 // The test measures live memory, so it needs to force collections; this fork is its own process.
 v8.setFlagsFromString('--expose-gc');
@@ -78,7 +87,9 @@ describe('max_response_bytes: the body is streamed, cut, and spilled whole', () 
       const now = process.memoryUsage();
       peak = Math.max(peak, now.heapUsed - baseline.heapUsed + (now.arrayBuffers - baseline.arrayBuffers));
     }, 5);
-    const out = await tool().run({ bytes: total }, callContext(15_000, spill.spill)).finally(() => clearInterval(sampler));
+    const out = await tool()
+      .run({ bytes: total }, callContext(15_000, spill.spill))
+      .finally(() => clearInterval(sampler));
 
     expect(out.partial).toBe(true);
     expect(Buffer.byteLength(out.text)).toBe(MiB);

@@ -1,6 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpTool } from '../../../src/tools/http/index.js';
-import { callContext, createTestDispatchers, expectTripwireQuiet, failure, httpToolConfig, startServer, type TestServer } from './helpers.js';
+import {
+  callContext,
+  createTestDispatchers,
+  expectTripwireQuiet,
+  failure,
+  httpToolConfig,
+  startServer,
+  type TestServer,
+} from './helpers.js';
 
 const dispatchers = createTestDispatchers();
 afterEach(expectTripwireQuiet);

@@ -2,7 +2,15 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ToolConfig } from '../../../src/config/schema.js';
 import { createHttpTool } from '../../../src/tools/http/index.js';
-import { callContext, createTestDispatchers, expectTripwireQuiet, failure, httpToolConfig, startServer, type TestServer } from './helpers.js';
+import {
+  callContext,
+  createTestDispatchers,
+  expectTripwireQuiet,
+  failure,
+  httpToolConfig,
+  startServer,
+  type TestServer,
+} from './helpers.js';
 
 const dispatchers = createTestDispatchers();
 afterEach(expectTripwireQuiet);
@@ -83,7 +91,10 @@ describe('retries: exponential backoff with jitter on 429/502/503/504 and transp
   });
 
   it('a 429 with Retry-After waits exactly that long', async () => {
-    const server = await scripted([{ status: 429, headers: { 'retry-after': '1' } }, { status: 200, body: 'fine' }]);
+    const server = await scripted([
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 200, body: 'fine' },
+    ]);
     const { t, waits } = tool({ url: `${server.origin}/x` });
     expect(await t.run({}, callContext(5000))).toEqual({ text: 'fine' });
     expect(waits).toEqual([1000]);

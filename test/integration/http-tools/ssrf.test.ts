@@ -105,7 +105,9 @@ describe('SSRF guard: without allow_private_network, non-public targets are refu
   });
 
   it('with allow_private_network: true the same targets are reached', async () => {
-    expect(await tool({ url: `${target.origin}/ok`, allow_private_network: true }).run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
+    expect(await tool({ url: `${target.origin}/ok`, allow_private_network: true }).run({}, callContext(5000))).toEqual({
+      text: 'reached /ok',
+    });
     expect(await tool({ url: `http://localhost:${target.port}/ok`, allow_private_network: true }).run({}, callContext(5000))).toEqual({
       text: 'reached /ok',
     });
@@ -124,7 +126,9 @@ describe('redirects: not followed unless allowed, then checked at every hop', ()
 
   it('are followed up to follow_redirects hops', async () => {
     const twice = redirectTo(redirectTo(`${target.origin}/final`));
-    expect(await tool({ url: twice, allow_private_network: true, follow_redirects: 2 }).run({}, callContext(5000))).toEqual({ text: 'reached /final' });
+    expect(await tool({ url: twice, allow_private_network: true, follow_redirects: 2 }).run({}, callContext(5000))).toEqual({
+      text: 'reached /final',
+    });
     const err = await failure(() => tool({ url: twice, allow_private_network: true, follow_redirects: 1 }).run({}, callContext(5000)));
     expect(err.details).toMatchObject({ status: 302 });
   });

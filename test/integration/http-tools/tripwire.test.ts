@@ -51,17 +51,24 @@ describe('isLoopback: 127.0.0.0/8 and ::1 only', () => {
 });
 
 describe('tripwire: the last connect step refuses everything outside loopback', () => {
-  it.each(['10.0.0.1', '169.254.169.254', '0.0.0.0', '::ffff:169.254.169.254', '::ffff:127.0.0.1', 'fd00::1', 'fe80::1', '198.51.100.7', 'example.test'])(
-    'refuses %s without reaching the connector',
-    async (host) => {
-      const fake = fakeConnector();
-      const tripwire = createTripwire({ build: fake.build });
-      const err = await connect(tripwire.buildConnector({}), host);
-      expect(err?.message).toBe(`TRIPWIRE: would have connected to ${host}`);
-      expect(fake.reached).toEqual([]);
-      expect(tripwire.fired).toEqual([`TRIPWIRE: would have connected to ${host}`]);
-    },
-  );
+  it.each([
+    '10.0.0.1',
+    '169.254.169.254',
+    '0.0.0.0',
+    '::ffff:169.254.169.254',
+    '::ffff:127.0.0.1',
+    'fd00::1',
+    'fe80::1',
+    '198.51.100.7',
+    'example.test',
+  ])('refuses %s without reaching the connector', async (host) => {
+    const fake = fakeConnector();
+    const tripwire = createTripwire({ build: fake.build });
+    const err = await connect(tripwire.buildConnector({}), host);
+    expect(err?.message).toBe(`TRIPWIRE: would have connected to ${host}`);
+    expect(fake.reached).toEqual([]);
+    expect(tripwire.fired).toEqual([`TRIPWIRE: would have connected to ${host}`]);
+  });
 
   it.each(['127.0.0.1', '127.0.0.2', '::1', 'localhost'])('lets %s through to the connector', async (host) => {
     const fake = fakeConnector();
@@ -77,7 +84,10 @@ describe('tripwire: the last connect step refuses everything outside loopback', 
     let answer = ['127.0.0.1'];
     const wrapped: LookupFunction = (hostname, _options, callback) => {
       asked.push(hostname);
-      callback(null, answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      callback(
+        null,
+        answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
     };
     const tripwire = createTripwire({ build: fake.build });
     tripwire.buildConnector({ lookup: wrapped });

@@ -18,10 +18,26 @@ import { FIXTURE_SERVER } from '../../helpers/mcp.js';
 
 const CLI = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./expected-failures.yml', import.meta.url));
-/** What /mcp claims: lifecycle, ping, tools/list, tools/call, errors, content blocks, progress and logs, schemas kept as written, concurrent POSTs, DNS rebinding. */
+/**
+ * What /mcp claims: lifecycle, ping, tools/list, tools/call, errors, content blocks, progress and logs, schemas kept as written, concurrent
+ * POSTs, DNS rebinding.
+ */
 const CLAIMED = [
-  'server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'tools-call-image', 'tools-call-audio',
-  'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-progress', 'tools-call-with-logging', 'logging-set-level', 'json-schema-2020-12', 'server-sse-multiple-streams', 'dns-rebinding-protection',
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-error',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-progress',
+  'tools-call-with-logging',
+  'logging-set-level',
+  'json-schema-2020-12',
+  'server-sse-multiple-streams',
+  'dns-rebinding-protection',
 ];
 
 let t: TestApp;
@@ -31,7 +47,9 @@ beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), 'toolgate-conformance-'));
   t = await buildTestApp({
     builtins: false,
-    config: { mcp_servers: [{ name: 'conformance', command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_TOOLS: 'conformance' } }] },
+    config: {
+      mcp_servers: [{ name: 'conformance', command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_TOOLS: 'conformance' } }],
+    },
   });
   url = new URL('/mcp', await t.app.listen({ host: '127.0.0.1', port: 0 })).href;
 });
@@ -52,10 +70,14 @@ async function checksByScenario(): Promise<Map<string, Array<{ id: string; statu
 
 describe('the MCP conformance suite against /mcp', () => {
   it('passes every server scenario but the features /mcp does not offer, and those still fail', async () => {
-    const run = await promisify(execFile)(process.execPath, [CLI, 'server', '--url', url, '--suite', 'all', '--expected-failures', BASELINE, '-o', out], {
-      cwd: out,
-      timeout: 120_000,
-    }).catch((err: { stdout: string; code: number }) => err);
+    const run = await promisify(execFile)(
+      process.execPath,
+      [CLI, 'server', '--url', url, '--suite', 'all', '--expected-failures', BASELINE, '-o', out],
+      {
+        cwd: out,
+        timeout: 120_000,
+      },
+    ).catch((err: { stdout: string; code: number }) => err);
     expect(run.stdout, run.stdout).toContain('Expected failures (in baseline)');
     expect((run as { code?: number }).code ?? 0, run.stdout).toBe(0);
   }, 150_000);
@@ -65,8 +87,14 @@ describe('the MCP conformance suite against /mcp', () => {
     for (const scenario of CLAIMED) {
       const own = checks.get(scenario);
       expect(own, scenario).toBeDefined();
-      expect(own!.filter((c) => c.status === 'FAILURE'), scenario).toEqual([]);
-      expect(own!.some((c) => c.status === 'SUCCESS'), scenario).toBe(true);
+      expect(
+        own!.filter((c) => c.status === 'FAILURE'),
+        scenario,
+      ).toEqual([]);
+      expect(
+        own!.some((c) => c.status === 'SUCCESS'),
+        scenario,
+      ).toBe(true);
     }
   });
 });

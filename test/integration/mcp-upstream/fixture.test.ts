@@ -23,7 +23,8 @@ const call = (name: string, args: Record<string, unknown> = {}, id = `call_${Mat
   session_id: 's1',
   tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
 });
-const resultOf = async (t: TestApp, name: string, args: Record<string, unknown> = {}, id?: string) => (await execute(t.app, call(name, args, id))).body.results[0];
+const resultOf = async (t: TestApp, name: string, args: Record<string, unknown> = {}, id?: string) =>
+  (await execute(t.app, call(name, args, id))).body.results[0];
 const circuitOf = async (t: TestApp, name: string) => (await t.app.inject({ url: `/tools/${name}` })).json()['x-toolgate'];
 
 let apps: TestApp[] = [];
@@ -67,9 +68,12 @@ describe('an upstream MCP server behind every gate', () => {
   });
 
   it('policy, approval and rate limit apply as to any tool', async () => {
-    const t = await gateway(fixtureServer(logFile(), { tools: { fail: { requires_approval: true }, echo: { rate_limit: { per_minute: 1 } } } }), {
-      policy: { rules: [{ tool: 'fx_echo', when: { text: '^secret' }, decision: 'deny' }] },
-    });
+    const t = await gateway(
+      fixtureServer(logFile(), { tools: { fail: { requires_approval: true }, echo: { rate_limit: { per_minute: 1 } } } }),
+      {
+        policy: { rules: [{ tool: 'fx_echo', when: { text: '^secret' }, decision: 'deny' }] },
+      },
+    );
     expect(await resultOf(t, 'fx_echo', { text: 'secret plans' })).toMatchObject({ error: { code: 'PERMISSION_DENIED' } });
     expect(await resultOf(t, 'fx_fail')).toMatchObject({ error: { code: 'APPROVAL_REQUIRED' } });
     await resultOf(t, 'fx_echo', { text: 'one' });
@@ -89,7 +93,12 @@ describe('an upstream MCP server behind every gate', () => {
     for (let i = 0; i < 3; i++) {
       expect(await resultOf(t, 'fx_fail')).toMatchObject({
         status: 'error',
-        error: { code: 'UPSTREAM_ERROR', retryable: false, message: 'the fixture tool failed on purpose', details: { server: 'fx', reason: 'tool_error' } },
+        error: {
+          code: 'UPSTREAM_ERROR',
+          retryable: false,
+          message: 'the fixture tool failed on purpose',
+          details: { server: 'fx', reason: 'tool_error' },
+        },
       });
     }
     expect((await circuitOf(t, 'fx_fail')).circuit).toMatchObject({ state: 'closed', failures: 0 });
@@ -112,9 +121,13 @@ describe('a stdio server that exits', () => {
   it('a crash mid-call is UPSTREAM_ERROR (counted); its tools answer UPSTREAM_ERROR retryable while it restarts, then work again', async () => {
     const log = logFile();
     const t = await gateway(fixtureServer(log));
-    expect(await resultOf(t, 'fx_crash')).toMatchObject({ error: { code: 'UPSTREAM_ERROR', retryable: true, details: { server: 'fx', reason: 'crash' } } });
+    expect(await resultOf(t, 'fx_crash')).toMatchObject({
+      error: { code: 'UPSTREAM_ERROR', retryable: true, details: { server: 'fx', reason: 'crash' } },
+    });
     expect((await circuitOf(t, 'fx_crash')).circuit.failures).toBe(1);
-    expect(await resultOf(t, 'fx_echo', { text: 'x' })).toMatchObject({ error: { code: 'UPSTREAM_ERROR', retryable: true, details: { reason: 'down' } } });
+    expect(await resultOf(t, 'fx_echo', { text: 'x' })).toMatchObject({
+      error: { code: 'UPSTREAM_ERROR', retryable: true, details: { reason: 'down' } },
+    });
     expect((await circuitOf(t, 'fx_echo')).mcp_server.connected).toBe(false);
     await waitFor(async () => (await circuitOf(t, 'fx_echo')).mcp_server.connected, 'the restart');
     expect(await resultOf(t, 'fx_echo', { text: 'back' })).toMatchObject({ status: 'success', text: 'back' });
@@ -128,7 +141,10 @@ describe('a stdio server that exits', () => {
   it('its stderr reaches the log, a line an entry, under the server name', async () => {
     const t = await gateway(fixtureServer(logFile()));
     await waitFor(() => t.logs.find((l) => l.msg === 'MCP server stderr'), 'a stderr line');
-    expect(t.logs.find((l) => l.msg === 'MCP server stderr')).toMatchObject({ mcp_server: 'fx', stderr: expect.stringMatching(/^fixture \d+ up$/) });
+    expect(t.logs.find((l) => l.msg === 'MCP server stderr')).toMatchObject({
+      mcp_server: 'fx',
+      stderr: expect.stringMatching(/^fixture \d+ up$/),
+    });
   });
 });
 
@@ -166,12 +182,16 @@ describe('start-up', () => {
 
   it('a name no provider accepts, or one another tool holds, stops start-up naming it', async () => {
     const started = buildTestApp({ config: { mcp_servers: [fixtureServer(logFile(), { prefix: '' }, ['bad_name', 'Read'])] } });
-    await expect(started).rejects.toThrow(/mcp_servers\.fx: tool "bad name!": not a name every provider accepts[\s\S]*mcp_servers\.fx: tool Read: another tool has this name/);
+    await expect(started).rejects.toThrow(
+      /mcp_servers\.fx: tool "bad name!": not a name every provider accepts[\s\S]*mcp_servers\.fx: tool Read: another tool has this name/,
+    );
   });
 
   it('a server down at start-up does not stop the gateway', async () => {
     const t = await gateway({ name: 'gone', command: '/nonexistent/mcp-server', connect_timeout_ms: 300 });
     expect((await t.app.inject({ url: '/tools' })).json().tools).toEqual([]);
-    expect(t.logs.find((l) => l.msg === 'MCP server not up at start-up: its tools join when it answers')).toMatchObject({ mcp_server: 'gone' });
+    expect(t.logs.find((l) => l.msg === 'MCP server not up at start-up: its tools join when it answers')).toMatchObject({
+      mcp_server: 'gone',
+    });
   });
 });

@@ -13,9 +13,12 @@ import { EVERYTHING_SERVER, FILESYSTEM_SERVER, freePort, startEverythingHttp, st
 
 const call = (name: string, args: Record<string, unknown> = {}) => ({
   session_id: 's1',
-  tool_calls: [{ id: `call_${Math.random().toString(36).slice(2)}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+  tool_calls: [
+    { id: `call_${Math.random().toString(36).slice(2)}`, type: 'function', function: { name, arguments: JSON.stringify(args) } },
+  ],
 });
-const resultOf = async (t: TestApp, name: string, args: Record<string, unknown> = {}) => (await execute(t.app, call(name, args))).body.results[0];
+const resultOf = async (t: TestApp, name: string, args: Record<string, unknown> = {}) =>
+  (await execute(t.app, call(name, args))).body.results[0];
 
 // A 1x1 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -43,10 +46,15 @@ describe('@modelcontextprotocol/server-filesystem over stdio', () => {
 
   it('serves its tools under the prefix, read-only ones concurrency-safe', async () => {
     const names = (await t.app.inject({ url: '/tools' })).json().tools.map((x: any) => x.function.name);
-    expect(names).toEqual(expect.arrayContaining(['files_read_text_file', 'files_write_file', 'files_list_directory', 'files_read_media_file']));
+    expect(names).toEqual(
+      expect.arrayContaining(['files_read_text_file', 'files_write_file', 'files_list_directory', 'files_read_media_file']),
+    );
     expect(names.every((name: string) => name.startsWith('files_'))).toBe(true);
     const info = async (name: string) => (await t.app.inject({ url: `/tools/${name}` })).json()['x-toolgate'];
-    expect(await info('files_read_text_file')).toMatchObject({ concurrency_safe: true, mcp_server: { name: 'files', tool: 'read_text_file', connected: true } });
+    expect(await info('files_read_text_file')).toMatchObject({
+      concurrency_safe: true,
+      mcp_server: { name: 'files', tool: 'read_text_file', connected: true },
+    });
     expect((await info('files_write_file')).concurrency_safe).toBe(false);
   });
 
@@ -60,11 +68,13 @@ describe('@modelcontextprotocol/server-filesystem over stdio', () => {
   });
 
   it('policy applies: a write needs approval and writes nothing until then', async () => {
-    expect(await resultOf(t, 'files_write_file', { path: join(root, 'new.txt'), content: 'x' })).toMatchObject({ error: { code: 'APPROVAL_REQUIRED' } });
+    expect(await resultOf(t, 'files_write_file', { path: join(root, 'new.txt'), content: 'x' })).toMatchObject({
+      error: { code: 'APPROVAL_REQUIRED' },
+    });
     await expect(readFile(join(root, 'new.txt'))).rejects.toThrow();
   });
 
-  it('the server\'s own refusal (a path outside its root) is UPSTREAM_ERROR, not counted', async () => {
+  it("the server's own refusal (a path outside its root) is UPSTREAM_ERROR, not counted", async () => {
     const result = await resultOf(t, 'files_read_text_file', { path: '/etc/hostname' });
     expect(result).toMatchObject({ status: 'error', error: { code: 'UPSTREAM_ERROR', retryable: false, details: { server: 'files' } } });
     expect((await t.app.inject({ url: '/tools/files_read_text_file' })).json()['x-toolgate'].circuit.failures).toBe(0);
@@ -85,12 +95,22 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
     t = await buildTestApp({
       builtins: false,
       env: { GREETING_SOURCE: 'from the gateway env' },
-      config: { mcp_servers: [{ name: 'every', command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], env: { GREETING: '${GREETING_SOURCE}' }, prefix: 'ev_' }] },
+      config: {
+        mcp_servers: [
+          {
+            name: 'every',
+            command: process.execPath,
+            args: [EVERYTHING_SERVER, 'stdio'],
+            env: { GREETING: '${GREETING_SOURCE}' },
+            prefix: 'ev_',
+          },
+        ],
+      },
     });
   });
   afterAll(() => t.close());
 
-  it('the child gets only the env the config lists (and a fixed PATH), never the gateway\'s own', async () => {
+  it("the child gets only the env the config lists (and a fixed PATH), never the gateway's own", async () => {
     const result = await resultOf(t, 'ev_get-env');
     const env = JSON.parse(result.text) as Record<string, string>;
     expect(env.GREETING).toBe('from the gateway env');
@@ -125,7 +145,9 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
   it('an embedded resource is a content block too', async () => {
     const result = await resultOf(t, 'ev_get-resource-reference', { resourceType: 'Text', resourceId: 1 });
     expect(result.status).toBe('success');
-    expect(result.content).toEqual([expect.objectContaining({ type: 'resource', uri: expect.stringContaining('1'), text: expect.any(String) })]);
+    expect(result.content).toEqual([
+      expect.objectContaining({ type: 'resource', uri: expect.stringContaining('1'), text: expect.any(String) }),
+    ]);
   });
 });
 
@@ -138,7 +160,11 @@ describe('@modelcontextprotocol/server-everything over Streamable HTTP', () => {
     server = await startEverythingHttp(port);
     t = await buildTestApp({
       builtins: false,
-      config: { mcp_servers: [{ name: 'web', url: `http://127.0.0.1:${port}/mcp`, allow_private_network: true, prefix: 'web_', headers: { 'x-test': 'yes' } }] },
+      config: {
+        mcp_servers: [
+          { name: 'web', url: `http://127.0.0.1:${port}/mcp`, allow_private_network: true, prefix: 'web_', headers: { 'x-test': 'yes' } },
+        ],
+      },
     });
   });
   afterAll(async () => {
@@ -156,7 +182,11 @@ describe('@modelcontextprotocol/server-everything over Streamable HTTP', () => {
     expect(await resultOf(t, 'web_echo', { message: 'x' })).toMatchObject({ error: { code: 'UPSTREAM_ERROR', retryable: true } });
     expect((await t.app.inject({ url: '/tools/web_echo' })).json()['x-toolgate'].mcp_server.connected).toBe(false);
     server = await startEverythingHttp(port);
-    await waitFor(async () => (await t.app.inject({ url: '/tools/web_echo' })).json()['x-toolgate'].mcp_server.connected, 'the reconnect', 20_000);
+    await waitFor(
+      async () => (await t.app.inject({ url: '/tools/web_echo' })).json()['x-toolgate'].mcp_server.connected,
+      'the reconnect',
+      20_000,
+    );
     expect(await resultOf(t, 'web_echo', { message: 'again' })).toMatchObject({ status: 'success', text: 'Echo: again' });
   }, 30_000);
 
@@ -177,13 +207,21 @@ describe('@modelcontextprotocol/server-everything over Streamable HTTP', () => {
     const later = await freePort();
     const waiting = await buildTestApp({
       builtins: false,
-      config: { mcp_servers: [{ name: 'late', url: `http://127.0.0.1:${later}/mcp`, allow_private_network: true, prefix: 'late_', connect_timeout_ms: 300 }] },
+      config: {
+        mcp_servers: [
+          { name: 'late', url: `http://127.0.0.1:${later}/mcp`, allow_private_network: true, prefix: 'late_', connect_timeout_ms: 300 },
+        ],
+      },
     });
     let lateServer: ChildProcess | undefined;
     try {
       expect((await waiting.app.inject({ url: '/tools' })).json().tools).toEqual([]);
       lateServer = await startEverythingHttp(later);
-      await waitFor(async () => (await waiting.app.inject({ url: '/tools/late_echo' })).statusCode === 200, 'the late server\'s tools', 20_000);
+      await waitFor(
+        async () => (await waiting.app.inject({ url: '/tools/late_echo' })).statusCode === 200,
+        "the late server's tools",
+        20_000,
+      );
     } finally {
       await waiting.close();
       if (lateServer) await stop(lateServer);

@@ -13,7 +13,8 @@ function composeConfig(file = 'docker-compose.yml'): { status: number | null; ou
   // Validation needs no engine: a DOCKER_HOST pointing somewhere must not be consulted.
   delete env.DOCKER_HOST;
   const run = spawnSync('docker-compose', ['-f', file, 'config'], { cwd: root, env, encoding: 'utf8' });
-  if (run.error) throw new Error(`docker-compose not found: apt-get install docker-compose (.ci/run does it when missing): ${run.error.message}`);
+  if (run.error)
+    throw new Error(`docker-compose not found: apt-get install docker-compose (.ci/run does it when missing): ${run.error.message}`);
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 

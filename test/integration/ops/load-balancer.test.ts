@@ -38,7 +38,8 @@ async function renderConfig(ports: Record<string, number>, listen: number): Prom
   cfg = cfg.replace(/^resolvers docker\n(?:[ \t]+.*\n)+/m, '').replace(' resolvers docker', '');
   cfg = cfg.replace(/^(\s+bind) :8080$/m, `$1 127.0.0.1:${listen}`);
   for (const [name, port] of Object.entries(ports)) cfg = cfg.replace(`server ${name} ${name}:8080`, `server ${name} 127.0.0.1:${port}`);
-  if (/toolgate-[ab]:8080|resolvers/.test(cfg)) throw new Error(`haproxy.cfg changed shape; the test no longer replaces every address:\n${cfg}`);
+  if (/toolgate-[ab]:8080|resolvers/.test(cfg))
+    throw new Error(`haproxy.cfg changed shape; the test no longer replaces every address:\n${cfg}`);
   const path = join(scratch, 'haproxy.cfg');
   await writeFile(path, cfg);
   return path;
@@ -85,10 +86,15 @@ describe('docker/haproxy/haproxy.cfg in front of two replicas', () => {
 
   it("the README's curl examples answer through the load balancer's port", async () => {
     const readme = await readFile(README, 'utf8');
-    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes('curl -s localhost:8080/execute'));
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .filter((b) => b.includes('curl -s localhost:8080/execute'));
     expect(blocks).toHaveLength(1);
     // Asynchronously: the replicas answer from this process's event loop.
-    const run = await execFileAsync('sh', ['-c', blocks[0]!.replaceAll('localhost:8080', lb.slice('http://'.length))], { encoding: 'utf8', timeout: 20_000 });
+    const run = await execFileAsync('sh', ['-c', blocks[0]!.replaceAll('localhost:8080', lb.slice('http://'.length))], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(run.stdout).toContain('{"tools":[{"type":"function"');
     expect(run.stdout).toContain('"tool_call_id":"call_1","name":"Write","status":"success"');
     // call_2's own status is the pipeline's, not the load balancer's: here, that the answer came through whole.

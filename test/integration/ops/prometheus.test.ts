@@ -9,7 +9,16 @@ import { alertRules, dashboardQueries, OPS_FILES, withRateInterval } from '../..
 import { OwnRedis } from '../../helpers/redis.js';
 import { freePort } from '../../helpers/redis-global-setup.js';
 import { startServer, type TestServer } from '../http-tools/helpers.js';
-import { promtool, renderPrometheusConfig, requireBinary, startPrometheus, toolgate, type Proc, type PrometheusApi, type Sample } from './stack.js';
+import {
+  promtool,
+  renderPrometheusConfig,
+  requireBinary,
+  startPrometheus,
+  toolgate,
+  type Proc,
+  type PrometheusApi,
+  type Sample,
+} from './stack.js';
 
 /**
  * The dashboard and the alert rules are proven against Prometheus,
@@ -48,7 +57,11 @@ let promtoolBin: string;
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ id, name, arguments: args });
 
 async function execute(origin: string, body: Record<string, unknown>): Promise<any> {
-  const res = await fetch(`${origin}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${origin}/execute`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return res.json();
 }
 
@@ -104,12 +117,28 @@ async function startStack(): Promise<void> {
   const workspace = join(scratch, 'workspace');
   await mkdir(workspace);
   await writeFile(join(workspace, 'hello.txt'), 'hello\n');
-  const common = { REDIS_URL: redis.url, TOOLGATE_REDIS_PREFIX: `ops-${randomUUID()}`, TOOLGATE_CONFIG: join(scratch, 'config.yaml'), TOOLGATE_WORKSPACE: workspace, HOST: '127.0.0.1' };
+  const common = {
+    REDIS_URL: redis.url,
+    TOOLGATE_REDIS_PREFIX: `ops-${randomUUID()}`,
+    TOOLGATE_CONFIG: join(scratch, 'config.yaml'),
+    TOOLGATE_WORKSPACE: workspace,
+    HOST: '127.0.0.1',
+  };
   const ports = { a: await freePort(), am: await freePort(), b: await freePort(), bm: await freePort(), wm: await freePort() };
   const spill = (name: string) => `file://${join(scratch, `spill-${name}`)}`;
   procs.push(
-    toolgate('gateway a', 'serve', scratch, { ...common, PORT: String(ports.a), METRICS_PORT: String(ports.am), TOOLGATE_SPILL_URL: spill('a') }),
-    toolgate('gateway b', 'serve', scratch, { ...common, PORT: String(ports.b), METRICS_PORT: String(ports.bm), TOOLGATE_SPILL_URL: spill('b') }),
+    toolgate('gateway a', 'serve', scratch, {
+      ...common,
+      PORT: String(ports.a),
+      METRICS_PORT: String(ports.am),
+      TOOLGATE_SPILL_URL: spill('a'),
+    }),
+    toolgate('gateway b', 'serve', scratch, {
+      ...common,
+      PORT: String(ports.b),
+      METRICS_PORT: String(ports.bm),
+      TOOLGATE_SPILL_URL: spill('b'),
+    }),
     toolgate('worker', 'worker', scratch, { ...common, METRICS_PORT: String(ports.wm), TOOLGATE_SPILL_URL: spill('w') }),
   );
   await Promise.all([procs[0]!.listening(ports.a), procs[1]!.listening(ports.b), procs[2]!.listening(ports.wm)]);
@@ -159,7 +188,11 @@ async function driveTraffic(): Promise<void> {
   expect(lost.results[0].truncated).toMatchObject({ url: null, spill_error: expect.any(String) });
   expect(await codes(a, [call('ls2', 'LS'), call('ls3', 'LS')])).toContain('RATE_LIMITED');
   // One batch with a callback, then a backlog of slow ones the single worker takes one at a time.
-  const queued = await execute(a, { mode: 'async', tool_calls: [call('r1', 'Read', { path: 'hello.txt' })], callback_url: `${upstream!.origin}/hook` });
+  const queued = await execute(a, {
+    mode: 'async',
+    tool_calls: [call('r1', 'Read', { path: 'hello.txt' })],
+    callback_url: `${upstream!.origin}/hook`,
+  });
   expect(queued.status).toBe('queued');
   for (let i = 0; i < BACKLOG; i++) await execute(gateways[i % 2]!, { mode: 'async', tool_calls: [call(`s${i}`, 'slow')] });
 
@@ -192,8 +225,8 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-describe('the repository\'s Prometheus files, against live gateways and a worker', () => {
-  it('promtool accepts the repository\'s config and rule files', () => {
+describe("the repository's Prometheus files, against live gateways and a worker", () => {
+  it("promtool accepts the repository's config and rule files", () => {
     expect(promtool(promtoolBin, ['check', 'config', OPS_FILES.prometheus.pathname])).toContain('SUCCESS');
     expect(promtool(promtoolBin, ['check', 'rules', OPS_FILES.alerts.pathname])).toMatch(/SUCCESS: \d+ rules found/);
   });
@@ -209,14 +242,21 @@ describe('the repository\'s Prometheus files, against live gateways and a worker
     expect(loaded.map((r) => r.name).sort()).toEqual(rules.map((r) => r.alert).sort());
     for (const rule of loaded) expect(rule, rule.name).toMatchObject({ health: 'ok' });
     // Prometheus itself evaluated them: each is pending (waiting out its `for`) or firing.
-    const expected = rules.filter((r) => !OUTAGE_ALERTS.includes(r.alert)).map((r) => r.alert).sort();
-    const active = async () => (await prometheus.rules()).filter((r) => r.state !== 'inactive').map((r) => r.name).sort();
+    const expected = rules
+      .filter((r) => !OUTAGE_ALERTS.includes(r.alert))
+      .map((r) => r.alert)
+      .sort();
+    const active = async () =>
+      (await prometheus.rules())
+        .filter((r) => r.state !== 'inactive')
+        .map((r) => r.name)
+        .sort();
     const deadline = Date.now() + POLL_MS;
     while (JSON.stringify(await active()) !== JSON.stringify(expected) && Date.now() < deadline) await sleep(500);
     expect(await active()).toEqual(expected);
   }, 120_000);
 
-  it('the breaker the traffic opened is open (2) in every process\'s gauge, and the spill failure is on replica b only', async () => {
+  it("the breaker the traffic opened is open (2) in every process's gauge, and the spill failure is on replica b only", async () => {
     const open = await data('toolgate_breaker_state{tool="flaky"}');
     expect(open.map((s) => s.value[1])).toEqual(['2', '2', '2']);
     const failures = await data('toolgate_spill_failures_total{job="toolgate"}');
@@ -228,7 +268,8 @@ describe('the repository\'s Prometheus files, against live gateways and a worker
   it('every query of every dashboard panel shows the traffic: a value, and not zero', async () => {
     const missing: string[] = [];
     for (const query of (await dashboardQueries()).filter((q) => q.name !== OUTAGE_QUERY)) {
-      if ((await data(withRateInterval(query.expr, RATE_INTERVAL), { nonZero: true })).length === 0) missing.push(`${query.name}: ${query.expr}`);
+      if ((await data(withRateInterval(query.expr, RATE_INTERVAL), { nonZero: true })).length === 0)
+        missing.push(`${query.name}: ${query.expr}`);
     }
     expect(missing).toEqual([]);
   }, 240_000);

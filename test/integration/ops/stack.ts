@@ -32,7 +32,10 @@ export class Proc {
   output = '';
   readonly exited: Promise<unknown>;
 
-  constructor(readonly name: string, readonly child: ChildProcess) {
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.output = (this.output + chunk).slice(-20_000)));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.output = (this.output + chunk).slice(-20_000)));
     this.exited = once(child, 'exit');
@@ -44,10 +47,14 @@ export class Proc {
 
   /** Until something accepts connections on `port`; fails at once, with the process's output, if it exits first. */
   async listening(port: number): Promise<void> {
-    await waitFor(`${this.name} on port ${port}`, async () => {
-      if (!this.running) throw new Error(`${this.name} exited before listening:\n${this.output}`);
-      return accepts(port);
-    }, START_MS);
+    await waitFor(
+      `${this.name} on port ${port}`,
+      async () => {
+        if (!this.running) throw new Error(`${this.name} exited before listening:\n${this.output}`);
+        return accepts(port);
+      },
+      START_MS,
+    );
   }
 
   async kill(): Promise<void> {
@@ -60,7 +67,11 @@ export class Proc {
 /** `toolgate serve` or `toolgate worker` as deployed: its own process, the given environment on top of PATH and HOME. */
 export function toolgate(name: string, command: 'serve' | 'worker', cwd: string, env: Record<string, string>): Proc {
   const base = Object.fromEntries(['PATH', 'HOME', 'TMPDIR'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-  const child = spawn(process.execPath, ['--import', TSX, CLI, command], { cwd, env: { ...base, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, CLI, command], {
+    cwd,
+    env: { ...base, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Proc(name, child);
 }
 

@@ -36,7 +36,13 @@ export async function startFakeModel(handle: ModelHandler): Promise<FakeModel> {
       const answer = handle(received, requests.length - 1);
       const problem = 'problem' in answer ? answer.problem : undefined;
       response.writeHead(problem ? 400 : 200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(problem ? { error: { type: 'invalid_request_error', message: problem, code: 400, status: 'INVALID_ARGUMENT' } } : (answer as { reply: unknown }).reply));
+      response.end(
+        JSON.stringify(
+          problem
+            ? { error: { type: 'invalid_request_error', message: problem, code: 400, status: 'INVALID_ARGUMENT' } }
+            : (answer as { reply: unknown }).reply,
+        ),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

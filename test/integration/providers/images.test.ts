@@ -24,7 +24,8 @@ type Json = Record<string, any>;
 const SCREENSHOT = png(1000, 800, true);
 const SHA = createHash('sha256').update(SCREENSHOT).digest('hex');
 const B64 = SCREENSHOT.toString('base64');
-const sameImage = (base64: unknown) => typeof base64 === 'string' && createHash('sha256').update(Buffer.from(base64, 'base64')).digest('hex') === SHA;
+const sameImage = (base64: unknown) =>
+  typeof base64 === 'string' && createHash('sha256').update(Buffer.from(base64, 'base64')).digest('hex') === SHA;
 const namesImage = (payload: unknown) => {
   if (typeof payload !== 'string' || payload.includes(B64)) return false;
   return (JSON.parse(payload) as Json).content?.[0]?.bytes === SCREENSHOT.length;
@@ -43,7 +44,10 @@ beforeAll(async () => {
   args = JSON.stringify({ path: join(dir, 'screen.png'), type: 'image', mime: 'image/png' });
   t = await buildTestApp({
     builtins: false,
-    config: { limits: { call_budget_bytes: 8 << 20, batch_budget_bytes: 16 << 20 }, mcp_servers: [fixtureServer(join(dir, 'events.jsonl'), {}, ['content'])] },
+    config: {
+      limits: { call_budget_bytes: 8 << 20, batch_budget_bytes: 16 << 20 },
+      mcp_servers: [fixtureServer(join(dir, 'events.jsonl'), {}, ['content'])],
+    },
   });
   gatewayUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
 });
@@ -84,18 +88,37 @@ describe('a screenshot from an upstream MCP tool reaches each model as an image,
       if (turn === 1) {
         const [, assistant, tool, user] = messages;
         problems.push(assistant?.tool_calls?.[0]?.id !== 'call_shot' && 'the assistant turn must come back');
-        problems.push((tool?.role !== 'tool' || tool.tool_call_id !== 'call_shot' || !namesImage(tool.content)) && 'the tool message must name the image, without its base64');
+        problems.push(
+          (tool?.role !== 'tool' || tool.tool_call_id !== 'call_shot' || !namesImage(tool.content)) &&
+            'the tool message must name the image, without its base64',
+        );
         const parts = (user?.content ?? []) as Json[];
         problems.push(user?.role !== 'user' && 'one user message must follow the tool messages');
-        problems.push(!parts.some((p) => p.type === 'text' && typeof p.text === 'string' && p.text.includes('call_shot')) && 'a text part names the call');
+        problems.push(
+          !parts.some((p) => p.type === 'text' && typeof p.text === 'string' && p.text.includes('call_shot')) &&
+            'a text part names the call',
+        );
         const image = parts.find((p) => p.type === 'image_url');
-        problems.push(!(isObject(image?.image_url) && image.image_url.url === `data:image/png;base64,${B64}`) && 'an image_url part must carry the screenshot as a data URL');
+        problems.push(
+          !(isObject(image?.image_url) && image.image_url.url === `data:image/png;base64,${B64}`) &&
+            'an image_url part must carry the screenshot as a data URL',
+        );
       }
       const message =
         turn === 0
-          ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_shot', type: 'function', function: { name: 'fx_media', arguments: args } }] }
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_shot', type: 'function', function: { name: 'fx_media', arguments: args } }],
+            }
           : { role: 'assistant', content: 'A page.' };
-      return answer(problems, { id: `c${turn}`, object: 'chat.completion', created: 1, model: 'gpt-test', choices: [{ index: 0, message, finish_reason: turn === 0 ? 'tool_calls' : 'stop', logprobs: null }] });
+      return answer(problems, {
+        id: `c${turn}`,
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-test',
+        choices: [{ index: 0, message, finish_reason: turn === 0 ? 'tool_calls' : 'stop', logprobs: null }],
+      });
     });
     const client = new OpenAI({ apiKey: 'test', baseURL: `${fake.url}/v1`, maxRetries: 0 });
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Take a screenshot.' }];
@@ -115,14 +138,42 @@ describe('a screenshot from an upstream MCP tool reaches each model as an image,
       if (turn === 1) {
         const output = (body.input as Json[]).find((i) => i.type === 'function_call_output')?.output as Json[] | undefined;
         problems.push(!Array.isArray(output) && 'output must be a list of input items');
-        problems.push(Array.isArray(output) && !(output[0]?.type === 'input_text' && namesImage(output[0].text)) && 'the first item is input_text naming the image');
-        problems.push(Array.isArray(output) && !(output[1]?.type === 'input_image' && output[1].image_url === `data:image/png;base64,${B64}`) && 'then an input_image with the screenshot');
+        problems.push(
+          Array.isArray(output) &&
+            !(output[0]?.type === 'input_text' && namesImage(output[0].text)) &&
+            'the first item is input_text naming the image',
+        );
+        problems.push(
+          Array.isArray(output) &&
+            !(output[1]?.type === 'input_image' && output[1].image_url === `data:image/png;base64,${B64}`) &&
+            'then an input_image with the screenshot',
+        );
       }
       const output =
         turn === 0
           ? [{ type: 'function_call', id: 'fc_1', call_id: 'call_shot', name: 'fx_media', arguments: args, status: 'completed' }]
-          : [{ type: 'message', id: 'm1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'A page.', annotations: [] }] }];
-      return answer(problems, { id: `r${turn}`, object: 'response', created_at: 1, status: 'completed', model: 'gpt-test', output, parallel_tool_calls: true, tool_choice: 'auto', tools: body.tools, incomplete_details: null, error: null });
+          : [
+              {
+                type: 'message',
+                id: 'm1',
+                role: 'assistant',
+                status: 'completed',
+                content: [{ type: 'output_text', text: 'A page.', annotations: [] }],
+              },
+            ];
+      return answer(problems, {
+        id: `r${turn}`,
+        object: 'response',
+        created_at: 1,
+        status: 'completed',
+        model: 'gpt-test',
+        output,
+        parallel_tool_calls: true,
+        tool_choice: 'auto',
+        tools: body.tools,
+        incomplete_details: null,
+        error: null,
+      });
     });
     const client = new OpenAI({ apiKey: 'test', baseURL: `${fake.url}/v1`, maxRetries: 0 });
     const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Take a screenshot.' }];
@@ -145,10 +196,25 @@ describe('a screenshot from an upstream MCP tool reaches each model as an image,
         problems.push(result?.type !== 'tool_result' && 'the next user turn starts with the tool_result');
         problems.push(!(blocks[0]?.type === 'text' && namesImage(blocks[0].text)) && 'its first block is text naming the image');
         const source = blocks[1]?.source as Json | undefined;
-        problems.push(!(blocks[1]?.type === 'image' && source?.type === 'base64' && source.media_type === 'image/png' && sameImage(source.data)) && 'then an image block with the screenshot');
+        problems.push(
+          !(blocks[1]?.type === 'image' && source?.type === 'base64' && source.media_type === 'image/png' && sameImage(source.data)) &&
+            'then an image block with the screenshot',
+        );
       }
-      const content = turn === 0 ? [{ type: 'tool_use', id: 'toolu_shot', name: 'fx_media', input: JSON.parse(args) }] : [{ type: 'text', text: 'A page.' }];
-      return answer(problems, { id: `m${turn}`, type: 'message', role: 'assistant', model: 'claude-test', content, stop_reason: turn === 0 ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } });
+      const content =
+        turn === 0
+          ? [{ type: 'tool_use', id: 'toolu_shot', name: 'fx_media', input: JSON.parse(args) }]
+          : [{ type: 'text', text: 'A page.' }];
+      return answer(problems, {
+        id: `m${turn}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-test',
+        content,
+        stop_reason: turn === 0 ? 'tool_use' : 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      });
     });
     const client = new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Take a screenshot.' }];
@@ -167,12 +233,18 @@ describe('a screenshot from an upstream MCP tool reaches each model as an image,
       const problems: (string | false)[] = [];
       if (turn === 1) {
         const response = ((body.contents as Json[])[2]?.parts as Json[] | undefined)?.[0]?.functionResponse as Json | undefined;
-        problems.push(!(isObject(response?.response) && response.response.content?.[0]?.bytes === SCREENSHOT.length) && 'the response object names the image');
+        problems.push(
+          !(isObject(response?.response) && response.response.content?.[0]?.bytes === SCREENSHOT.length) &&
+            'the response object names the image',
+        );
         const inline = (response?.parts as Json[] | undefined)?.[0]?.inlineData as Json | undefined;
         problems.push(!(inline?.mimeType === 'image/png' && sameImage(inline.data)) && 'a part carries the screenshot as inline data');
       }
       const parts = turn === 0 ? [{ functionCall: { id: 'fc_shot', name: 'fx_media', args: JSON.parse(args) } }] : [{ text: 'A page.' }];
-      return answer(problems, { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], modelVersion: 'gemini-test' });
+      return answer(problems, {
+        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+        modelVersion: 'gemini-test',
+      });
     });
     const client = new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: fake.url } });
     const contents: Content[] = [{ role: 'user', parts: [{ text: 'Take a screenshot.' }] }];

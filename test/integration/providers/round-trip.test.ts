@@ -62,16 +62,21 @@ describe('provider round trips through the official SDKs', () => {
       const problems: (string | false)[] = [
         path !== '/v1/chat/completions' && `unexpected path ${path}`,
         JSON.stringify(body.tools) !== JSON.stringify(toolsSent) && 'tools differ from GET /tools',
-        !(body.tools as Json[]).every((tool) => tool.type === 'function' && isObject(tool.function) && typeof tool.function.name === 'string') &&
-          'tools must be {type:function, function:{name,...}}',
+        !(body.tools as Json[]).every(
+          (tool) => tool.type === 'function' && isObject(tool.function) && typeof tool.function.name === 'string',
+        ) && 'tools must be {type:function, function:{name,...}}',
       ];
       messages.forEach((message, i) => {
         for (const call of (message.tool_calls ?? []) as Json[]) {
           const answered = messages.slice(i + 1).find((m) => m.role === 'tool' && m.tool_call_id === call.id);
           problems.push(!answered && `tool_call ${call.id} has no tool message`);
-          problems.push(answered !== undefined && typeof answered.content !== 'string' && `tool message ${call.id}: content must be a string`);
+          problems.push(
+            answered !== undefined && typeof answered.content !== 'string' && `tool message ${call.id}: content must be a string`,
+          );
         }
-        problems.push(message.role === 'tool' && Object.keys(message).sort().join() !== 'content,role,tool_call_id' && 'tool message has extra fields');
+        problems.push(
+          message.role === 'tool' && Object.keys(message).sort().join() !== 'content,role,tool_call_id' && 'tool message has extra fields',
+        );
       });
       const reply =
         turn === 0
@@ -108,67 +113,101 @@ describe('provider round trips through the official SDKs', () => {
     expect(messages.at(-1)).toMatchObject({ content: 'Two items.' });
   });
 
-  it.each([false, true])('openai Responses (strict %s): every function_call has a function_call_output with its call_id, and no role:tool item', async (strict) => {
-    const toolsSent = (await gateway(`/tools?format=responses${strict ? '&strict=true' : ''}`)).tools as Json[];
-    const fake = await model(({ path, body }, turn) => {
-      const input = body.input as Json[];
-      const problems: (string | false)[] = [
-        path !== '/v1/responses' && `unexpected path ${path}`,
-        JSON.stringify(body.tools) !== JSON.stringify(toolsSent) && 'tools differ from GET /tools',
-        !(body.tools as Json[]).every((tool) => tool.type === 'function' && typeof tool.name === 'string' && isObject(tool.parameters) && typeof tool.strict === 'boolean') &&
-          'tools must be {type:function, name, parameters, strict}',
-        input.some((item) => item.role === 'tool') && 'the Responses API takes no role:tool item',
-      ];
-      for (const [i, item] of input.entries()) {
-        if (item.type !== 'function_call') continue;
-        const outputs = input.slice(i + 1).filter((o) => o.type === 'function_call_output' && o.call_id === item.call_id);
-        problems.push(outputs.length !== 1 && `function_call ${item.call_id} needs exactly one function_call_output`);
-        problems.push(outputs.length === 1 && typeof outputs[0]!.output !== 'string' && `function_call_output ${item.call_id}: output must be a string`);
-      }
-      for (const item of input) {
-        if (item.type !== 'function_call_output') continue;
-        problems.push(!input.some((c) => c.type === 'function_call' && c.call_id === item.call_id) && `function_call_output ${item.call_id} answers no call`);
-        problems.push(Object.keys(item).sort().join() !== 'call_id,output,type' && 'function_call_output has extra fields');
-      }
-      const output =
-        turn === 0
-          ? [
-              { type: 'reasoning', id: 'rs_1', summary: [] },
-              { type: 'function_call', id: 'fc_1', call_id: 'call_read', name: 'Read', arguments: '{"path":"notes.txt"}', status: 'completed' },
-              { type: 'function_call', id: 'fc_2', call_id: 'call_ls', name: 'LS', arguments: strict ? '{"path":"."}' : '{}', status: 'completed' },
-            ]
-          : [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Two items.', annotations: [] }] }];
-      return answer(problems, {
-        id: `resp_${turn}`,
-        object: 'response',
-        created_at: 1_767_225_600,
-        status: 'completed',
-        model: 'gpt-test',
-        output,
-        parallel_tool_calls: true,
-        tool_choice: 'auto',
-        tools: body.tools,
-        incomplete_details: null,
-        error: null,
+  it.each([false, true])(
+    'openai Responses (strict %s): every function_call has a function_call_output with its call_id, and no role:tool item',
+    async (strict) => {
+      const toolsSent = (await gateway(`/tools?format=responses${strict ? '&strict=true' : ''}`)).tools as Json[];
+      const fake = await model(({ path, body }, turn) => {
+        const input = body.input as Json[];
+        const problems: (string | false)[] = [
+          path !== '/v1/responses' && `unexpected path ${path}`,
+          JSON.stringify(body.tools) !== JSON.stringify(toolsSent) && 'tools differ from GET /tools',
+          !(body.tools as Json[]).every(
+            (tool) =>
+              tool.type === 'function' && typeof tool.name === 'string' && isObject(tool.parameters) && typeof tool.strict === 'boolean',
+          ) && 'tools must be {type:function, name, parameters, strict}',
+          input.some((item) => item.role === 'tool') && 'the Responses API takes no role:tool item',
+        ];
+        for (const [i, item] of input.entries()) {
+          if (item.type !== 'function_call') continue;
+          const outputs = input.slice(i + 1).filter((o) => o.type === 'function_call_output' && o.call_id === item.call_id);
+          problems.push(outputs.length !== 1 && `function_call ${item.call_id} needs exactly one function_call_output`);
+          problems.push(
+            outputs.length === 1 &&
+              typeof outputs[0]!.output !== 'string' &&
+              `function_call_output ${item.call_id}: output must be a string`,
+          );
+        }
+        for (const item of input) {
+          if (item.type !== 'function_call_output') continue;
+          problems.push(
+            !input.some((c) => c.type === 'function_call' && c.call_id === item.call_id) &&
+              `function_call_output ${item.call_id} answers no call`,
+          );
+          problems.push(Object.keys(item).sort().join() !== 'call_id,output,type' && 'function_call_output has extra fields');
+        }
+        const output =
+          turn === 0
+            ? [
+                { type: 'reasoning', id: 'rs_1', summary: [] },
+                {
+                  type: 'function_call',
+                  id: 'fc_1',
+                  call_id: 'call_read',
+                  name: 'Read',
+                  arguments: '{"path":"notes.txt"}',
+                  status: 'completed',
+                },
+                {
+                  type: 'function_call',
+                  id: 'fc_2',
+                  call_id: 'call_ls',
+                  name: 'LS',
+                  arguments: strict ? '{"path":"."}' : '{}',
+                  status: 'completed',
+                },
+              ]
+            : [
+                {
+                  type: 'message',
+                  id: 'msg_1',
+                  role: 'assistant',
+                  status: 'completed',
+                  content: [{ type: 'output_text', text: 'Two items.', annotations: [] }],
+                },
+              ];
+        return answer(problems, {
+          id: `resp_${turn}`,
+          object: 'response',
+          created_at: 1_767_225_600,
+          status: 'completed',
+          model: 'gpt-test',
+          output,
+          parallel_tool_calls: true,
+          tool_choice: 'auto',
+          tools: body.tools,
+          incomplete_details: null,
+          error: null,
+        });
       });
-    });
-    const client = new OpenAI({ apiKey: 'test', baseURL: `${fake.url}/v1`, maxRetries: 0 });
-    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'What is in notes.txt?' }];
-    let text = '';
-    for (;;) {
-      const response = await client.responses.create({ model: 'gpt-test', input, tools: toolsSent as never });
-      input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
-      if (!response.output.some((item) => item.type === 'function_call')) {
-        text = response.output_text;
-        break;
+      const client = new OpenAI({ apiKey: 'test', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+      const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'What is in notes.txt?' }];
+      let text = '';
+      for (;;) {
+        const response = await client.responses.create({ model: 'gpt-test', input, tools: toolsSent as never });
+        input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
+        if (!response.output.some((item) => item.type === 'function_call')) {
+          text = response.output_text;
+          break;
+        }
+        const executed = await gateway('/execute', response);
+        expect(executed.results.map((r: Json) => r.status)).toEqual(['success', 'success']);
+        input.push(...(executed.messages as OpenAI.Responses.ResponseInputItem[]));
       }
-      const executed = await gateway('/execute', response);
-      expect(executed.results.map((r: Json) => r.status)).toEqual(['success', 'success']);
-      input.push(...(executed.messages as OpenAI.Responses.ResponseInputItem[]));
-    }
-    expect(fake.requests).toHaveLength(2);
-    expect(text).toBe('Two items.');
-  });
+      expect(fake.requests).toHaveLength(2);
+      expect(text).toBe('Two items.');
+    },
+  );
 
   it('anthropic Messages: the tool_result blocks answer every tool_use id, first in the next user turn', async () => {
     const toolsSent = (await gateway('/tools?format=anthropic')).tools as Json[];
@@ -177,8 +216,9 @@ describe('provider round trips through the official SDKs', () => {
       const problems: (string | false)[] = [
         path !== '/v1/messages' && `unexpected path ${path}`,
         JSON.stringify(body.tools) !== JSON.stringify(toolsSent) && 'tools differ from GET /tools',
-        !(body.tools as Json[]).every((tool) => typeof tool.name === 'string' && isObject(tool.input_schema) && tool.input_schema.type === 'object') &&
-          'tools must be {name, description, input_schema}',
+        !(body.tools as Json[]).every(
+          (tool) => typeof tool.name === 'string' && isObject(tool.input_schema) && tool.input_schema.type === 'object',
+        ) && 'tools must be {name, description, input_schema}',
       ];
       messages.forEach((message, i) => {
         problems.push(message.role !== (i % 2 === 0 ? 'user' : 'assistant') && `message ${i}: roles must alternate`);
@@ -188,9 +228,19 @@ describe('provider round trips through the official SDKs', () => {
         const next = messages[i + 1];
         const blocks = Array.isArray(next?.content) ? (next.content as Json[]) : [];
         const results = blocks.filter((b) => b.type === 'tool_result');
-        problems.push(JSON.stringify(results.map((b) => b.tool_use_id).sort()) !== JSON.stringify([...uses].sort()) && 'tool_result ids must match the tool_use ids');
-        problems.push(blocks.findIndex((b) => b.type !== 'tool_result') !== -1 && blocks.findIndex((b) => b.type !== 'tool_result') < results.length && 'tool_result blocks must come first');
-        problems.push(results.some((b) => typeof b.content !== 'string' || typeof b.is_error !== 'boolean') && 'tool_result content must be a string, is_error a boolean');
+        problems.push(
+          JSON.stringify(results.map((b) => b.tool_use_id).sort()) !== JSON.stringify([...uses].sort()) &&
+            'tool_result ids must match the tool_use ids',
+        );
+        problems.push(
+          blocks.findIndex((b) => b.type !== 'tool_result') !== -1 &&
+            blocks.findIndex((b) => b.type !== 'tool_result') < results.length &&
+            'tool_result blocks must come first',
+        );
+        problems.push(
+          results.some((b) => typeof b.content !== 'string' || typeof b.is_error !== 'boolean') &&
+            'tool_result content must be a string, is_error a boolean',
+        );
       });
       const content =
         turn === 0
@@ -244,15 +294,23 @@ describe('provider round trips through the official SDKs', () => {
         problems.push(responses.length !== calls.length && 'one functionResponse per functionCall');
         calls.forEach((call, k) => {
           const response = responses[k];
-          problems.push((response?.name !== call.name || response?.id !== call.id) && `functionResponse ${k} must carry the call's name and id`);
+          problems.push(
+            (response?.name !== call.name || response?.id !== call.id) && `functionResponse ${k} must carry the call's name and id`,
+          );
           problems.push(!isObject(response?.response) && `functionResponse ${k}: response must be an object`);
         });
       });
       const parts =
         turn === 0
-          ? [{ functionCall: { id: 'fc_read', name: 'Read', args: { path: 'notes.txt' } } }, { functionCall: { name: 'LS', args: { path: '.' } } }]
+          ? [
+              { functionCall: { id: 'fc_read', name: 'Read', args: { path: 'notes.txt' } } },
+              { functionCall: { name: 'LS', args: { path: '.' } } },
+            ]
           : [{ text: 'Two items.' }];
-      return answer(problems, { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], modelVersion: 'gemini-test' });
+      return answer(problems, {
+        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+        modelVersion: 'gemini-test',
+      });
     });
     const client = new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: fake.url } });
     const contents: Content[] = [{ role: 'user', parts: [{ text: 'What is in notes.txt?' }] }];

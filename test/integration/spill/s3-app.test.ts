@@ -120,7 +120,9 @@ describe('an S3 spill store behind the app', () => {
         const hash = createHash('sha256');
         for await (const chunk of response.body) hash.update(chunk as Buffer);
         expect(hash.digest('hex')).toBe(expectedSha(total));
-        const range = await request(`${address}${String(truncated.url)}`, { headers: { ...auth(KEYS.acme), range: `bytes=${10 * MiB - 2}-${10 * MiB + 1}` } });
+        const range = await request(`${address}${String(truncated.url)}`, {
+          headers: { ...auth(KEYS.acme), range: `bytes=${10 * MiB - 2}-${10 * MiB + 1}` },
+        });
         expect(range.statusCode).toBe(206);
         expect(range.headers['content-range']).toBe(`bytes ${10 * MiB - 2}-${10 * MiB + 1}/${total}`);
         served = Buffer.from(await range.body.arrayBuffer());
@@ -163,24 +165,41 @@ describe('an S3 spill store behind the app', () => {
     }
   });
 
-  it('two replicas on one Redis and one bucket serve each other\'s outputs, replayed results included', async () => {
+  it("two replicas on one Redis and one bucket serve each other's outputs, replayed results included", async () => {
     const clock = new ManualClock();
     const spillOptions = { ...s3StoreOptions(inject('s3Endpoint')), ttlMs: 86_400_000, clock };
     const state = configFrom().state;
-    const redis = { url: inject('redisUrl'), keyPrefix: `s3-replicas-${randomUUID()}`, clock, connectTimeoutMs: state.connect_timeout_ms, commandTimeoutMs: state.command_timeout_ms };
+    const redis = {
+      url: inject('redisUrl'),
+      keyPrefix: `s3-replicas-${randomUUID()}`,
+      clock,
+      connectTimeoutMs: state.connect_timeout_ms,
+      commandTimeoutMs: state.command_timeout_ms,
+    };
     const states = [createRedisStateStore(redis), createRedisStateStore(redis)];
     await Promise.all(states.map((s) => s.ping()));
     const write = { ...slowTool('BigWrite', { safe: false, ms: 1 }), run: async () => ({ text: 'w'.repeat(70_000) }) };
-    const [a, b] = await Promise.all(states.map((s) => s3App(createS3SpillStore(spillOptions), clock, { state: s, tools: [bigOutputTool('Big'), write] })));
+    const [a, b] = await Promise.all(
+      states.map((s) => s3App(createS3SpillStore(spillOptions), clock, { state: s, tools: [bigOutputTool('Big'), write] })),
+    );
     try {
-      const first = await execute(a!.app, [{ id: 'b', name: 'Big', arguments: { size: 60_000 } }, { id: 'w1', name: 'BigWrite', arguments: {} }], auth(KEYS.acme));
+      const first = await execute(
+        a!.app,
+        [
+          { id: 'b', name: 'Big', arguments: { size: 60_000 } },
+          { id: 'w1', name: 'BigWrite', arguments: {} },
+        ],
+        auth(KEYS.acme),
+      );
       const [big, written] = first.body.results as Array<{ truncated: { url: string } }>;
       expect((await b!.app.inject({ method: 'GET', url: big!.truncated.url, headers: auth(KEYS.acme) })).body).toBe('x'.repeat(60_000));
       const replay = await execute(b!.app, [{ id: 'w1', name: 'BigWrite', arguments: {} }], auth(KEYS.acme));
       expect(replay.body.results[0]).toMatchObject({ replayed: true, truncated: { url: written!.truncated.url } });
       expect((await b!.app.inject({ method: 'GET', url: written!.truncated.url, headers: auth(KEYS.acme) })).body).toBe('w'.repeat(70_000));
       const fromB = await execute(b!.app, [{ id: 'b2', name: 'Big', arguments: { size: 55_000 } }], auth(KEYS.acme));
-      expect((await a!.app.inject({ method: 'GET', url: fromB.body.results[0].truncated.url, headers: auth(KEYS.acme) })).body).toBe('x'.repeat(55_000));
+      expect((await a!.app.inject({ method: 'GET', url: fromB.body.results[0].truncated.url, headers: auth(KEYS.acme) })).body).toBe(
+        'x'.repeat(55_000),
+      );
     } finally {
       await Promise.all([a!.close(), b!.close()]);
       await Promise.all(states.map((s) => s.close()));
@@ -209,31 +228,52 @@ describe('an S3 store that fails (the budget still holds)', () => {
     ['unreachable', () => proxy.stop()],
     ['slow (no answer within spill.timeout_ms)', async () => proxy.set('hang')],
     ['answering 503', async () => proxy.set('fail')],
-  ] as const)('%s: the call answers in time, cut, with url null and spill_error; /readyz names the store; recovery needs no restart', async (_, fail) => {
-    const before = { failures: await failures(), warnings: warnings() };
-    await fail();
-    try {
-      const started = Date.now();
-      const { body } = await execute(t.app, [{ id: 'b', name: 'Big', arguments: { size: 60_000 } }, { id: 'h', name: 'blob', arguments: { bytes: 8 * MiB } }], auth(KEYS.acme));
-      expect(Date.now() - started).toBeLessThan(5_000);
-      expect(body.results[0].truncated).toEqual({ original_bytes: 60_000, uri: null, url: null, sha256: sha256('x'.repeat(60_000)), spill_error: SPILL_ERROR });
-      // The HTTP tool's stream was counted to its end although the store gave up on it.
-      expect(body.results[1]).toMatchObject({ status: 'partial', truncated: { original_bytes: 8 * MiB, sha256: expectedSha(8 * MiB), url: null, spill_error: SPILL_ERROR } });
-      for (const message of body.messages) expect(Buffer.byteLength(message.content)).toBeLessThanOrEqual(51_200);
-      await execute(t.app, [{ id: 'b2', name: 'Big', arguments: { size: 60_000 } }], auth(KEYS.acme));
-      expect(await failures()).toBe(before.failures + 3);
-      expect(warnings()).toBe(before.warnings + 1);
-      const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
-      expect([ready.statusCode, ready.json().failed]).toEqual([503, ['spill_store']]);
-      expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    } finally {
-      if (proxy.mode !== 'pass') proxy.set('pass');
-      else await proxy.start();
-    }
-    const { body } = await execute(t.app, [{ id: 'b3', name: 'Big', arguments: { size: 60_000 } }], auth(KEYS.acme));
-    expect(body.results[0].truncated.url).toMatch(/^\/outputs\//);
-    expect((await t.app.inject({ method: 'GET', url: body.results[0].truncated.url, headers: auth(KEYS.acme) })).body).toBe('x'.repeat(60_000));
-    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
-    expect(t.logs.filter((l) => l.msg === 'spill store answering again').length).toBeGreaterThan(0);
-  });
+  ] as const)(
+    '%s: the call answers in time, cut, with url null and spill_error; /readyz names the store; recovery needs no restart',
+    async (_, fail) => {
+      const before = { failures: await failures(), warnings: warnings() };
+      await fail();
+      try {
+        const started = Date.now();
+        const { body } = await execute(
+          t.app,
+          [
+            { id: 'b', name: 'Big', arguments: { size: 60_000 } },
+            { id: 'h', name: 'blob', arguments: { bytes: 8 * MiB } },
+          ],
+          auth(KEYS.acme),
+        );
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(body.results[0].truncated).toEqual({
+          original_bytes: 60_000,
+          uri: null,
+          url: null,
+          sha256: sha256('x'.repeat(60_000)),
+          spill_error: SPILL_ERROR,
+        });
+        // The HTTP tool's stream was counted to its end although the store gave up on it.
+        expect(body.results[1]).toMatchObject({
+          status: 'partial',
+          truncated: { original_bytes: 8 * MiB, sha256: expectedSha(8 * MiB), url: null, spill_error: SPILL_ERROR },
+        });
+        for (const message of body.messages) expect(Buffer.byteLength(message.content)).toBeLessThanOrEqual(51_200);
+        await execute(t.app, [{ id: 'b2', name: 'Big', arguments: { size: 60_000 } }], auth(KEYS.acme));
+        expect(await failures()).toBe(before.failures + 3);
+        expect(warnings()).toBe(before.warnings + 1);
+        const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+        expect([ready.statusCode, ready.json().failed]).toEqual([503, ['spill_store']]);
+        expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      } finally {
+        if (proxy.mode !== 'pass') proxy.set('pass');
+        else await proxy.start();
+      }
+      const { body } = await execute(t.app, [{ id: 'b3', name: 'Big', arguments: { size: 60_000 } }], auth(KEYS.acme));
+      expect(body.results[0].truncated.url).toMatch(/^\/outputs\//);
+      expect((await t.app.inject({ method: 'GET', url: body.results[0].truncated.url, headers: auth(KEYS.acme) })).body).toBe(
+        'x'.repeat(60_000),
+      );
+      expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      expect(t.logs.filter((l) => l.msg === 'spill store answering again').length).toBeGreaterThan(0);
+    },
+  );
 });

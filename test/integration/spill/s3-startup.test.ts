@@ -42,7 +42,9 @@ describe('start-up with an s3:// spill store', () => {
     await expect(start({ AWS_ACCESS_KEY_ID: 'nobody', AWS_SECRET_ACCESS_KEY: 'x', S3_ENDPOINT: inject('s3Endpoint') })).rejects.toThrow(
       /spill\.url s3:\/\/toolgate-test\/startup: S3 HeadBucket answered 403/,
     );
-    await expect(start({ ...credentials, S3_ENDPOINT: inject('s3Endpoint'), TOOLGATE_SPILL_URL: 's3://no-such-bucket/p' })).rejects.toThrow(/HeadBucket answered 404/);
+    await expect(start({ ...credentials, S3_ENDPOINT: inject('s3Endpoint'), TOOLGATE_SPILL_URL: 's3://no-such-bucket/p' })).rejects.toThrow(
+      /HeadBucket answered 404/,
+    );
   });
 
   it('starts while the store is only unreachable: /readyz reports it until it answers', async () => {

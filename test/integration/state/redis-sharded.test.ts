@@ -11,7 +11,6 @@ const DECISION = { status: 'approved' as const, by: 'ops', history: { ttlMs: 60_
 import { clusterSlot, crc16 } from '../../helpers/cluster-slot.js';
 import { OwnRedis, redisServerBinary, waitFor } from '../../helpers/redis.js';
 
-
 /** Fixed, so the slots are known: each test starts from an empty server instead of a prefix of its own. */
 const PREFIX = 'toolgate';
 const TENANTS = ['acme', 'globex', 'other'];
@@ -107,7 +106,10 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
         for (const scope of [scopeOf('Edit', tenant), 'Edit']) {
           const batch = [0, 1, 2].map((i) => call(tenant, i, scope));
           await store.admit(batch, clock.now());
-          await store.settle(batch.map((r) => settled(r, 'failure')), clock.now());
+          await store.settle(
+            batch.map((r) => settled(r, 'failure')),
+            clock.now(),
+          );
         }
         expect(await store.circuits([scopeOf('Edit', tenant)], clock.now())).toMatchObject([{ state: 'open', failures: 3 }]);
         await store.resetCircuit(scopeOf('Edit', tenant));
@@ -135,7 +137,8 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
     it('spread the tenants over slots apart from the shared breakers and the approvals index', async () => {
       const slotsOf = (tag: string) => {
         const slots = new Set<number>();
-        for (const args of sent.filter(isScript)) for (const key of scriptKeys(args)) if (key.startsWith(`{${tag}}`)) slots.add(clusterSlot(key));
+        for (const args of sent.filter(isScript))
+          for (const key of scriptKeys(args)) if (key.startsWith(`{${tag}}`)) slots.add(clusterSlot(key));
         return [...slots];
       };
       const tenantSlots = TENANTS.map((tenant) => slotsOf(`${PREFIX}:tenant:${tenant}`));
@@ -171,7 +174,13 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
       const clock = new ManualClock();
       const store = open(clock, { client });
       await store.ping();
-      const reads = Array.from({ length: 10 }, (_, i) => ({ tenant: 'acme', sessionId: 's', callId: `c${i}`, tool: 'Read', breaker: { scope: 'Read', ...BREAKER } }));
+      const reads = Array.from({ length: 10 }, (_, i) => ({
+        tenant: 'acme',
+        sessionId: 's',
+        callId: `c${i}`,
+        tool: 'Read',
+        breaker: { scope: 'Read', ...BREAKER },
+      }));
       const edits = reads.map((r) => ({ ...r, tool: 'Edit', lockPath: `p-${r.callId}`, replay: { fingerprint: 'f', leaseMs: 60_000 } }));
       const done = reads.map((r) => ({
         ...r,
@@ -194,7 +203,13 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
       const store = open(clock, { client });
       await store.ping();
       const scope = scopeOf('Read', 'acme');
-      const batch = Array.from({ length: 10 }, (_, i) => ({ tenant: 'acme', sessionId: 's', callId: `c${i}`, tool: 'Read', breaker: { scope, ...BREAKER } }));
+      const batch = Array.from({ length: 10 }, (_, i) => ({
+        tenant: 'acme',
+        sessionId: 's',
+        callId: `c${i}`,
+        tool: 'Read',
+        breaker: { scope, ...BREAKER },
+      }));
       const done = batch.map((r) => ({ ...r, breaker: { ...r.breaker, outcome: 'success' as const, probe: false } }));
       await store.admit(batch, clock.now());
       expect(await measure(client, () => store.admit(batch, clock.now()))).toEqual({ writes: 1, scripts: 1 });
@@ -208,14 +223,29 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
     const clock = new ManualClock();
     const [a, b] = [open(clock), open(clock)];
     const scope = { scope: 'Edit', ...BREAKER };
-    const failure = { tenant: 'acme', sessionId: 's', callId: 'x', tool: 'Edit', breaker: { ...scope, outcome: 'failure' as const, probe: false } };
+    const failure = {
+      tenant: 'acme',
+      sessionId: 's',
+      callId: 'x',
+      tool: 'Edit',
+      breaker: { ...scope, outcome: 'failure' as const, probe: false },
+    };
     await a.settle([failure, failure, failure], clock.now());
     clock.advance(BREAKER.recoveryMs);
     const answers = (
       await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           (i % 2 ? a : b).admit(
-            [{ tenant: TENANTS[i % 3] as string, sessionId: 's', callId: `c${i}`, tool: 'Edit', replay: { fingerprint: 'f', leaseMs: 60_000 }, breaker: scope }],
+            [
+              {
+                tenant: TENANTS[i % 3] as string,
+                sessionId: 's',
+                callId: `c${i}`,
+                tool: 'Edit',
+                replay: { fingerprint: 'f', leaseMs: 60_000 },
+                breaker: scope,
+              },
+            ],
             clock.now(),
           ),
         ),
@@ -247,8 +277,13 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
     clock.advance(1);
     expect(await store.admit([ask], clock.now())).toEqual([{ outcome: 'approval_pending', approvalId: id }]);
     expect((await store.listApprovals(null, { status: 'pending', limit: 10 }, clock.now())).map((a) => a.id)).toEqual([id]);
-    expect(await store.decideApproval(id, null, DECISION, clock.now())).toMatchObject({ outcome: 'decided', record: { id, status: 'approved' } });
+    expect(await store.decideApproval(id, null, DECISION, clock.now())).toMatchObject({
+      outcome: 'decided',
+      record: { id, status: 'approved' },
+    });
     expect((await store.listApprovals(null, { status: 'decided', limit: 10 }, clock.now())).map((a) => a.id)).toEqual([id]);
-    expect(await store.admit([ask], clock.now())).toEqual([{ outcome: 'admitted', lock: null, probe: false, approval: { id, decidedBy: 'ops' } }]);
+    expect(await store.admit([ask], clock.now())).toEqual([
+      { outcome: 'admitted', lock: null, probe: false, approval: { id, decidedBy: 'ops' } },
+    ]);
   });
 });

@@ -33,7 +33,6 @@ describeStateStore('redis', async () => {
   return { store, clock, cleanup: () => store.close() };
 });
 
-
 /** A redis-server of the test's own, to count its commands or to stop and start it. */
 class OwnRedis {
   private child: ChildProcess | undefined;
@@ -44,9 +43,13 @@ class OwnRedis {
   }
 
   async start(): Promise<void> {
-    this.child = spawn(redisServerBinary(), ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()], {
-      stdio: 'ignore',
-    });
+    this.child = spawn(
+      redisServerBinary(),
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
+      {
+        stdio: 'ignore',
+      },
+    );
     for (let attempt = 0; !(await accepts(this.port)); attempt++) {
       if (attempt > 200) throw new Error(`redis-server did not listen on ${this.port}`);
       await sleep(25);
@@ -111,14 +114,20 @@ describe('RedisStateStore on a server of its own', () => {
             rateLimit: { subject: 'key', perMinute: 1000 },
           }),
         );
-        expect(await commandsDuring(() => store.admit(batch, clock.now()))).toEqual({ serverSide: [expect.stringMatching(/^eval(sha)?$/)], clientSide: 1 });
+        expect(await commandsDuring(() => store.admit(batch, clock.now()))).toEqual({
+          serverSide: [expect.stringMatching(/^eval(sha)?$/)],
+          clientSide: 1,
+        });
         const settled = batch.map((r, i) => ({
           ...r,
           breaker: { ...r.breaker, outcome: 'failure' as const, probe: false },
           lock: { path: `p${i}`, meta: { file_mtime_ms: 1, file_size_bytes: 2 }, ttlMs: 60_000 },
           replay: { result: { i }, ttlMs: 60_000 },
         }));
-        expect(await commandsDuring(() => store.settle(settled, clock.now()))).toEqual({ serverSide: [expect.stringMatching(/^eval(sha)?$/)], clientSide: 1 });
+        expect(await commandsDuring(() => store.settle(settled, clock.now()))).toEqual({
+          serverSide: [expect.stringMatching(/^eval(sha)?$/)],
+          clientSide: 1,
+        });
       }
     } finally {
       await store.close();
@@ -195,7 +204,12 @@ describe('RedisStateStore on a server of its own', () => {
       // The server dies with the command unexecuted and comes back empty; a resent admit would hold the lease now.
       await server.stop();
       await server.start();
-      await waitFor('the store to reconnect', () => store!.ping().then(() => true, () => false));
+      await waitFor('the store to reconnect', () =>
+        store!.ping().then(
+          () => true,
+          () => false,
+        ),
+      );
       expect((await lease())[0]?.outcome).toBe('admitted');
     });
 
@@ -238,7 +252,13 @@ describe('RedisStateStore on the shared server', () => {
     const clock = new ManualClock();
     const prefix = newPrefix();
     const [a, b] = [open(prefix, clock), open(prefix, clock)] as [StateStore, StateStore];
-    const failure = { tenant: 'acme', sessionId: 's', callId: 'x', tool: 'Edit', breaker: { ...BREAKER, outcome: 'failure' as const, probe: false } };
+    const failure = {
+      tenant: 'acme',
+      sessionId: 's',
+      callId: 'x',
+      tool: 'Edit',
+      breaker: { ...BREAKER, outcome: 'failure' as const, probe: false },
+    };
     await a.settle([failure, failure, failure], clock.now());
     clock.advance(BREAKER.recoveryMs);
     const answers = (
@@ -297,7 +317,9 @@ describe('RedisStateStore on the shared server', () => {
       const keys = await redis.keys(`{${prefix}:*`);
       for (const key of keys) expect(await redis.pttl(key), key).toBeGreaterThan(0);
       // `{<prefix>:<slot…>}:<kind>:…`, the braces being the Cluster hash tag.
-      const layout = new Set(keys.map((key) => `${key.slice(prefix.length + 2, key.indexOf('}'))} ${key.slice(key.indexOf('}') + 2).split(':')[0]}`));
+      const layout = new Set(
+        keys.map((key) => `${key.slice(prefix.length + 2, key.indexOf('}'))} ${key.slice(key.indexOf('}') + 2).split(':')[0]}`),
+      );
       expect([...layout].sort()).toEqual(
         [
           'tenant:acme approval',
@@ -322,7 +344,10 @@ describe('RedisStateStore on the shared server', () => {
     const store = open(newPrefix(), clock);
     const meta = { file_mtime_ms: 5, file_size_bytes: 6 };
     const ref = { tenant: 'a:b', sessionId: 'c', callId: 'x', tool: 'Edit' };
-    await store.settle([{ ...ref, breaker: { ...BREAKER, outcome: 'neutral', probe: false }, lock: { path: '{p}', meta, ttlMs: 60_000 } }], clock.now());
+    await store.settle(
+      [{ ...ref, breaker: { ...BREAKER, outcome: 'neutral', probe: false }, lock: { path: '{p}', meta, ttlMs: 60_000 } }],
+      clock.now(),
+    );
     const [same, other] = await store.admit(
       [call({ tenant: 'a:b', sessionId: 'c', lockPath: '{p}' }), call({ tenant: 'a', sessionId: 'b:c', lockPath: '{p}' })],
       clock.now(),

@@ -37,7 +37,12 @@ it("runs a fresh store's first batch of two scripts for one master not connected
       };
       await expect(store.settle([settle], clock.now()), `master ${master}`).resolves.toBeUndefined();
       expect((await store.circuits(['Deploy'], clock.now()))[0], `master ${master}`).toMatchObject({ state: 'open' });
-      const edit: AdmitRequest = { ...lease('edit'), tool: 'Edit', breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 1_000 }, lockPath: 'a.txt' };
+      const edit: AdmitRequest = {
+        ...lease('edit'),
+        tool: 'Edit',
+        breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 1_000 },
+        lockPath: 'a.txt',
+      };
       expect((await store.admit([edit], clock.now()))[0], `master ${master}`).toMatchObject({ outcome: 'admitted', lock: meta });
     } finally {
       await store.close();
@@ -65,7 +70,12 @@ it('fails a script whose master dies under it, rather than resending it to the r
   const prefix = await cluster().prefixWhere('resend', keys, ([breakers, tenant]) => breakers !== tenant);
   const [master] = await cluster().ownersOf(keys(prefix));
   const clock = new ManualClock();
-  const store = createRedisStateStore({ topology: { kind: 'cluster', nodes: cluster().nodes, tls: false }, keyPrefix: prefix, clock, commandTimeoutMs: 10_000 });
+  const store = createRedisStateStore({
+    topology: { kind: 'cluster', nodes: cluster().nodes, tls: false },
+    keyPrefix: prefix,
+    clock,
+    commandTimeoutMs: 10_000,
+  });
   try {
     await store.ping();
     expect((await store.admit([lease('warm-up')], clock.now()))[0]?.outcome).toBe('admitted');
@@ -73,12 +83,23 @@ it('fails a script whose master dies under it, rather than resending it to the r
     // The breaker check is written to a master that answers nothing, so it is still in flight when the master dies.
     await cluster().hang(master!);
     const inFlight = store.admit([lease('sent-once')], clock.now());
-    const settled = inFlight.then(() => 'answered', () => 'failed');
+    const settled = inFlight.then(
+      () => 'answered',
+      () => 'failed',
+    );
     await cluster().takeOver(replica);
     await cluster().kill(master!);
     await expect(inFlight).rejects.toBeInstanceOf(StateUnavailableError);
     expect(await settled).toBe('failed');
-    await waitFor('an admit to answer on the new master', () => store.admit([lease('probe')], clock.now()).then(() => true, () => false), 20_000);
+    await waitFor(
+      'an admit to answer on the new master',
+      () =>
+        store.admit([lease('probe')], clock.now()).then(
+          () => true,
+          () => false,
+        ),
+      20_000,
+    );
     // Nothing of it ran anywhere: the call is free to run (a lease taken after a resend would answer it in flight).
     expect((await store.admit([lease('sent-once')], clock.now()))[0]?.outcome).toBe('admitted');
   } finally {

@@ -24,7 +24,10 @@ export interface TopologyUnderTest<T> {
   env(topology: T): NodeJS.ProcessEnv;
   /** The key prefix of the gateway's state and queue; default a new one. */
   prefix?(topology: T): Promise<string>;
-  /** Kill the primary that holds the keys the load under `prefix` needs (under-load.ts); resolves once it is dead, with a promise of when Redis itself has failed over. */
+  /**
+   * Kill the primary that holds the keys the load under `prefix` needs (under-load.ts); resolves once it is dead, with a promise of when
+   * Redis itself has failed over.
+   */
   killPrimary(topology: T, prefix: string): Promise<{ failedOver: Promise<number> }>;
 }
 
@@ -62,13 +65,36 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
     it('is what start-up builds from the environment variables: the state store and the queue connection', async () => {
       const config = loadConfig(spec.env(topology), undefined);
       const logs: string[] = [];
-      const store = createStateStore(config, pino({}, { write: (line: string) => void logs.push(line) }), createMetrics({ processMetrics: false }));
+      const store = createStateStore(
+        config,
+        pino({}, { write: (line: string) => void logs.push(line) }),
+        createMetrics({ processMetrics: false }),
+      );
       const queue = queueConnection(queueConnectionOptions(config)!, true);
       try {
         const clock = new ManualClock();
-        expect((await store.admit([{ tenant: 't', sessionId: 's', callId: 'env', tool: 'Edit', breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 1000 } }], clock.now()))[0])
-          .toMatchObject({ outcome: 'admitted' });
-        await waitFor('the queue connection', () => queue.ping().then(() => true, () => false));
+        expect(
+          (
+            await store.admit(
+              [
+                {
+                  tenant: 't',
+                  sessionId: 's',
+                  callId: 'env',
+                  tool: 'Edit',
+                  breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 1000 },
+                },
+              ],
+              clock.now(),
+            )
+          )[0],
+        ).toMatchObject({ outcome: 'admitted' });
+        await waitFor('the queue connection', () =>
+          queue.ping().then(
+            () => true,
+            () => false,
+          ),
+        );
         expect(logs).toEqual([]);
       } finally {
         await store.close();
@@ -91,7 +117,12 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
     it('survives its primary killed under load: STATE_UNAVAILABLE (retryable) in the switch, nothing run twice, resumed without a restart', async () => {
       // The gateway's prefix: the primary killed also holds its queue (on a Cluster, spec.prefix makes it so).
       const prefix = gateway!.prefix;
-      const store = createRedisStateStore({ topology: target, keyPrefix: prefix, connectTimeoutMs: STATE.connect_timeout_ms, commandTimeoutMs: STATE.command_timeout_ms });
+      const store = createRedisStateStore({
+        topology: target,
+        keyPrefix: prefix,
+        connectTimeoutMs: STATE.connect_timeout_ms,
+        commandTimeoutMs: STATE.command_timeout_ms,
+      });
       try {
         await store.ping();
         const report = await failoverUnderLoad(store, () => spec.killPrimary(topology, prefix));
@@ -103,9 +134,17 @@ export function describeTopology<T>(name: string, spec: TopologyUnderTest<T>): v
     }, 60_000);
 
     it('the same BullMQ workers take a batch submitted after the failover, and one finished before it is still served', async () => {
-      const after = await gateway!.until((await gateway!.submit({ tool_calls: [call('l1', 'LS', {})] })).body.execution_id, ['completed'], {}, 20_000);
+      const after = await gateway!.until(
+        (await gateway!.submit({ tool_calls: [call('l1', 'LS', {})] })).body.execution_id,
+        ['completed'],
+        {},
+        20_000,
+      );
       expect(after.results[0].status).toBe('success');
-      expect((await gateway!.read(finishedBefore)).body).toMatchObject({ status: 'completed', results: [{ status: 'success' }, { status: 'success' }] });
+      expect((await gateway!.read(finishedBefore)).body).toMatchObject({
+        status: 'completed',
+        results: [{ status: 'success' }, { status: 'success' }],
+      });
     }, 30_000);
   });
 }

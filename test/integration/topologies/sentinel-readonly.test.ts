@@ -32,7 +32,15 @@ it('leaves a demoted primary on READONLY for the one the sentinels name, without
     );
     expect(refused).toBeInstanceOf(StateUnavailableError);
     expect(String((refused as Error).cause)).toMatch(/READONLY/);
-    await waitFor('the store to write on the new primary', () => store.admit([lease('probe')], clock.now()).then(() => true, () => false), 10_000);
+    await waitFor(
+      'the store to write on the new primary',
+      () =>
+        store.admit([lease('probe')], clock.now()).then(
+          () => true,
+          () => false,
+        ),
+      10_000,
+    );
     expect((await store.admit([lease('refused')], clock.now()))[0]?.outcome).toBe('admitted');
   } finally {
     await store.close();

@@ -72,7 +72,11 @@ const RETRY_PAUSE_MS = 200;
  * one); then the calls that answered STATE_UNAVAILABLE are sent
  * again, and so are those that had succeeded before the kill.
  */
-export async function failoverUnderLoad(store: StateStore, kill: () => Promise<{ failedOver: Promise<number> }>, timeoutMs = 30_000): Promise<FailoverReport> {
+export async function failoverUnderLoad(
+  store: StateStore,
+  kill: () => Promise<{ failedOver: Promise<number> }>,
+  timeoutMs = 30_000,
+): Promise<FailoverReport> {
   const runs = new Map<string, number>();
   const t: TestApp = await buildTestApp({ state: store, tools: [deployTool(runs)] });
   try {
@@ -85,15 +89,29 @@ export async function failoverUnderLoad(store: StateStore, kill: () => Promise<{
     const started = performance.now();
     const send = async (id: string): Promise<Answer> => {
       const sentAt = performance.now();
-      const res = await execute(t.app, [{ id, name: DEPLOY, arguments: {} }, { id: `${id}-read`, name: 'Read', arguments: { path: 'notes.txt' } }], SESSION);
+      const res = await execute(
+        t.app,
+        [
+          { id, name: DEPLOY, arguments: {} },
+          { id: `${id}-read`, name: 'Read', arguments: { path: 'notes.txt' } },
+        ],
+        SESSION,
+      );
       const [deploy, read] = (res.body as { results: Answer['deploy'][] }).results as [Answer['deploy'], Answer['read']];
       const error = (deploy as { error?: { code: string; retryable: boolean } }).error;
-      return { id, sentAt, doneAt: performance.now(), http: res.status, deploy: { ...deploy, ...(error && { code: error.code, retryable: error.retryable }) }, read };
+      return {
+        id,
+        sentAt,
+        doneAt: performance.now(),
+        http: res.status,
+        deploy: { ...deploy, ...(error && { code: error.code, retryable: error.retryable }) },
+        read,
+      };
     };
     // A client's retry of a retryable refusal: again, a little later, until answered. Under a loaded machine a
     // second node can stall past the cluster's 1 s node timeout and fail over too, so the switch may take longer.
     const retry = async (id: string): Promise<Answer> => {
-      for (const until = performance.now() + RETRY_FOR_MS; ; ) {
+      for (const until = performance.now() + RETRY_FOR_MS; ;) {
         const again = await send(id);
         if (again.deploy.code !== 'STATE_UNAVAILABLE' || performance.now() > until) return again;
         await sleep(RETRY_PAUSE_MS);

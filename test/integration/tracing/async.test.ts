@@ -24,9 +24,12 @@ afterEach(async () => {
 });
 
 describe('a traced async batch', () => {
-  it('the job stores the submitting span\'s context; the worker\'s consumer span is its child, the call spans the worker span\'s', async () => {
+  it("the job stores the submitting span's context; the worker's consumer span is its child, the call spans the worker span's", async () => {
     g = await asyncGateway({ tracing });
-    const { body } = await g.submit({ tool_calls: [{ id: 'a1', name: 'LS', arguments: {} }] }, { traceparent: `00-${TRACE_ID}-1111111111111111-01` });
+    const { body } = await g.submit(
+      { tool_calls: [{ id: 'a1', name: 'LS', arguments: {} }] },
+      { traceparent: `00-${TRACE_ID}-1111111111111111-01` },
+    );
     g.startWorkers();
     await g.until(body.execution_id, ['completed']);
     await tracing.flush();
@@ -37,6 +40,10 @@ describe('a traced async batch', () => {
     expect(submit.parentSpanId).toBe('1111111111111111');
     expect(job).toMatchObject({ kind: 5, parentSpanId: submit.spanId, attributes: { 'toolgate.execution_id': body.execution_id } });
     expect(call).toMatchObject({ parentSpanId: job.spanId, attributes: { 'toolgate.status': 'success' } });
-    expect(g.logs.find((l) => l.msg === 'tool call' && l.call_id === 'a1')).toMatchObject({ trace_id: TRACE_ID, span_id: job.spanId, execution_id: body.execution_id });
+    expect(g.logs.find((l) => l.msg === 'tool call' && l.call_id === 'a1')).toMatchObject({
+      trace_id: TRACE_ID,
+      span_id: job.spanId,
+      execution_id: body.execution_id,
+    });
   });
 });

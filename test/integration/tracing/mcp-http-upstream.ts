@@ -31,7 +31,14 @@ export async function startMcpHttpUpstream(output: string): Promise<McpHttpUpstr
       const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
       const server = new Server({ name: 'traced-upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({
-        tools: [{ name: 'answer', description: 'Answers.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } }],
+        tools: [
+          {
+            name: 'answer',
+            description: 'Answers.',
+            inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+            annotations: { readOnlyHint: true },
+          },
+        ],
       }));
       server.setRequestHandler(CallToolRequestSchema, async (request) => {
         calls.push({ header: req.headers.traceparent, tracestate: req.headers.tracestate, meta: request.params._meta });

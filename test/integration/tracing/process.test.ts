@@ -103,7 +103,11 @@ describe('toolgate serve and OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect((await gateway.ready).traces).toBe(`${receiver.origin}/v1/traces`);
     await runBatchAndStop(gateway);
     const urls = await loaded();
-    for (const part of SDK_PARTS) expect(urls.some((url) => url.includes(part)), part).toBe(true);
+    for (const part of SDK_PARTS)
+      expect(
+        urls.some((url) => url.includes(part)),
+        part,
+      ).toBe(true);
     const spans = receiver.spans();
     expect(spans.map((s) => s.name).sort()).toEqual(['POST /execute', 'execute_tool LS']);
     for (const span of spans) expect(span.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
@@ -119,7 +123,12 @@ describe('toolgate serve and OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     });
     expect(await gateway.exited).not.toBe(0);
     const stderr = gateway.stderr();
-    for (const problem of ['OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318"', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_PROTOCOL: "grpc"', 'log_level']) {
+    for (const problem of [
+      'OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318"',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'OTEL_EXPORTER_OTLP_PROTOCOL: "grpc"',
+      'log_level',
+    ]) {
       expect(stderr).toContain(problem);
     }
     expect(receiver.requests).toEqual([]);

@@ -36,7 +36,10 @@ beforeEach(async () => {
   upstream = await startServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answer: 'OUTPUT-SECRET-7c1d0e' }));
   });
-  const { settings, problems } = tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin, OTEL_SERVICE_NAME: 'toolgate-under-test' });
+  const { settings, problems } = tracingSettings({
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin,
+    OTEL_SERVICE_NAME: 'toolgate-under-test',
+  });
   expect(problems).toEqual([]);
   tracing = (await startTracing(settings))!;
   scratch = await mkdtemp(join(tmpdir(), 'toolgate-trace-'));
@@ -69,7 +72,7 @@ async function exported(count: number): Promise<ReceivedSpan[]> {
 const byName = (spans: ReceivedSpan[], name: string) => spans.find((s) => s.name === name)!;
 
 describe('a traced POST /execute', () => {
-  it('continues the caller\'s trace: a server span, one child span per call with its gate outcomes, the HTTP upstream as the call span\'s child', async () => {
+  it("continues the caller's trace: a server span, one child span per call with its gate outcomes, the HTTP upstream as the call span's child", async () => {
     t = await buildTestApp({
       tracing,
       config: { tools: [lookupTool(upstream.port)], policy: { rules: [{ tool: 'Write', decision: 'deny' }] } },
@@ -96,7 +99,12 @@ describe('a traced POST /execute', () => {
       traceId: TRACE_ID,
       parentSpanId: CALLER_SPAN,
       kind: 2,
-      attributes: { 'http.request.method': 'POST', 'http.route': '/execute', 'http.response.status_code': 200, 'toolgate.request_id': 'req-traced' },
+      attributes: {
+        'http.request.method': 'POST',
+        'http.route': '/execute',
+        'http.response.status_code': 200,
+        'toolgate.request_id': 'req-traced',
+      },
       resource: { 'service.name': 'toolgate-under-test' },
     });
 
@@ -118,7 +126,11 @@ describe('a traced POST /execute', () => {
       'toolgate.truncated': false,
     });
     expect(lookup.attributes['error.type']).toBeUndefined();
-    expect(write.attributes).toMatchObject({ 'toolgate.status': 'error', 'error.type': 'PERMISSION_DENIED', 'toolgate.permission': 'deny' });
+    expect(write.attributes).toMatchObject({
+      'toolgate.status': 'error',
+      'error.type': 'PERMISSION_DENIED',
+      'toolgate.permission': 'deny',
+    });
     expect(write.status).toMatchObject({ code: 2, message: 'PERMISSION_DENIED' });
     expect(nope.attributes).toMatchObject({ 'error.type': 'UNKNOWN_TOOL' });
     expect(json.attributes).toMatchObject({ 'error.type': 'INVALID_JSON' });
@@ -132,7 +144,8 @@ describe('a traced POST /execute', () => {
 
     // Never an argument or an output, anywhere in what was exported.
     for (const body of receiver.bodies) for (const secret of SECRETS) expect(body).not.toContain(secret);
-    for (const span of spans) for (const value of Object.values(span.attributes)) for (const secret of SECRETS) expect(String(value)).not.toContain(secret);
+    for (const span of spans)
+      for (const value of Object.values(span.attributes)) for (const secret of SECRETS) expect(String(value)).not.toContain(secret);
 
     // Every log line of the request carries the trace and the server span.
     const lines = t.logs.filter((l) => l.request_id === 'req-traced');
@@ -160,7 +173,9 @@ describe('a traced POST /execute', () => {
     await execute(t.app, [{ id: 'once', name: 'lookup', arguments: {} }]);
     await execute(t.app, [{ id: 'twice', name: 'lookup', arguments: {} }]);
     const calls = (await exported(6)).filter((s) => s.name === 'execute_tool lookup');
-    expect(calls.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['toolgate.replayed'], s.attributes['toolgate.rate_limited']])).toEqual([
+    expect(
+      calls.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['toolgate.replayed'], s.attributes['toolgate.rate_limited']]),
+    ).toEqual([
       ['once', false, false],
       ['once', true, false],
       ['twice', false, true],
@@ -172,7 +187,11 @@ describe('a traced POST /execute', () => {
     const failing = await startServer((_req, res) => void res.writeHead(status).end());
     try {
       const flaky = { ...lookupTool(failing.port), name: 'flaky', breaker: { failure_threshold: 1, recovery_ms: 1_000 } };
-      t = await buildTestApp({ tracing, tools: [bigOutputTool('Big'), slowTool('Slow', { safe: true, ms: 5_000, timeoutMs: 50 })], config: { tools: [flaky] } });
+      t = await buildTestApp({
+        tracing,
+        tools: [bigOutputTool('Big'), slowTool('Slow', { safe: true, ms: 5_000, timeoutMs: 50 })],
+        config: { tools: [flaky] },
+      });
       await execute(t.app, [{ id: 'f1', name: 'flaky', arguments: {} }]);
       await execute(t.app, [{ id: 'f2', name: 'flaky', arguments: {} }]);
       t.clock.advance(1_000);
@@ -187,7 +206,12 @@ describe('a traced POST /execute', () => {
       expect(call('f1')).toMatchObject({ 'toolgate.breaker': 'closed', 'error.type': 'UPSTREAM_ERROR' });
       expect(call('f2')).toMatchObject({ 'toolgate.breaker': 'open', 'error.type': 'CIRCUIT_OPEN' });
       expect(call('f3')).toMatchObject({ 'toolgate.breaker': 'half_open', 'toolgate.status': 'success' });
-      expect(call('big')).toMatchObject({ 'toolgate.status': 'partial', 'toolgate.truncated': true, 'toolgate.spilled': true, 'toolgate.output_bytes': 80_000 * 20 });
+      expect(call('big')).toMatchObject({
+        'toolgate.status': 'partial',
+        'toolgate.truncated': true,
+        'toolgate.spilled': true,
+        'toolgate.output_bytes': 80_000 * 20,
+      });
       expect(call('slow')).toMatchObject({ 'toolgate.timeout': true, 'error.type': 'TIMEOUT', 'toolgate.truncated': false });
       for (const body of receiver.bodies) expect(body).not.toContain('OUTPUT-SECRET-7c1d0e');
     } finally {
@@ -197,10 +221,12 @@ describe('a traced POST /execute', () => {
 });
 
 describe('traced calls of upstream MCP servers', () => {
-  it('stdio: the call span\'s traceparent travels in params._meta (SEP-414)', async () => {
+  it("stdio: the call span's traceparent travels in params._meta (SEP-414)", async () => {
     const log = join(scratch, 'fixture.log');
     t = await buildTestApp({ tracing, builtins: false, config: { mcp_servers: [fixtureServer(log)] } });
-    const response = await execute(t.app, [{ id: 'm1', name: 'fx_echo', arguments: { text: 'MCP-ARG-44d1' } }], { traceparent: TRACEPARENT });
+    const response = await execute(t.app, [{ id: 'm1', name: 'fx_echo', arguments: { text: 'MCP-ARG-44d1' } }], {
+      traceparent: TRACEPARENT,
+    });
     expect(response.body.results[0]).toMatchObject({ status: 'success', text: 'MCP-ARG-44d1' });
     const span = byName(await exported(2), 'execute_tool fx_echo');
     expect(span.attributes).toMatchObject({ 'toolgate.mcp_server': 'fx', 'toolgate.status': 'success' });
@@ -214,13 +240,22 @@ describe('traced calls of upstream MCP servers', () => {
     t = await buildTestApp({
       tracing,
       builtins: false,
-      config: { mcp_servers: [{ name: 'web', url: `${mcpHttp.origin}/mcp`, allow_private_network: true, prefix: 'web_', connect_timeout_ms: 10_000 }] },
+      config: {
+        mcp_servers: [
+          { name: 'web', url: `${mcpHttp.origin}/mcp`, allow_private_network: true, prefix: 'web_', connect_timeout_ms: 10_000 },
+        ],
+      },
     });
-    const response = await execute(t.app, [{ id: 'h1', name: 'web_answer', arguments: { q: 'MCP-ARG-44d1' } }], { traceparent: TRACEPARENT, tracestate: 'vendor=opaque' });
+    const response = await execute(t.app, [{ id: 'h1', name: 'web_answer', arguments: { q: 'MCP-ARG-44d1' } }], {
+      traceparent: TRACEPARENT,
+      tracestate: 'vendor=opaque',
+    });
     expect(response.body.results[0]).toMatchObject({ status: 'success', text: 'MCP-OUTPUT-44d1' });
     const span = byName(await exported(2), 'execute_tool web_answer');
     const expected = `00-${TRACE_ID}-${span.spanId}-01`;
-    expect(mcpHttp.calls).toEqual([{ header: expected, tracestate: 'vendor=opaque', meta: { traceparent: expected, tracestate: 'vendor=opaque' } }]);
+    expect(mcpHttp.calls).toEqual([
+      { header: expected, tracestate: 'vendor=opaque', meta: { traceparent: expected, tracestate: 'vendor=opaque' } },
+    ]);
     for (const body of receiver.bodies) for (const secret of SECRETS) expect(body).not.toContain(secret);
   });
 });

@@ -9,7 +9,11 @@ import { describeWebhookOutbox } from '../../suites/webhook-outbox.suite.js';
 const dispatchers = createTestDispatchers();
 afterAll(() => Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]));
 
-describeWebhookOutbox('memory (in process)', async (deps) => new MemoryWebhookOutbox(deps), () => dispatchers);
+describeWebhookOutbox(
+  'memory (in process)',
+  async (deps) => new MemoryWebhookOutbox(deps),
+  () => dispatchers,
+);
 
 describeWebhookOutbox(
   'Redis (BullMQ jobs)',

@@ -31,14 +31,27 @@ describe('docs/approvals.md: the Slack relay', () => {
     const port = await freePort();
     relayUrl = `http://127.0.0.1:${port}/`;
     relay = spawn(process.execPath, [join(dir, 'relay.mjs')], {
-      env: { ...process.env, TOOLGATE_WEBHOOK_SECRET: SECRET, SLACK_WEBHOOK_URL: slack.url, TOOLGATE_CONSOLE_URL: 'https://gw.example.com/console', PORT: String(port) },
+      env: {
+        ...process.env,
+        TOOLGATE_WEBHOOK_SECRET: SECRET,
+        SLACK_WEBHOOK_URL: slack.url,
+        TOOLGATE_CONSOLE_URL: 'https://gw.example.com/console',
+        PORT: String(port),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve) => relay.stdout!.once('data', () => resolve()));
     const settings = { webhook_url: relayUrl, webhook_secret: SECRET, webhook_allow_private_network: true, webhook_backoff_ms: 50 };
     const logger = pino({ level: 'silent' });
     const deliveries = createMetrics({ processMetrics: false }).webhookDeliveries;
-    outbox = new MemoryWebhookOutbox({ secret: SECRET, allowPrivateNetwork: true, dispatchers, retry: { retries: 3, backoffMs: 50, timeoutMs: 2_000 }, deliveries, logger });
+    outbox = new MemoryWebhookOutbox({
+      secret: SECRET,
+      allowPrivateNetwork: true,
+      dispatchers,
+      retry: { retries: 3, backoffMs: 50, timeoutMs: 2_000 },
+      deliveries,
+      logger,
+    });
     t = await buildTestApp({ outbox, config: { approvals: settings, policy: { rules: [{ tool: 'Edit', decision: 'ask' }] } } });
     await writeFile(join(t.workspace, 'app.ts'), 'export const retries = 3;\n');
   });
@@ -53,7 +66,10 @@ describe('docs/approvals.md: the Slack relay', () => {
   });
 
   it('tells the channel of a request, with where to decide it, and of its decision', async () => {
-    const asked = await execute(t.app, { session_id: 'build-42', tool_calls: [{ id: 'c1', name: 'Edit', arguments: { path: 'app.ts', old_string: '3', new_string: '5' } }] });
+    const asked = await execute(t.app, {
+      session_id: 'build-42',
+      tool_calls: [{ id: 'c1', name: 'Edit', arguments: { path: 'app.ts', old_string: '3', new_string: '5' } }],
+    });
     const id = asked.body.results[0].error.details.approval_id as string;
     await slack.until(1);
     expect(JSON.parse(slack.got[0]!.body)).toEqual({
@@ -67,7 +83,11 @@ describe('docs/approvals.md: the Slack relay', () => {
 
   it('refuses a body toolgate did not sign, and posts nothing', async () => {
     const before = slack.got.length;
-    const forged = await fetch(relayUrl, { method: 'POST', headers: { 'x-toolgate-signature': 'sha256=00' }, body: '{"event":"approval.created"}' });
+    const forged = await fetch(relayUrl, {
+      method: 'POST',
+      headers: { 'x-toolgate-signature': 'sha256=00' },
+      body: '{"event":"approval.created"}',
+    });
     expect(forged.status).toBe(401);
     // The relay answered before it would have posted: nothing can still be on its way.
     expect(slack.got).toHaveLength(before);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileAuditStore } from '../../../src/audit/file-store.js';
-import type { AuditTrail} from '../../../src/audit/index.js';
+import type { AuditTrail } from '../../../src/audit/index.js';
 import { verifyChain, type AuditStore } from '../../../src/audit/index.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { openTrail } from '../../suites/audit-store.suite.js';
@@ -35,35 +35,67 @@ describe('every answered call has its audit record', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const records = async (key = ACME, query = '') => (await t.app.inject({ method: 'GET', url: `/audit${query}`, headers: as(key) })).json().records as Array<Record<string, unknown>>;
+  const records = async (key = ACME, query = '') =>
+    (await t.app.inject({ method: 'GET', url: `/audit${query}`, headers: as(key) })).json().records as Array<Record<string, unknown>>;
 
   it('with who decided: the policy (and its rule), or the operator who approved; GET /audit gives the tenant its own, newest first', async () => {
     trail = await openTrail(store);
-    t = await buildTestApp({ audit: trail, config: { keys: KEYS, policy: { rules: [{ tool: 'Read', when: { path: 'secret' }, decision: 'deny' }] }, builtins: { Edit: { requires_approval: true } } } });
+    t = await buildTestApp({
+      audit: trail,
+      config: {
+        keys: KEYS,
+        policy: { rules: [{ tool: 'Read', when: { path: 'secret' }, decision: 'deny' }] },
+        builtins: { Edit: { requires_approval: true } },
+      },
+    });
     const { body } = await execute(
       t.app,
-      { session_id: 's1', tool_calls: [
-        { id: 'w1', name: 'Write', arguments: { path: 'a.txt', content: 'one\n' } },
-        { id: 'r1', name: 'Read', arguments: { path: 'a.txt' } },
-        { id: 'r2', name: 'Read', arguments: { path: 'secret.txt' } },
-        { id: 'x1', name: 'Nope', arguments: {} },
-        { id: 'e1', name: 'Edit', arguments: { path: 'a.txt', old_string: 'one', new_string: 'two' } },
-      ] },
+      {
+        session_id: 's1',
+        tool_calls: [
+          { id: 'w1', name: 'Write', arguments: { path: 'a.txt', content: 'one\n' } },
+          { id: 'r1', name: 'Read', arguments: { path: 'a.txt' } },
+          { id: 'r2', name: 'Read', arguments: { path: 'secret.txt' } },
+          { id: 'x1', name: 'Nope', arguments: {} },
+          { id: 'e1', name: 'Edit', arguments: { path: 'a.txt', old_string: 'one', new_string: 'two' } },
+        ],
+      },
       as(ACME),
     );
     expect(body.results.map((r: { status: string }) => r.status)).toEqual(['success', 'success', 'error', 'error', 'error']);
     const approval = body.results[4].error.details.approval_id as string;
     await t.app.inject({ method: 'POST', url: `/approvals/${approval}`, payload: { decision: 'approve' }, headers: as(ACME) });
-    await execute(t.app, { session_id: 's1', tool_calls: [{ id: 'e2', name: 'Edit', arguments: { path: 'a.txt', old_string: 'one', new_string: 'two' } }] }, as(ACME));
+    await execute(
+      t.app,
+      { session_id: 's1', tool_calls: [{ id: 'e2', name: 'Edit', arguments: { path: 'a.txt', old_string: 'one', new_string: 'two' } }] },
+      as(ACME),
+    );
     writeFileSync(join(t.workspace, 'out.txt'), 'OUTPUT-ONLY-TEXT\n');
     await execute(t.app, { session_id: 's9', tool_calls: [{ id: 'o1', name: 'Read', arguments: { path: 'out.txt' } }] }, as(OTHER));
 
     const all = await records();
-    expect(all.find((r) => r.kind === 'approval')).toMatchObject({ tenant: 'acme', key_id: 'acme-admin', session_id: 's1', tool: 'Edit', approval_id: approval, decision: 'approved', decided_by: 'acme-admin' });
+    expect(all.find((r) => r.kind === 'approval')).toMatchObject({
+      tenant: 'acme',
+      key_id: 'acme-admin',
+      session_id: 's1',
+      tool: 'Edit',
+      approval_id: approval,
+      decision: 'approved',
+      decided_by: 'acme-admin',
+    });
     const mine = all.filter((r) => r.kind === 'call');
     expect(mine.map((r) => r.call_id)).toEqual(['e2', 'e1', 'x1', 'r2', 'r1', 'w1']);
     const by = Object.fromEntries(mine.map((r) => [r.call_id, r]));
-    expect(by.w1).toMatchObject({ kind: 'call', tenant: 'acme', key_id: 'acme-admin', session_id: 's1', tool: 'Write', decision: 'allow', policy_reason: 'no rule matched', status: 'success' });
+    expect(by.w1).toMatchObject({
+      kind: 'call',
+      tenant: 'acme',
+      key_id: 'acme-admin',
+      session_id: 's1',
+      tool: 'Write',
+      decision: 'allow',
+      policy_reason: 'no rule matched',
+      status: 'success',
+    });
     expect(by.w1!.result_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(by.w1!.request_id).toBeTruthy();
     expect(by.r2).toMatchObject({ decision: 'deny', policy_reason: 'policy rule 0', error_code: 'PERMISSION_DENIED' });
@@ -89,10 +121,12 @@ describe('every answered call has its audit record', () => {
     // The first side-effecting call finds the outage: it has run, but its result is withheld.
     const first = await execute(t.app, { tool_calls: [{ id: 'w1', name: 'Write', arguments: { path: 'a.txt', content: 'x' } }] });
     expect(first.body.results[0].error).toMatchObject({ code: 'AUDIT_UNAVAILABLE', retryable: true });
-    const { body } = await execute(t.app, { tool_calls: [
-      { id: 'w2', name: 'Write', arguments: { path: 'b.txt', content: 'x' } },
-      { id: 'r1', name: 'Read', arguments: { path: 'a.txt' } },
-    ] });
+    const { body } = await execute(t.app, {
+      tool_calls: [
+        { id: 'w2', name: 'Write', arguments: { path: 'b.txt', content: 'x' } },
+        { id: 'r1', name: 'Read', arguments: { path: 'a.txt' } },
+      ],
+    });
     expect(body.results[0].error).toMatchObject({ code: 'AUDIT_UNAVAILABLE', message: expect.stringMatching(/so Write was not run/) });
     expect(existsSync(join(t.workspace, 'b.txt'))).toBe(false);
     expect(body.results[1].status).toBe('success');

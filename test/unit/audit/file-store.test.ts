@@ -10,7 +10,8 @@ describeAuditStore('file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-audit-'));
   return {
     open: () => createFileAuditStore({ dir, rotateBytes: 1 << 20 }),
-    rewrite: async (chain, segment, edit) => writeFileSync(join(dir, chain, segment), edit(readFileSync(join(dir, chain, segment), 'utf8'))),
+    rewrite: async (chain, segment, edit) =>
+      writeFileSync(join(dir, chain, segment), edit(readFileSync(join(dir, chain, segment), 'utf8'))),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
 });
@@ -26,7 +27,9 @@ describe('file audit store', () => {
     const trail = await openTrail(createFileAuditStore({ dir, rotateBytes: 4_096 }));
     for (let i = 1; i <= 40; i++) await trail.record(callEntry(i), true);
     await trail.close();
-    const files = readdirSync(join(dir, 'r1')).filter((f) => f.endsWith('.jsonl')).sort();
+    const files = readdirSync(join(dir, 'r1'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
     expect(files.length).toBeGreaterThan(2);
     expect(files[0]).toBe('000000000001.jsonl');
     const firstSeqs = files.map((f) => JSON.parse(readFileSync(join(dir, 'r1', f), 'utf8').split('\n')[0]!).seq);

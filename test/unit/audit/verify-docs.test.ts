@@ -11,7 +11,9 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 function run(file: string, args: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: ROOT, timeout: 120_000 }, (err, stdout) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }));
+    execFile(file, args, { cwd: ROOT, timeout: 120_000 }, (err, stdout) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }),
+    );
   });
 }
 
@@ -33,7 +35,8 @@ describe('a trail is verified by toolgate audit verify, and by the Python lines 
     script = join(dir, 'verify.py');
     writeFileSync(script, snippet());
     const trail = await openTrail(createFileAuditStore({ dir: join(dir, 'trail'), rotateBytes: 2_048 }), 'host-a');
-    for (let i = 1; i <= 12; i++) await trail.record(callEntry(i, { arguments: { path: `f${i}.txt`, text: 'é ✓ 🙂 "q" \\ \u0001 \u2028' } }), true);
+    for (let i = 1; i <= 12; i++)
+      await trail.record(callEntry(i, { arguments: { path: `f${i}.txt`, text: 'é ✓ 🙂 "q" \\ \u0001 \u2028' } }), true);
     await trail.close();
     file = join(dir, 'trail', 'host-a', '000000000001.jsonl');
   });
@@ -52,7 +55,15 @@ describe('a trail is verified by toolgate audit verify, and by the Python lines 
       const python = await run('python3', [script, join(dir, 'trail')]);
       expect(python.code).toBe(1);
       expect(python.stdout).toMatch(/record 2 was changed/);
-      const cli = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'audit', 'verify', '--url', `file://${join(dir, 'trail')}`]);
+      const cli = await run(process.execPath, [
+        '--import',
+        'tsx',
+        'src/cli.ts',
+        'audit',
+        'verify',
+        '--url',
+        `file://${join(dir, 'trail')}`,
+      ]);
       expect(cli.code).toBe(1);
       expect(cli.stdout).toMatch(/chain host-a: FAILED after 1 good records: 000000000001\.jsonl line 2: record 2 was changed/);
     } finally {

@@ -34,7 +34,8 @@ function bodyOf(size: number): string {
 describe('the configuration defaults, end to end', () => {
   it('body: exactly 1 MiB is read; one byte more is 413 PAYLOAD_TOO_LARGE', async () => {
     t = await buildTestApp();
-    const post = (payload: string) => t!.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'application/json' }, payload });
+    const post = (payload: string) =>
+      t!.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'application/json' }, payload });
     const exact = await post(bodyOf(1_048_576));
     expect(exact.statusCode).toBe(200);
     expect(exact.json()).toEqual({ results: [], messages: [] });
@@ -74,7 +75,15 @@ describe('the configuration defaults, end to end', () => {
     t = await buildTestApp({
       config: {
         builtins: { Write: { max_arg_chars: 1_000 } },
-        tools: [{ name: 'Hook', description: 'A webhook.', parameters: { type: 'object' }, http: { method: 'POST', url: 'http://127.0.0.1:9/hook' }, max_arg_chars: 10 }],
+        tools: [
+          {
+            name: 'Hook',
+            description: 'A webhook.',
+            parameters: { type: 'object' },
+            http: { method: 'POST', url: 'http://127.0.0.1:9/hook' },
+            max_arg_chars: 10,
+          },
+        ],
       },
     });
     const { body } = await execute(t.app, [
@@ -84,7 +93,10 @@ describe('the configuration defaults, end to end', () => {
       { id: 'g', name: 'Grep', arguments: { pattern: 'x'.repeat(50_001) } },
     ]);
     const [write, hook, ok, grep] = body.results;
-    expect(write.error).toMatchObject({ code: 'ARG_TOO_LARGE', details: { path: '/content', limit: 1_000, setting: 'builtins.Write.max_arg_chars' } });
+    expect(write.error).toMatchObject({
+      code: 'ARG_TOO_LARGE',
+      details: { path: '/content', limit: 1_000, setting: 'builtins.Write.max_arg_chars' },
+    });
     expect(write.error.message).toContain('1000 characters, the limit set by builtins.Write.max_arg_chars');
     expect(write.error.suggestion).toMatch(/Edit/);
     expect(hook.error).toMatchObject({ code: 'ARG_TOO_LARGE', details: { limit: 10, setting: 'max_arg_chars of Hook' } });
@@ -96,13 +108,19 @@ describe('the configuration defaults, end to end', () => {
   it('concurrency: at most 8 concurrency-safe calls of a batch run at once', async () => {
     const timeline = new Timeline();
     t = await buildTestApp({ builtins: false, tools: [slowTool('R', { safe: true, ms: 60, timeline })] });
-    const { body } = await execute(t.app, Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: 'R', arguments: {} })));
+    const { body } = await execute(
+      t.app,
+      Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: 'R', arguments: {} })),
+    );
     expect(body.results).toHaveLength(12);
     expect(timeline.maxConcurrent).toBe(8);
   });
 
   it('tool timeout: 30 s unless the tool sets its own', async () => {
-    t = await buildTestApp({ builtins: false, tools: [slowTool('Plain', { safe: true }), slowTool('Own', { safe: true, timeoutMs: 5_000 })] });
+    t = await buildTestApp({
+      builtins: false,
+      tools: [slowTool('Plain', { safe: true }), slowTool('Own', { safe: true, timeoutMs: 5_000 })],
+    });
     const plain = (await t.app.inject({ method: 'GET', url: '/tools/Plain' })).json();
     const own = (await t.app.inject({ method: 'GET', url: '/tools/Own' })).json();
     expect(plain['x-toolgate'].timeout_ms).toBe(30_000);

@@ -55,7 +55,8 @@ describe('keys_file', () => {
     await writeFile(keysPath, stringify([entry('k', 'acme', 'tg_from-the-keys-file')]));
     const t = await buildTestApp({ config: { keys_file: keysPath } });
     try {
-      const get = (authorization?: string) => t.app.inject({ method: 'GET', url: '/tools', headers: authorization ? { authorization } : {} });
+      const get = (authorization?: string) =>
+        t.app.inject({ method: 'GET', url: '/tools', headers: authorization ? { authorization } : {} });
       expect((await get('Bearer tg_from-the-keys-file')).statusCode).toBe(200);
       expect((await get()).statusCode).toBe(401);
     } finally {
@@ -64,7 +65,11 @@ describe('keys_file', () => {
   });
 
   it('entries are checked with the key schema and reported with their index, next to the other problems', async () => {
-    const bad = [entry('ok'), { ...entry('bad'), sha256: 'not-hex', scopes: ['root'] }, { id: 'x', tenant: 'acme', scopes: ['execute'], extra: 1 }];
+    const bad = [
+      entry('ok'),
+      { ...entry('bad'), sha256: 'not-hex', scopes: ['root'] },
+      { id: 'x', tenant: 'acme', scopes: ['execute'], extra: 1 },
+    ];
     const path = await files({ port: 'eighty', keys_file: 'secrets/keys.yaml' }, stringify(bad));
     const problems = problemsOf(() => loadConfig({}, path));
     const keysFile = join(path, '..', 'secrets', 'keys.yaml');
@@ -84,7 +89,9 @@ describe('keys_file', () => {
     const missing = await files({ keys_file: 'secrets/none.yaml' });
     expect(problemsOf(() => loadConfig({}, missing))).toEqual([expect.stringMatching(/^keys_file .*none\.yaml: ENOENT/)]);
     const mapping = await files({ keys_file: 'secrets/keys.yaml' }, stringify({ keys: [entry('a')] }));
-    expect(problemsOf(() => loadConfig({}, mapping))).toEqual([expect.stringMatching(/keys\.yaml: the top level must be a list of key entries$/)]);
+    expect(problemsOf(() => loadConfig({}, mapping))).toEqual([
+      expect.stringMatching(/keys\.yaml: the top level must be a list of key entries$/),
+    ]);
     const broken = await files({ keys_file: 'secrets/keys.yaml' }, '- id: [unclosed\n');
     expect(problemsOf(() => loadConfig({}, broken))).toEqual([expect.stringMatching(/^keys_file .*keys\.yaml: /)]);
   });
@@ -99,7 +106,10 @@ describe('keys_file', () => {
       { keys: [entry('dup'), entry('one', 'acme', 'shared')], keys_file: 'secrets/keys.yaml' },
       stringify([entry('dup', 'globex', 'another'), entry('two', 'globex', 'shared')]),
     );
-    expect(problemsOf(() => loadConfig({}, path))).toEqual(['keys: the id "dup" is used twice', 'keys: "two" has the same sha256 as "one"']);
+    expect(problemsOf(() => loadConfig({}, path))).toEqual([
+      'keys: the id "dup" is used twice',
+      'keys: "two" has the same sha256 as "one"',
+    ]);
   });
 });
 
@@ -112,10 +122,15 @@ describe('the safe default at start-up', () => {
     expect(config.allow_unauthenticated).toBe(false);
   });
 
-  it.each(['0.0.0.0', '::', '10.1.2.3', 'gateway.example.com', '127.0.0.1.nip.io'])('HOST=%s with no keys refuses to start, naming host', (host) => {
-    const problems = problemsOf(() => loadConfig({ HOST: host }, undefined));
-    expect(problems).toEqual([expect.stringMatching(new RegExp(`^host: ${host.replaceAll('.', '\\.')} is not a loopback address and no API keys are configured`))]);
-  });
+  it.each(['0.0.0.0', '::', '10.1.2.3', 'gateway.example.com', '127.0.0.1.nip.io'])(
+    'HOST=%s with no keys refuses to start, naming host',
+    (host) => {
+      const problems = problemsOf(() => loadConfig({ HOST: host }, undefined));
+      expect(problems).toEqual([
+        expect.stringMatching(new RegExp(`^host: ${host.replaceAll('.', '\\.')} is not a loopback address and no API keys are configured`)),
+      ]);
+    },
+  );
 
   it.each(['127.0.0.1', '127.0.0.53', 'localhost', '::1'])('HOST=%s with no keys starts', (host) => {
     expect(loadConfig({ HOST: host }, undefined).host).toBe(host);

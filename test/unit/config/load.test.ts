@@ -60,7 +60,7 @@ describe('defaults with no set-up', () => {
     expect(config.trust_proxy).toEqual([]);
   });
 
-  it('caps in-memory replay records at 64 MiB and each tenant\'s spilled bytes at 1 GiB', () => {
+  it("caps in-memory replay records at 64 MiB and each tenant's spilled bytes at 1 GiB", () => {
     const config = loadConfig({});
     expect(config.state.memory_max_bytes).toBe(64 * 1024 * 1024);
     expect(config.spill.tenant_quota_bytes).toBe(1024 * 1024 * 1024);
@@ -128,7 +128,13 @@ spill: {url: "file:///from/file"}
   });
 
   it('overrides are validated like the file', () => {
-    const problems = problemsOf({ PORT: 'abc', METRICS_PORT: '70000', LOG_LEVEL: 'loud', REDIS_URL: 'http://not-redis', TOOLGATE_SPILL_URL: 'ftp://x' });
+    const problems = problemsOf({
+      PORT: 'abc',
+      METRICS_PORT: '70000',
+      LOG_LEVEL: 'loud',
+      REDIS_URL: 'http://not-redis',
+      TOOLGATE_SPILL_URL: 'ftp://x',
+    });
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^PORT: .*whole number.*"abc"/),
@@ -148,7 +154,10 @@ colour: blue
 port: "eighty"
 limits: {body_bytes: -1, concurrency: many, speed: 3}
 state: {command_timeout_ms: 1.5}
-tools: ${JSON.stringify([{ name: 'lookup', ...HTTP_TOOL }, { name: 'lookup', ...HTTP_TOOL }])}
+tools: ${JSON.stringify([
+      { name: 'lookup', ...HTTP_TOOL },
+      { name: 'lookup', ...HTTP_TOOL },
+    ])}
 policy:
   rules:
     - {tool: Read, when: {path: "(unclosed"}, decision: deny}
@@ -171,7 +180,12 @@ policy:
   });
 
   it('names the values a setting takes once, not once per value', async () => {
-    const problems = problemsOf({}, await file(`log_level: verbose\ntools: ${JSON.stringify([{ name: 't', ...HTTP_TOOL, http: { method: 'FETCH', url: 'https://x' } }])}\n`));
+    const problems = problemsOf(
+      {},
+      await file(
+        `log_level: verbose\ntools: ${JSON.stringify([{ name: 't', ...HTTP_TOOL, http: { method: 'FETCH', url: 'https://x' } }])}\n`,
+      ),
+    );
     expect(problems).toEqual([
       'log_level: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
       'tools.0.http.method: must be one of "GET", "POST", "PUT", "PATCH", "DELETE"',
@@ -192,7 +206,9 @@ policy:
 
   it('refuses duplicate key ids and a batch budget under the call budget', async () => {
     const key = (id: string, hash: string) => ({ id, sha256: hash.repeat(64), tenant: 't', scopes: ['execute'] });
-    const path = await file(JSON.stringify({ keys: [key('k', 'a'), key('k', 'b')], limits: { call_budget_bytes: 4096, batch_budget_bytes: 2048 } }));
+    const path = await file(
+      JSON.stringify({ keys: [key('k', 'a'), key('k', 'b')], limits: { call_budget_bytes: 4096, batch_budget_bytes: 2048 } }),
+    );
     expect(problemsOf({}, path)).toEqual([
       'keys: the id "k" is used twice',
       'limits.batch_budget_bytes: must be at least limits.call_budget_bytes',
@@ -204,7 +220,11 @@ describe('trust_proxy: addresses and CIDR ranges, checked at start-up', () => {
   const ACCEPTED = ['127.0.0.1', '10.0.0.0/8', '192.168.1.0/24', '::1', 'fd00::/8', '::ffff:10.0.0.0/104'];
 
   it('refuses what is not an address or a range fastify can match, naming each entry', async () => {
-    const path = await file(JSON.stringify({ trust_proxy: ['10.0.0.0/33', 'proxy.internal', '10.0.0.0/0', 'fe80::1%eth0', '::/129', '10.0.0.1/8/8', '10.0.0.0/x', '127.1'] }));
+    const path = await file(
+      JSON.stringify({
+        trust_proxy: ['10.0.0.0/33', 'proxy.internal', '10.0.0.0/0', 'fe80::1%eth0', '::/129', '10.0.0.1/8/8', '10.0.0.0/x', '127.1'],
+      }),
+    );
     const problems = problemsOf({}, path);
     expect(problems).toHaveLength(8);
     expect(problems[0]).toBe('trust_proxy.0: "10.0.0.0/33" is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)');
@@ -243,7 +263,12 @@ policy:
         limits: { concurrency: 4, body_bytes: -1 },
         builtins: { Read: { timeout_ms: 'soon' }, Grep: { timeout_ms: 10_000 } },
         tools: [{ name: 'bad', ...HTTP_TOOL, http: { method: 'FETCH', url: 'https://x' } }, good],
-        policy: { rules: [{ tool: 'good', decision: 'sometimes' }, { tool: 'bad', decision: 'deny' }] },
+        policy: {
+          rules: [
+            { tool: 'good', decision: 'sometimes' },
+            { tool: 'bad', decision: 'deny' },
+          ],
+        },
       }),
     );
     const report = inspectConfig({}, path);
@@ -254,7 +279,10 @@ policy:
     expect(report.config.tools).toEqual([good]);
     expect(report.config.policy.rules).toEqual([{ tool: 'bad', decision: 'deny' }]);
     // As written, so later checks name each rule by its index in the file.
-    expect(report.written.rules).toEqual([{ tool: 'good', decision: 'sometimes' }, { tool: 'bad', decision: 'deny' }]);
+    expect(report.written.rules).toEqual([
+      { tool: 'good', decision: 'sometimes' },
+      { tool: 'bad', decision: 'deny' },
+    ]);
     expect(report.written.tools.map((t: any) => t.name)).toEqual(['bad', 'good']);
   });
 });
@@ -357,25 +385,31 @@ describe('async configuration', () => {
 
 describe('mcp_servers', () => {
   it('takes a stdio server and a Streamable HTTP server, with the documented defaults', async () => {
-    const config = loadConfig({}, await file(`
+    const config = loadConfig(
+      {},
+      await file(`
 mcp_servers:
   - {name: files, command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", /srv/data], prefix: files_}
   - {name: search, url: "https://mcp.example.com/mcp", headers: {authorization: "Bearer \${T}"}, tools: {web_search: {concurrency_safe: true}}}
-`));
+`),
+    );
     expect(config.mcp_servers).toMatchObject([
       { name: 'files', prefix: 'files_', connect_timeout_ms: 10_000, refresh_ms: 60_000, tools: {} },
       { name: 'search', prefix: '', tools: { web_search: { concurrency_safe: true } } },
     ]);
   });
 
-  it('lists every server that is not exactly one kind, has the other kind\'s settings, or repeats a name', async () => {
-    const problems = problemsOf({}, await file(`
+  it("lists every server that is not exactly one kind, has the other kind's settings, or repeats a name", async () => {
+    const problems = problemsOf(
+      {},
+      await file(`
 mcp_servers:
   - {name: both, command: x, url: "http://h/mcp"}
   - {name: neither}
   - {name: mixed, url: "http://h/mcp", env: {A: b}, cwd: /tmp}
   - {name: mixed, command: x, headers: {a: b}}
-`));
+`),
+    );
     expect(problems).toEqual([
       'mcp_servers.both: give either command (a stdio server) or url (a Streamable HTTP server)',
       'mcp_servers.neither: give either command (a stdio server) or url (a Streamable HTTP server)',

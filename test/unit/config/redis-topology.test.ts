@@ -17,7 +17,10 @@ function problemsOf(env: NodeJS.ProcessEnv, state?: Record<string, unknown>): st
 /** One node, Sentinel or Cluster, from the config file or the environment. */
 describe('the Redis topology', () => {
   it('is one node with REDIS_URL, none without any Redis setting', () => {
-    expect(redisTopology(loadConfig({ REDIS_URL: 'rediss://u:p@cache:6380/2' }, undefined).state)).toEqual({ kind: 'single', url: 'rediss://u:p@cache:6380/2' });
+    expect(redisTopology(loadConfig({ REDIS_URL: 'rediss://u:p@cache:6380/2' }, undefined).state)).toEqual({
+      kind: 'single',
+      url: 'rediss://u:p@cache:6380/2',
+    });
     expect(redisTopology(loadConfig({}, undefined).state)).toBeUndefined();
   });
 
@@ -55,8 +58,16 @@ describe('the Redis topology', () => {
       ],
       tls: false,
     });
-    const state = configFrom({ state: { cluster_nodes: [{ host: 'node-1', port: 7000 }], username: 'toolgate', password: 'pw', tls: true } }).state;
-    expect(redisTopology(state)).toEqual({ kind: 'cluster', nodes: [{ host: 'node-1', port: 7000 }], username: 'toolgate', password: 'pw', tls: true });
+    const state = configFrom({
+      state: { cluster_nodes: [{ host: 'node-1', port: 7000 }], username: 'toolgate', password: 'pw', tls: true },
+    }).state;
+    expect(redisTopology(state)).toEqual({
+      kind: 'cluster',
+      nodes: [{ host: 'node-1', port: 7000 }],
+      username: 'toolgate',
+      password: 'pw',
+      tls: true,
+    });
   });
 
   it('refuses two topologies at once, naming both', () => {
@@ -105,7 +116,11 @@ describe('the Redis topology', () => {
     ]);
     expect(problemsOf({ REDIS_CLUSTER_NODES: '127.0.0.1:70000' })).toEqual(['state.cluster_nodes.0.port: must be <= 65535']);
     expect(problemsOf({}, { cluster_nodes: [] })).toEqual(['state.cluster_nodes: must NOT have fewer than 1 items']);
-    expect(problemsOf({}, { sentinels: [{ host: 'a b', port: 1 }], name: 'main' })).toEqual([expect.stringMatching(/^state\.sentinels\.0\.host: must match pattern/)]);
-    expect(problemsOf({ REDIS_TLS: 'yes', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toEqual(['REDIS_TLS: must be true or false (or 1 or 0), got "yes"']);
+    expect(problemsOf({}, { sentinels: [{ host: 'a b', port: 1 }], name: 'main' })).toEqual([
+      expect.stringMatching(/^state\.sentinels\.0\.host: must match pattern/),
+    ]);
+    expect(problemsOf({ REDIS_TLS: 'yes', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toEqual([
+      'REDIS_TLS: must be true or false (or 1 or 0), got "yes"',
+    ]);
   });
 });

@@ -15,7 +15,9 @@ async function snippet(language: string): Promise<string> {
 
 function run(command: string, args: string[], input: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile(command, args, { timeout: 30_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim())));
+    const child = execFile(command, args, { timeout: 30_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim()),
+    );
     child.stdin!.end(input);
   });
 }

@@ -17,7 +17,9 @@ function tableBetween(start: string, end: string) {
 /** docs/catalogs.md prints the query tables the search test pins: they must not drift apart. */
 describe('docs/catalogs.md', () => {
   it('its query table is the pinned one, row for row', () => {
-    expect(tableBetween('### The pinned query table\n', '### The pinned query table over an OpenAPI import')).toEqual(LARGE_CATALOG_QUERIES);
+    expect(tableBetween('### The pinned query table\n', '### The pinned query table over an OpenAPI import')).toEqual(
+      LARGE_CATALOG_QUERIES,
+    );
   });
 
   it('its query table over the OpenAPI import is the pinned one, row for row', () => {

@@ -31,9 +31,15 @@ describe('docker-compose stack', () => {
       expect(bucket, name).toBeDefined();
       expect(init).toContain(`mc mb --ignore-existing local/${bucket}`);
       expect(env.S3_ENDPOINT).toBe('http://minio:9000');
-      expect([env.AWS_ACCESS_KEY_ID, env.AWS_SECRET_ACCESS_KEY]).toEqual([services.minio.environment.MINIO_ROOT_USER, services.minio.environment.MINIO_ROOT_PASSWORD]);
+      expect([env.AWS_ACCESS_KEY_ID, env.AWS_SECRET_ACCESS_KEY]).toEqual([
+        services.minio.environment.MINIO_ROOT_USER,
+        services.minio.environment.MINIO_ROOT_PASSWORD,
+      ]);
       expect(service.depends_on['minio-init'].condition).toBe('service_completed_successfully');
-      expect(loadConfig({ ...env, HOST: '0.0.0.0' }, new URL('docker/config.yaml', root).pathname).spill).toMatchObject({ url: env.TOOLGATE_SPILL_URL, s3_endpoint: env.S3_ENDPOINT });
+      expect(loadConfig({ ...env, HOST: '0.0.0.0' }, new URL('docker/config.yaml', root).pathname).spill).toMatchObject({
+        url: env.TOOLGATE_SPILL_URL,
+        s3_endpoint: env.S3_ENDPOINT,
+      });
     }
   });
 

@@ -34,16 +34,48 @@ describe('error codes are one closed set', () => {
 
   it('every documented error code exists', () => {
     for (const code of [
-      'INCOMPLETE_TOOL_CALLS', 'DUPLICATE_CALL_ID', 'TOO_MANY_CALLS', 'INVALID_JSON', 'UNKNOWN_TOOL', 'INVALID_ARGS', 'ARG_TOO_LARGE',
-      'PERMISSION_DENIED', 'APPROVAL_REQUIRED', 'CIRCUIT_OPEN', 'RATE_LIMITED', 'TIMEOUT', 'NOT_FOUND', 'CONFLICT', 'UPSTREAM_ERROR',
-      'EXECUTION_FAILED', 'IDEMPOTENCY_MISMATCH', 'STATE_UNAVAILABLE',
+      'INCOMPLETE_TOOL_CALLS',
+      'DUPLICATE_CALL_ID',
+      'TOO_MANY_CALLS',
+      'INVALID_JSON',
+      'UNKNOWN_TOOL',
+      'INVALID_ARGS',
+      'ARG_TOO_LARGE',
+      'PERMISSION_DENIED',
+      'APPROVAL_REQUIRED',
+      'CIRCUIT_OPEN',
+      'RATE_LIMITED',
+      'TIMEOUT',
+      'NOT_FOUND',
+      'CONFLICT',
+      'UPSTREAM_ERROR',
+      'EXECUTION_FAILED',
+      'IDEMPOTENCY_MISMATCH',
+      'STATE_UNAVAILABLE',
     ]) {
       expect(ERROR_CODES).toHaveProperty(code);
     }
   });
 
   it('retryable is true exactly where retrying the same call can succeed', () => {
-    const retryable = Object.entries(ERROR_CODES).filter(([, s]) => s.retryable).map(([c]) => c).sort();
-    expect(retryable).toEqual(['APPROVAL_REQUIRED', 'AUDIT_UNAVAILABLE', 'CANCELLED', 'CIRCUIT_OPEN', 'INTERNAL', 'NOT_READY', 'OVERLOADED', 'RATE_LIMITED', 'REQUEST_IN_PROGRESS', 'REQUEST_TIMEOUT', 'STATE_UNAVAILABLE', 'TIMEOUT', 'UPSTREAM_ERROR']);
+    const retryable = Object.entries(ERROR_CODES)
+      .filter(([, s]) => s.retryable)
+      .map(([c]) => c)
+      .sort();
+    expect(retryable).toEqual([
+      'APPROVAL_REQUIRED',
+      'AUDIT_UNAVAILABLE',
+      'CANCELLED',
+      'CIRCUIT_OPEN',
+      'INTERNAL',
+      'NOT_READY',
+      'OVERLOADED',
+      'RATE_LIMITED',
+      'REQUEST_IN_PROGRESS',
+      'REQUEST_TIMEOUT',
+      'STATE_UNAVAILABLE',
+      'TIMEOUT',
+      'UPSTREAM_ERROR',
+    ]);
   });
 });

@@ -4,7 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The lines of a Markdown file outside fenced code blocks. */
 function prose(text: string): string[] {
@@ -30,7 +35,10 @@ function anchors(text: string): Set<string> {
     for (const html of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) result.add(html[1]!);
     if (heading === undefined) continue;
     const plain = heading.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
-    const slug = plain.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const slug = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count === 0 ? slug : `${slug}-${count}`);
@@ -79,8 +87,11 @@ function brokenLinks(page: string): string[] {
 /** The reference moved out of the README into docs/; a later move must not leave a link behind. */
 describe('documentation links', () => {
   it('the slug rule gives the anchors GitHub gives', () => {
-    expect([...anchors('# Settings (`http:`)\n## Mixed batch: 3 Read, 1 Edit, 2 Grep\n```\n# not a heading\n```\n## A b\n## A b\n### max_arg_chars')])
-      .toEqual(['settings-http', 'mixed-batch-3-read-1-edit-2-grep', 'a-b', 'a-b-1', 'max_arg_chars']);
+    expect([
+      ...anchors(
+        '# Settings (`http:`)\n## Mixed batch: 3 Read, 1 Edit, 2 Grep\n```\n# not a heading\n```\n## A b\n## A b\n### max_arg_chars',
+      ),
+    ]).toEqual(['settings-http', 'mixed-batch-3-read-1-edit-2-grep', 'a-b', 'a-b-1', 'max_arg_chars']);
   });
 
   it.each(PAGES)('every relative link and anchor in %s resolves', (page) => {

@@ -73,7 +73,9 @@ describe('docker-compose.yml: the local stack', () => {
     expect(backend).toMatch(/^\s+balance leastconn$/m);
     expect(backend).toMatch(/^\s+http-check send meth GET uri \/readyz$/m);
     expect(backend).toMatch(/^\s+default-server check /m);
-    expect([...backend.matchAll(/^\s+server (\S+) (\S+):(\d+)$/gm)].map((m) => [m[1], m[2], m[3]])).toEqual(replicas.map((r) => [r, r, '8080']));
+    expect([...backend.matchAll(/^\s+server (\S+) (\S+):(\d+)$/gm)].map((m) => [m[1], m[2], m[3]])).toEqual(
+      replicas.map((r) => [r, r, '8080']),
+    );
   });
 
   it('Prometheus scrapes every replica and the workers on METRICS_PORT, with the alert rules loaded', async () => {

@@ -14,7 +14,12 @@ describe('guardrails config', () => {
 
   it('takes a tool’s own setting: its exact name first, else the first glob that matches it', () => {
     const guardrails = createGuardrails(
-      configFrom({ guardrails: { secrets: 'off', tools: { 'vault_*': { secrets: 'redact' }, '*': { secrets: 'off' }, vault_peek: { secrets: 'off' } } } }).guardrails,
+      configFrom({
+        guardrails: {
+          secrets: 'off',
+          tools: { 'vault_*': { secrets: 'redact' }, '*': { secrets: 'off' }, vault_peek: { secrets: 'off' } },
+        },
+      }).guardrails,
     );
     expect(guardrails.forTool('vault_read')).toBeDefined();
     expect(guardrails.forTool('vault_peek')).toBeUndefined();
@@ -33,6 +38,8 @@ describe('guardrails config', () => {
     expect(problems).toMatch(/guardrails\.tools|guardrails\/tools/);
     const patterns = join(dir, 'patterns.yaml');
     writeFileSync(patterns, "guardrails:\n  secrets_allow: ['^ghp_fixture', '(?=x)']\n");
-    expect(inspectConfig({}, patterns).problems).toEqual([expect.stringMatching(/^guardrails\.secrets_allow\.1: not a valid regular expression \("\(\?=x\)"\): lookahead/)]);
+    expect(inspectConfig({}, patterns).problems).toEqual([
+      expect.stringMatching(/^guardrails\.secrets_allow\.1: not a valid regular expression \("\(\?=x\)"\): lookahead/),
+    ]);
   });
 });

@@ -49,7 +49,11 @@ describe('the secret rules', () => {
 describe('redactValue', () => {
   it('redact strings at any depth and values under secret-naming keys, copying only what changed', () => {
     const untouched = { list: [1, 'two'], nested: { ok: true } };
-    const value = { untouched, creds: { apiKey: 'a8F3kd9QzL0pX2mN', password: 'hunter2!x', password_hash: 'abc123def456' }, log: [`key AKIA${'Q3EGRPL5ZX7KJ2MN'}`] };
+    const value = {
+      untouched,
+      creds: { apiKey: 'a8F3kd9QzL0pX2mN', password: 'hunter2!x', password_hash: 'abc123def456' },
+      log: [`key AKIA${'Q3EGRPL5ZX7KJ2MN'}`],
+    };
     const counts = {};
     const redacted = scanner.redactValue(value, counts) as typeof value;
     expect(redacted.creds).toEqual({ apiKey: '[REDACTED:secret]', password: '[REDACTED:password]', password_hash: 'abc123def456' });

@@ -23,7 +23,8 @@ function output(bytes: number): string {
   let size = 0;
   for (let i = 0; size < bytes; i++) {
     const fake = FAKE_SECRETS[i % FAKE_SECRETS.length]!;
-    const line = i % 7 === 0 ? `${random('abcdefghij ', 50_000)} ${fake.text}` : `${random('abcdefghijklmnop ', 200 + (i % 300))}\n${fake.text}`;
+    const line =
+      i % 7 === 0 ? `${random('abcdefghij ', 50_000)} ${fake.text}` : `${random('abcdefghijklmnop ', 200 + (i % 300))}\n${fake.text}`;
     lines.push(line);
     size += line.length + 1;
   }
@@ -58,7 +59,9 @@ describe('redactStream', () => {
 
   it('holds a bounded part of the stream: output comes long before a 20 MB source ends', async () => {
     const pulled = { count: 0 };
-    const iterator = redactStream(scanner, chunked(Buffer.alloc(20 * 1024 * 1024, 'a line of output\n'), 64 * 1024, pulled), {})[Symbol.asyncIterator]();
+    const iterator = redactStream(scanner, chunked(Buffer.alloc(20 * 1024 * 1024, 'a line of output\n'), 64 * 1024, pulled), {})[
+      Symbol.asyncIterator
+    ]();
     await iterator.next();
     // About 1.1 M characters make a round: 18 chunks of 64 KB, out of 320.
     expect(pulled.count).toBeLessThanOrEqual(19);

@@ -28,16 +28,28 @@ describe('approval routes: the object, its preview, one decision', () => {
     return body.results[0].error.details.approval_id as string;
   };
   const get = async (url: string) => t.app.inject({ method: 'GET', url });
-  const decide = (id: string, payload: object, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url: `/approvals/${id}`, payload, headers });
+  const decide = (id: string, payload: object, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url: `/approvals/${id}`, payload, headers });
 
   it('a Write of a new file shows it whole; an Edit shows its unified diff; the webhook hears of both and the decision', async () => {
     const outbox = recordingOutbox();
-    t = await buildTestApp({ outbox, config: { approvals: WEBHOOK, builtins: { Write: { requires_approval: true }, Edit: { requires_approval: true } } } });
+    t = await buildTestApp({
+      outbox,
+      config: { approvals: WEBHOOK, builtins: { Write: { requires_approval: true }, Edit: { requires_approval: true } } },
+    });
     await writeFile(join(t.workspace, 'a.txt'), 'one\ntwo\nthree\n');
     const write = await ask('Write', { path: 'new.txt', content: 'hello\n' });
     const edit = await ask('Edit', { path: 'a.txt', old_string: 'two', new_string: 'TWO' });
     const created = (await get(`/approvals/${write}`)).json();
-    expect(created.preview).toEqual({ kind: 'diff', path: 'new.txt', diff: '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello\n', new_file: true, base: null, truncated: false, file_changed: false });
+    expect(created.preview).toEqual({
+      kind: 'diff',
+      path: 'new.txt',
+      diff: '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello\n',
+      new_file: true,
+      base: null,
+      truncated: false,
+      file_changed: false,
+    });
     const edited = (await get(`/approvals/${edit}`)).json();
     expect(edited.preview.diff).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n');
     expect(edited.preview.base).toMatchObject({ file_size_bytes: 14 });
@@ -45,7 +57,10 @@ describe('approval routes: the object, its preview, one decision', () => {
       ['approval.created', write],
       ['approval.created', edit],
     ]);
-    expect(JSON.parse(outbox.sent[0]!.body)).toMatchObject({ event: 'approval.created', approval: { id: write, arguments: { path: 'new.txt', content: 'hello\n' } } });
+    expect(JSON.parse(outbox.sent[0]!.body)).toMatchObject({
+      event: 'approval.created',
+      approval: { id: write, arguments: { path: 'new.txt', content: 'hello\n' } },
+    });
     // Asking again about a pending request opens nothing and tells nobody.
     await ask('Edit', { path: 'a.txt', old_string: 'two', new_string: 'TWO' });
     expect(outbox.sent).toHaveLength(2);
@@ -53,11 +68,20 @@ describe('approval routes: the object, its preview, one decision', () => {
     await writeFile(join(t.workspace, 'a.txt'), 'one\ntwo\nthree\nfour\n');
     expect((await get(`/approvals/${edit}`)).json().preview.file_changed).toBe(true);
 
-    expect((await decide(edit, { decision: 'deny', reason: 'no' })).json()).toMatchObject({ status: 'denied', decided_by: 'local', reason: 'no', decided_at: t.clock.now() });
+    expect((await decide(edit, { decision: 'deny', reason: 'no' })).json()).toMatchObject({
+      status: 'denied',
+      decided_by: 'local',
+      reason: 'no',
+      decided_at: t.clock.now(),
+    });
     expect(outbox.sent.at(-1)!.headers['x-toolgate-event']).toBe('approval.decided');
     const again = await decide(edit, { decision: 'approve' });
     expect(again.statusCode).toBe(409);
-    expect(again.json().error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('already denied by local'), details: { status: 'denied', decided_by: 'local', reason: 'no' } });
+    expect(again.json().error).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('already denied by local'),
+      details: { status: 'denied', decided_by: 'local', reason: 'no' },
+    });
     expect((await get('/approvals?status=decided')).json().approvals.map((a: { id: string }) => a.id)).toEqual([edit]);
     expect((await get('/approvals')).json().approvals.map((a: { id: string }) => a.id)).toEqual([write]);
   });
@@ -84,19 +108,31 @@ describe('approvals.webhook_url at start-up', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it.each([
-    ['http://127.0.0.1:9/hook', 'approvals.webhook_url: 127.0.0.1 is not a public address; it may reach loopback or private networks only with approvals.webhook_allow_private_network'],
+    [
+      'http://127.0.0.1:9/hook',
+      'approvals.webhook_url: 127.0.0.1 is not a public address; it may reach loopback or private networks only with approvals.webhook_allow_private_network',
+    ],
     ['http://localhost/hook', 'approvals.webhook_url: localhost is not a public address'],
     ['not a url', 'approvals.webhook_url: "not a url" is not an absolute URL'],
     ['ftp://example.com/x', 'approvals.webhook_url: must be an http(s) URL, got ftp:'],
   ])('%s stops start-up, naming the setting', async (url, problem) => {
     dir = await mkdtemp(join(tmpdir(), 'toolgate-cfg-'));
     const file = join(dir, 'toolgate.yaml');
-    await writeFile(file, JSON.stringify({ workspace: join(dir, 'ws'), spill: { url: `file://${join(dir, 'spill')}` }, approvals: { webhook_url: url, webhook_secret: WEBHOOK.webhook_secret } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        workspace: join(dir, 'ws'),
+        spill: { url: `file://${join(dir, 'spill')}` },
+        approvals: { webhook_url: url, webhook_secret: WEBHOOK.webhook_secret },
+      }),
+    );
     const started = prepare(inspectConfig({}, file), {}, dispatchers, createMetrics({ processMetrics: false }), pino({ level: 'silent' }));
     await expect(started).rejects.toThrow(problem);
   });
 
   it('a webhook_url without webhook_secret is a problem too', () => {
-    expect(() => configFrom({ approvals: { webhook_url: WEBHOOK.webhook_url } })).toThrow('approvals.webhook_secret: required with approvals.webhook_url');
+    expect(() => configFrom({ approvals: { webhook_url: WEBHOOK.webhook_url } })).toThrow(
+      'approvals.webhook_secret: required with approvals.webhook_url',
+    );
   });
 });

@@ -13,7 +13,10 @@ const calls = [{ id: 'c1', name: 'LS', arguments: {} }];
 describe('async mode on a gateway without Redis', () => {
   it('"mode":"async" answers 400 saying it needs REDIS_URL, and runs nothing', async () => {
     t = await buildTestApp();
-    const { status, body } = await execute(t.app, { mode: 'async', tool_calls: [{ id: 'w1', name: 'Write', arguments: { path: 'x.txt', content: 'x' } }] });
+    const { status, body } = await execute(t.app, {
+      mode: 'async',
+      tool_calls: [{ id: 'w1', name: 'Write', arguments: { path: 'x.txt', content: 'x' } }],
+    });
     expect(status).toBe(400);
     expect(body.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('mode "async" needs Redis') });
     expect(body.error.message).toContain('REDIS_URL');

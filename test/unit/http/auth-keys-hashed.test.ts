@@ -45,7 +45,7 @@ describe('API keys are compared in constant time', () => {
     expect([(a as Buffer).length, (b as Buffer).length]).toEqual([32, 32]);
   });
 
-  it('a configured entry holds the key\'s sha256 only: the hash itself is not a key', async () => {
+  it("a configured entry holds the key's sha256 only: the hash itself is not a key", async () => {
     expect((await comparisonsFor(`Bearer ${sha256(KEYS[0]!)}`)).status).toBe(401);
   });
 });

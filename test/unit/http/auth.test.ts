@@ -47,14 +47,28 @@ describe('authentication per route', () => {
     { method: 'GET', path: '/tools', url: '/tools', scope: 'execute', ok: 200 },
     { method: 'HEAD', path: '/tools', url: '/tools', scope: 'execute', ok: 200 },
     { method: 'GET', path: '/tools/{name}', url: '/tools/Read', scope: 'execute', ok: 200 },
-    { method: 'POST', path: '/execute', url: '/execute', scope: 'execute', payload: [{ id: 'c', name: 'Counted', arguments: {} }], ok: 200 },
+    {
+      method: 'POST',
+      path: '/execute',
+      url: '/execute',
+      scope: 'execute',
+      payload: [{ id: 'c', name: 'Counted', arguments: {} }],
+      ok: 200,
+    },
     // The url of a real spilled output is filled in once the app is up.
     { method: 'GET', path: '/outputs/{id}', url: '', scope: 'execute', ok: 200 },
     // No Redis here, so no execution exists: with the right key, 404.
     { method: 'GET', path: '/executions/{id}', url: `/executions/exec_${'0'.repeat(32)}`, scope: 'execute', ok: 404 },
     { method: 'GET', path: '/approvals', url: '/approvals', scope: 'admin', ok: 200 },
     { method: 'GET', path: '/approvals/{id}', url: '/approvals/no-such-approval', scope: 'admin', ok: 404 },
-    { method: 'POST', path: '/approvals/{id}', url: '/approvals/no-such-approval', scope: 'admin', payload: { decision: 'approve' }, ok: 404 },
+    {
+      method: 'POST',
+      path: '/approvals/{id}',
+      url: '/approvals/no-such-approval',
+      scope: 'admin',
+      payload: { decision: 'approve' },
+      ok: 404,
+    },
     { method: 'GET', path: '/circuits', url: '/circuits', scope: 'admin', ok: 200 },
     // This app writes no audit trail: with the right key, 404 saying so.
     { method: 'GET', path: '/audit', url: '/audit', scope: 'admin', ok: 404 },
@@ -78,17 +92,27 @@ describe('authentication per route', () => {
       path: '/mcp/{toolset}',
       url: '/mcp/coding',
       scope: 'execute' as const,
-      ...(method === 'POST' && { payload: { jsonrpc: '2.0', id: 1, method: 'ping' }, headers: { accept: 'application/json, text/event-stream' } }),
+      ...(method === 'POST' && {
+        payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        headers: { accept: 'application/json, text/event-stream' },
+      }),
     })),
   ];
 
   /** The envelope error, or on /mcp the JSON-RPC error body that carries the same code. */
   const refusalBody = (route: Route, code: string, message: unknown = expect.any(String)) =>
-    route.path.startsWith('/mcp') ? { jsonrpc: '2.0', id: null, error: { code: -32000, message, data: { code } } } : { error: { code, message } };
+    route.path.startsWith('/mcp')
+      ? { jsonrpc: '2.0', id: null, error: { code: -32000, message, data: { code } } }
+      : { error: { code, message } };
 
   const refusals: Array<{ name: string; authorization?: string; status: number; code: string }> = [
     { name: 'no Authorization header', status: 401, code: 'UNAUTHORIZED' },
-    { name: 'malformed header: Basic scheme', authorization: `Basic ${Buffer.from(`u:${EXEC_KEY}`).toString('base64')}`, status: 401, code: 'UNAUTHORIZED' },
+    {
+      name: 'malformed header: Basic scheme',
+      authorization: `Basic ${Buffer.from(`u:${EXEC_KEY}`).toString('base64')}`,
+      status: 401,
+      code: 'UNAUTHORIZED',
+    },
     { name: 'malformed header: Bearer without a key', authorization: 'Bearer', status: 401, code: 'UNAUTHORIZED' },
     { name: 'malformed header: the key and more', authorization: `Bearer ${EXEC_KEY} ${ADMIN_KEY}`, status: 401, code: 'UNAUTHORIZED' },
     { name: 'malformed header: the bare key', authorization: EXEC_KEY, status: 401, code: 'UNAUTHORIZED' },
@@ -141,7 +165,8 @@ describe('authentication per route', () => {
         const res = await send(route, `Bearer ${route.scope === 'execute' ? ADMIN_KEY : EXEC_KEY}`);
         expect(res.statusCode).toBe(403);
         expect(res.headers['www-authenticate']).toBeUndefined();
-        if (route.method !== 'HEAD') expect(res.json()).toEqual(refusalBody(route, 'FORBIDDEN', `The API key lacks the "${route.scope}" scope.`));
+        if (route.method !== 'HEAD')
+          expect(res.json()).toEqual(refusalBody(route, 'FORBIDDEN', `The API key lacks the "${route.scope}" scope.`));
         expect(counter.runs).toBe(runs);
       });
 
@@ -182,7 +207,14 @@ describe('authentication per route', () => {
     // The table above sent every kind of header on every route; the capture saw those requests.
     expect(t.logs.filter((l) => l.msg === 'request completed').length).toBeGreaterThan(routes.length * (refusals.length + 2));
     expect(t.logs.some((l) => l.msg === 'tool call')).toBe(true);
-    const secrets = [EXEC_KEY, ADMIN_KEY, sha256(EXEC_KEY), sha256(ADMIN_KEY), 'tg_not-a-key-anyone-was-given', Buffer.from(`u:${EXEC_KEY}`).toString('base64')];
+    const secrets = [
+      EXEC_KEY,
+      ADMIN_KEY,
+      sha256(EXEC_KEY),
+      sha256(ADMIN_KEY),
+      'tg_not-a-key-anyone-was-given',
+      Buffer.from(`u:${EXEC_KEY}`).toString('base64'),
+    ];
     for (const secret of secrets) expect(text).not.toContain(secret);
     expect(text).not.toMatch(/bearer|basic /i);
   });
@@ -288,7 +320,12 @@ describe('no keys configured: the loopback default', () => {
       expect(res.statusCode, host).toBe(200);
     }
     for (const host of ['evil.example:8080', '127.0.0.1.evil.example', 'localhost.evil.example', '10.0.0.5:8080']) {
-      const res = await t.app.inject({ method: 'POST', url: '/execute', headers: { host }, payload: [{ id: '1', name: 'LS', arguments: {} }] });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/execute',
+        headers: { host },
+        payload: [{ id: '1', name: 'LS', arguments: {} }],
+      });
       expect(res.statusCode, host).toBe(403);
       expect(res.json().error.code).toBe('FORBIDDEN');
     }

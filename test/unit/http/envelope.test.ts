@@ -90,7 +90,15 @@ describe('envelope errors and hostile bodies', () => {
   });
 
   it('envelopes of the wrong shape: 400 with a message that says what is wrong', async () => {
-    for (const body of ['"just a string"', '42', 'null', '{"tool_calls": "nope"}', '[{"id": "x"}]', '[{"name": 5}]', '{"tool_calls": [], "timeout_ms": -1}']) {
+    for (const body of [
+      '"just a string"',
+      '42',
+      'null',
+      '{"tool_calls": "nope"}',
+      '[{"id": "x"}]',
+      '[{"name": 5}]',
+      '{"tool_calls": [], "timeout_ms": -1}',
+    ]) {
       expectEnvelope(await post(body), 400, 'BAD_REQUEST');
     }
     await stillServes();
@@ -98,7 +106,7 @@ describe('envelope errors and hostile bodies', () => {
 
   it('random garbage never crashes the server', async () => {
     for (let i = 0; i < 50; i++) {
-      const res = await post(randomBytes(1 + (i * 37) % 2000));
+      const res = await post(randomBytes(1 + ((i * 37) % 2000)));
       expect(res.statusCode).toBeGreaterThanOrEqual(200);
       expect(res.statusCode).toBeLessThan(500);
     }

@@ -15,7 +15,9 @@ const call = (id: string, name: string, args: Record<string, unknown> = {}) => (
 describe('orchestration: safe calls run together, unsafe ones alone, results in request order', () => {
   it('[safe, safe, unsafe, safe] runs as (safe, safe) then (unsafe) then (safe), results in request order', async () => {
     const timeline = new Timeline();
-    t = await buildTestApp({ tools: [slowTool('SlowRead', { safe: true, ms: 60, timeline }), slowTool('SlowWrite', { safe: false, ms: 60, timeline })] });
+    t = await buildTestApp({
+      tools: [slowTool('SlowRead', { safe: true, ms: 60, timeline }), slowTool('SlowWrite', { safe: false, ms: 60, timeline })],
+    });
     const { body } = await execute(t.app, [call('a', 'SlowRead'), call('b', 'SlowRead'), call('c', 'SlowWrite'), call('d', 'SlowRead')]);
     expect(body.results.map((r: { tool_call_id: string }) => r.tool_call_id)).toEqual(['a', 'b', 'c', 'd']);
     expect(timeline.overlapping('a')).toEqual(['b']);
@@ -29,14 +31,20 @@ describe('orchestration: safe calls run together, unsafe ones alone, results in 
   it('unsafe calls never overlap each other', async () => {
     const timeline = new Timeline();
     t = await buildTestApp({ tools: [slowTool('W', { safe: false, ms: 20, timeline })] });
-    await execute(t.app, ['1', '2', '3', '4'].map((id) => call(id, 'W')));
+    await execute(
+      t.app,
+      ['1', '2', '3', '4'].map((id) => call(id, 'W')),
+    );
     expect(timeline.maxConcurrent).toBe(1);
   });
 
   it('concurrency within a batch is bounded by limits.concurrency', async () => {
     const timeline = new Timeline();
     t = await buildTestApp({ tools: [slowTool('R', { safe: true, ms: 40, timeline })], config: { limits: { concurrency: 3 } } });
-    const { body } = await execute(t.app, Array.from({ length: 10 }, (_, i) => call(`c${i}`, 'R')));
+    const { body } = await execute(
+      t.app,
+      Array.from({ length: 10 }, (_, i) => call(`c${i}`, 'R')),
+    );
     expect(body.results).toHaveLength(10);
     expect(timeline.maxConcurrent).toBe(3);
   });
@@ -95,7 +103,10 @@ describe('gates: each stops a call with its own error code', () => {
 
   it('a string argument over the limit: ARG_TOO_LARGE, before the schema', async () => {
     t = await buildTestApp({ config: { limits: { arg_chars: 100 } } });
-    const { body } = await execute(t.app, [call('1', 'Write', { path: 'a'.repeat(101), content: 'x' }), call('2', 'Write', { path: 'b'.repeat(100), content: 'x' })]);
+    const { body } = await execute(t.app, [
+      call('1', 'Write', { path: 'a'.repeat(101), content: 'x' }),
+      call('2', 'Write', { path: 'b'.repeat(100), content: 'x' }),
+    ]);
     expect(body.results[0].error.code).toBe('ARG_TOO_LARGE');
     expect(body.results[1].status).toBe('success');
   });
@@ -108,14 +119,24 @@ describe('gates: each stops a call with its own error code', () => {
   });
 
   it('a rule that cannot classify its argument denies (fail closed)', async () => {
-    t = await buildTestApp({ tools: [slowTool('Sh', { safe: false, ms: 1 })], config: { policy: { rules: [{ tool: 'Sh', when: { command: '^ls' }, decision: 'allow' }] } } });
+    t = await buildTestApp({
+      tools: [slowTool('Sh', { safe: false, ms: 1 })],
+      config: { policy: { rules: [{ tool: 'Sh', when: { command: '^ls' }, decision: 'allow' }] } },
+    });
     const { body } = await execute(t.app, [call('1', 'Sh', { command: ['rm', '-rf', '/'] })]);
     expect(body.results[0].error.code).toBe('PERMISSION_DENIED');
   });
 
   it('deny wins over allow whatever the rule order', async () => {
     t = await buildTestApp({
-      config: { policy: { rules: [{ tool: 'Write', decision: 'deny' }, { tool: 'W*', decision: 'allow' }] } },
+      config: {
+        policy: {
+          rules: [
+            { tool: 'Write', decision: 'deny' },
+            { tool: 'W*', decision: 'allow' },
+          ],
+        },
+      },
     });
     const { body } = await execute(t.app, [call('1', 'Write', { path: 'a', content: 'x' })]);
     expect(body.results[0].error.code).toBe('PERMISSION_DENIED');
@@ -163,7 +184,7 @@ describe('gates: each stops a call with its own error code', () => {
   });
 });
 
-describe('optimistic lock: an Edit of a file changed since the session\'s Read is a CONFLICT', () => {
+describe("optimistic lock: an Edit of a file changed since the session's Read is a CONFLICT", () => {
   it('Read, the file changes behind the gateway, Edit → CONFLICT and the file untouched', async () => {
     t = await buildTestApp();
     const file = join(t.workspace, 'notes.txt');
@@ -174,18 +195,24 @@ describe('optimistic lock: an Edit of a file changed since the session\'s Read i
     const later = new Date(Date.now() + 5_000);
     await utimes(file, later, later);
     const before = await readFile(file, 'utf8');
-    const edit = await execute(t.app, { session_id: 's1', tool_calls: [call('e', 'Edit', { path: 'notes.txt', old_string: 'alpha', new_string: 'gamma' })] });
+    const edit = await execute(t.app, {
+      session_id: 's1',
+      tool_calls: [call('e', 'Edit', { path: 'notes.txt', old_string: 'alpha', new_string: 'gamma' })],
+    });
     expect(edit.body.results[0].error).toMatchObject({ code: 'CONFLICT', retryable: false });
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
-  it('the lock is per session: another session edits without the first one\'s lock', async () => {
+  it("the lock is per session: another session edits without the first one's lock", async () => {
     t = await buildTestApp();
     const file = join(t.workspace, 'a.txt');
     await writeFile(file, 'one\n');
     await execute(t.app, { session_id: 's1', tool_calls: [call('r', 'Read', { path: 'a.txt' })] });
     await writeFile(file, 'one two\n');
-    const edit = await execute(t.app, { session_id: 's2', tool_calls: [call('e', 'Edit', { path: 'a.txt', old_string: 'two', new_string: 'three' })] });
+    const edit = await execute(t.app, {
+      session_id: 's2',
+      tool_calls: [call('e', 'Edit', { path: 'a.txt', old_string: 'two', new_string: 'three' })],
+    });
     expect(edit.body.results[0].status).toBe('success');
   });
 
@@ -318,7 +345,10 @@ describe('replayed failures', () => {
     const byId = await execute(t.app, [call('w', 'HangW', { mode: 'hang' })]);
     const byKey = await execute(t.app, [call('w', 'HangW', { mode: 'hang' })], { 'idempotency-key': 'k-hang' });
     for (const res of [byId, byKey]) {
-      expect(res.body.results[0]).toMatchObject({ replayed: true, error: { code: 'TIMEOUT', retryable: false, suggestion: expect.stringMatching(/new id/) } });
+      expect(res.body.results[0]).toMatchObject({
+        replayed: true,
+        error: { code: 'TIMEOUT', retryable: false, suggestion: expect.stringMatching(/new id/) },
+      });
     }
     expect(counter.runs).toBe(1);
     const fresh = await execute(t.app, [call('w2', 'HangW', { mode: 'ok' })]);

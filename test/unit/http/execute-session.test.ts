@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('session_id: the key id unless the body or x-session-id names one', () => {
-  it('defaults to the caller\'s key id: a call id replays under session_id = the key id, and under no other', async () => {
+  it("defaults to the caller's key id: a call id replays under session_id = the key id, and under no other", async () => {
     const counter = { runs: 0 };
     t = await buildTestApp({
       tools: [slowTool('W', { safe: false, ms: 1, counter })],
@@ -53,9 +53,13 @@ describe('session_id: the key id unless the body or x-session-id names one', () 
     await writeFile(file, 'one two three\n');
     const later = new Date(Date.now() + 5_000);
     await utimes(file, later, later);
-    const elsewhere = await execute(t.app, [call('e1', 'Edit', { path: 'a.txt', old_string: 'three', new_string: '3' })], { 'x-session-id': 'conv-2' });
+    const elsewhere = await execute(t.app, [call('e1', 'Edit', { path: 'a.txt', old_string: 'three', new_string: '3' })], {
+      'x-session-id': 'conv-2',
+    });
     expect(elsewhere.body.results[0].status).toBe('success');
-    const stale = await execute(t.app, [call('e2', 'Edit', { path: 'a.txt', old_string: 'one', new_string: '1' })], { 'x-session-id': 'conv-1' });
+    const stale = await execute(t.app, [call('e2', 'Edit', { path: 'a.txt', old_string: 'one', new_string: '1' })], {
+      'x-session-id': 'conv-1',
+    });
     expect(stale.body.results[0].error.code).toBe('CONFLICT');
   });
 });
@@ -64,7 +68,9 @@ describe('call-id replay: one call id is one call', () => {
   it('the same id with a different tool name is IDEMPOTENCY_MISMATCH, and nothing runs', async () => {
     const a = { runs: 0 };
     const b = { runs: 0 };
-    t = await buildTestApp({ tools: [slowTool('W1', { safe: false, ms: 1, counter: a }), slowTool('W2', { safe: false, ms: 1, counter: b })] });
+    t = await buildTestApp({
+      tools: [slowTool('W1', { safe: false, ms: 1, counter: a }), slowTool('W2', { safe: false, ms: 1, counter: b })],
+    });
     await execute(t.app, [call('same', 'W1', { v: 1 })]);
     const { body } = await execute(t.app, [call('same', 'W2', { v: 1 })]);
     expect(body.results[0].error).toMatchObject({ code: 'IDEMPOTENCY_MISMATCH', retryable: false });
@@ -133,12 +139,20 @@ describe('results and messages: one payload shape, rendered per format', () => {
       call('b', 'Big', { size: 60_000 }),
       call('u', 'Nope'),
     ]);
-    expect(body.results.map((r: any) => [r.status, r.replayed])).toEqual([['error', false], ['success', true], ['partial', false], ['error', false]]);
+    expect(body.results.map((r: any) => [r.status, r.replayed])).toEqual([
+      ['error', false],
+      ['success', true],
+      ['partial', false],
+      ['error', false],
+    ]);
     const allowed = ['data', 'error', 'status', 'text', 'truncated'];
     body.messages.forEach((message: any, i: number) => {
       const content = JSON.parse(message.content);
       const result = body.results[i];
-      expect(Object.keys(content).every((k) => allowed.includes(k)), JSON.stringify(content).slice(0, 200)).toBe(true);
+      expect(
+        Object.keys(content).every((k) => allowed.includes(k)),
+        JSON.stringify(content).slice(0, 200),
+      ).toBe(true);
       for (const internal of ['tool_call_id', 'name', 'stats', 'replayed']) expect(content).not.toHaveProperty(internal);
       const payload = Object.fromEntries(allowed.filter((k) => k in result).map((k) => [k, result[k]]));
       if (payload.truncated) {
@@ -148,21 +162,28 @@ describe('results and messages: one payload shape, rendered per format', () => {
       }
       expect(content).toEqual(payload);
     });
-    expect(JSON.parse(body.messages[2].content).truncated).toEqual({ original_bytes: expect.any(Number), url: expect.stringMatching(/^\/outputs\//), sha256: expect.any(String) });
+    expect(JSON.parse(body.messages[2].content).truncated).toEqual({
+      original_bytes: expect.any(Number),
+      url: expect.stringMatching(/^\/outputs\//),
+      sha256: expect.any(String),
+    });
     expect(JSON.parse(body.messages[0].content).error).toMatchObject({ code: 'EXECUTION_FAILED', retryable: false });
     expect(body.results[0].error).toMatchObject({ code: 'EXECUTION_FAILED', message: expect.any(String), retryable: false });
   });
 
-  it.each(['openai', 'responses', 'anthropic', 'gemini'])('%s: what the model sees of a cut output names no store path or uri; results keep the uri', async (format) => {
-    t = await buildTestApp({ tools: [bigOutputTool('Big')] });
-    const { body } = await execute(t.app, { format, tool_calls: [call('b', 'Big', { size: 60_000 })] });
-    expect(body.results[0].truncated.uri).toMatch(/^file:\/\//);
-    const seen = JSON.stringify(body.messages);
-    expect(seen).toContain(body.results[0].truncated.url);
-    expect(seen).not.toContain('file:');
-    expect(seen).not.toContain('"uri"');
-    expect(seen).not.toContain(t.workspace);
-  });
+  it.each(['openai', 'responses', 'anthropic', 'gemini'])(
+    '%s: what the model sees of a cut output names no store path or uri; results keep the uri',
+    async (format) => {
+      t = await buildTestApp({ tools: [bigOutputTool('Big')] });
+      const { body } = await execute(t.app, { format, tool_calls: [call('b', 'Big', { size: 60_000 })] });
+      expect(body.results[0].truncated.uri).toMatch(/^file:\/\//);
+      const seen = JSON.stringify(body.messages);
+      expect(seen).toContain(body.results[0].truncated.url);
+      expect(seen).not.toContain('file:');
+      expect(seen).not.toContain('"uri"');
+      expect(seen).not.toContain(t.workspace);
+    },
+  );
 
   it('anthropic: is_error follows the status; gemini: the response is the payload object, in request order', async () => {
     t = await buildTestApp({ tools: [faultyTool('F')] });
@@ -177,11 +198,16 @@ describe('results and messages: one payload shape, rendered per format', () => {
     const gemini = (await execute(t.app, { format: 'gemini', tool_calls: calls })).body;
     expect(gemini.messages).toHaveLength(1);
     expect(gemini.messages[0].role).toBe('user');
-    expect(gemini.messages[0].parts.map((p: any) => [p.functionResponse.id, p.functionResponse.name, p.functionResponse.response.status])).toEqual([
+    expect(
+      gemini.messages[0].parts.map((p: any) => [p.functionResponse.id, p.functionResponse.name, p.functionResponse.response.status]),
+    ).toEqual([
       ['ok', 'F', 'success'],
       ['bad', 'F', 'error'],
     ]);
     const openai = (await execute(t.app, calls)).body;
-    expect(openai.messages.map((m: any) => [m.role, m.tool_call_id])).toEqual([['tool', 'ok'], ['tool', 'bad']]);
+    expect(openai.messages.map((m: any) => [m.role, m.tool_call_id])).toEqual([
+      ['tool', 'ok'],
+      ['tool', 'bad'],
+    ]);
   });
 });

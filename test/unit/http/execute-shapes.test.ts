@@ -13,13 +13,50 @@ describe('POST /execute body and call shapes', () => {
 
   const args = { mode: 'ok' };
   const bodies: Array<[string, unknown, string]> = [
-    ['bare array of OpenAI calls', [{ id: 'c1', type: 'function', function: { name: 'probe', arguments: JSON.stringify(args) } }], 'openai'],
+    [
+      'bare array of OpenAI calls',
+      [{ id: 'c1', type: 'function', function: { name: 'probe', arguments: JSON.stringify(args) } }],
+      'openai',
+    ],
     ['tool_calls wrapper with flat calls', { tool_calls: [{ id: 'c1', name: 'probe', arguments: args }] }, 'openai'],
-    ['OpenAI assistant message', { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'probe', arguments: JSON.stringify(args) } }] }, 'openai'],
-    ['Anthropic assistant message', { role: 'assistant', content: [{ type: 'text', text: 'let me check' }, { type: 'tool_use', id: 'c1', name: 'probe', input: args }] }, 'anthropic'],
-    ['Responses output array', [{ type: 'reasoning', id: 'r1' }, { type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) }], 'responses'],
-    ['Responses object', { output: [{ type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) }] }, 'responses'],
-    ['flat calls with format "responses"', { format: 'responses', tool_calls: [{ id: 'c1', name: 'probe', arguments: args }] }, 'responses'],
+    [
+      'OpenAI assistant message',
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'probe', arguments: JSON.stringify(args) } }],
+      },
+      'openai',
+    ],
+    [
+      'Anthropic assistant message',
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'let me check' },
+          { type: 'tool_use', id: 'c1', name: 'probe', input: args },
+        ],
+      },
+      'anthropic',
+    ],
+    [
+      'Responses output array',
+      [
+        { type: 'reasoning', id: 'r1' },
+        { type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) },
+      ],
+      'responses',
+    ],
+    [
+      'Responses object',
+      { output: [{ type: 'function_call', call_id: 'c1', name: 'probe', arguments: JSON.stringify(args) }] },
+      'responses',
+    ],
+    [
+      'flat calls with format "responses"',
+      { format: 'responses', tool_calls: [{ id: 'c1', name: 'probe', arguments: args }] },
+      'responses',
+    ],
     ['Gemini functionCall', [{ functionCall: { id: 'c1', name: 'probe', args } }], 'gemini'],
   ];
 
@@ -27,15 +64,29 @@ describe('POST /execute body and call shapes', () => {
     const { status, body: res } = await execute(t.app, body);
     expect(status).toBe(200);
     expect(res.results).toHaveLength(1);
-    expect(res.results[0]).toMatchObject({ tool_call_id: 'c1', name: 'probe', status: 'success', text: 'ok', replayed: false, truncated: null });
+    expect(res.results[0]).toMatchObject({
+      tool_call_id: 'c1',
+      name: 'probe',
+      status: 'success',
+      text: 'ok',
+      replayed: false,
+      truncated: null,
+    });
     expect(res.results[0]).not.toHaveProperty('error');
     if (format === 'openai') expect(res.messages).toEqual([{ role: 'tool', tool_call_id: 'c1', content: expect.any(String) }]);
     if (format === 'responses') expect(res.messages).toEqual([{ type: 'function_call_output', call_id: 'c1', output: expect.any(String) }]);
     if (format === 'anthropic') {
-      expect(res.messages).toEqual([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: expect.any(String), is_error: false }] }]);
+      expect(res.messages).toEqual([
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: expect.any(String), is_error: false }] },
+      ]);
     }
     if (format === 'gemini') {
-      expect(res.messages).toEqual([{ role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'probe', response: expect.objectContaining({ status: 'success', text: 'ok' }) } }] }]);
+      expect(res.messages).toEqual([
+        {
+          role: 'user',
+          parts: [{ functionResponse: { id: 'c1', name: 'probe', response: expect.objectContaining({ status: 'success', text: 'ok' }) } }],
+        },
+      ]);
     }
   });
 
@@ -53,7 +104,10 @@ describe('POST /execute body and call shapes', () => {
   });
 
   it('a missing id is generated and bound to its result', async () => {
-    const { body } = await execute(t.app, [{ name: 'probe', arguments: args }, { name: 'probe', arguments: args }]);
+    const { body } = await execute(t.app, [
+      { name: 'probe', arguments: args },
+      { name: 'probe', arguments: args },
+    ]);
     const ids = body.results.map((r: { tool_call_id: string }) => r.tool_call_id);
     expect(ids[0]).toMatch(/^call_[A-Za-z0-9]{16,}$/);
     expect(ids[0]).not.toBe(ids[1]);
@@ -62,7 +116,10 @@ describe('POST /execute body and call shapes', () => {
 
   it('two calls with one id reject the batch with DUPLICATE_CALL_ID and run nothing', async () => {
     const before = counter.runs;
-    const { status, body } = await execute(t.app, [{ id: 'x', name: 'probe', arguments: args }, { id: 'x', name: 'probe', arguments: args }]);
+    const { status, body } = await execute(t.app, [
+      { id: 'x', name: 'probe', arguments: args },
+      { id: 'x', name: 'probe', arguments: args },
+    ]);
     expect(status).toBe(400);
     expect(body.error.code).toBe('DUPLICATE_CALL_ID');
     expect(counter.runs).toBe(before);
@@ -88,7 +145,10 @@ describe('POST /execute body and call shapes', () => {
 
   it.each([
     ['finish_reason length', { finish_reason: 'length', tool_calls: [{ id: 'c1', name: 'probe', arguments: args }] }],
-    ['stop_reason max_tokens', { role: 'assistant', stop_reason: 'max_tokens', content: [{ type: 'tool_use', id: 'c1', name: 'probe', input: args }] }],
+    [
+      'stop_reason max_tokens',
+      { role: 'assistant', stop_reason: 'max_tokens', content: [{ type: 'tool_use', id: 'c1', name: 'probe', input: args }] },
+    ],
   ])('%s: 422 INCOMPLETE_TOOL_CALLS and nothing runs', async (_label, body) => {
     const before = counter.runs;
     const { status, body: res } = await execute(t.app, body);

@@ -42,14 +42,24 @@ describe('Idempotency-Key: a retry with new call ids', () => {
     const content = first.body.messages[0].content as string;
     const args = { path: 'a.txt', content: 'one' };
 
-    const anthropic = await execute(t.app, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Write', input: args }] }, KEY);
+    const anthropic = await execute(
+      t.app,
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Write', input: args }] },
+      KEY,
+    );
     expect(anthropic.body.results[0]).toMatchObject({ tool_call_id: 'toolu_2', replayed: true });
-    expect(anthropic.body.messages).toEqual([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content, is_error: false }] }]);
+    expect(anthropic.body.messages).toEqual([
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content, is_error: false }] },
+    ]);
 
     const gemini = await execute(t.app, { role: 'model', parts: [{ functionCall: { id: 'g-3', name: 'Write', args } }] }, KEY);
     expect(gemini.body.messages[0].parts[0].functionResponse).toEqual({ id: 'g-3', name: 'Write', response: JSON.parse(content) });
 
-    const responses = await execute(t.app, [{ type: 'function_call', call_id: 'fc_4', name: 'Write', arguments: JSON.stringify(args) }], KEY);
+    const responses = await execute(
+      t.app,
+      [{ type: 'function_call', call_id: 'fc_4', name: 'Write', arguments: JSON.stringify(args) }],
+      KEY,
+    );
     expect(responses.body.results[0]).toMatchObject({ tool_call_id: 'fc_4', replayed: true });
     expect(responses.body.messages).toEqual([{ type: 'function_call_output', call_id: 'fc_4', output: content }]);
 

@@ -25,10 +25,17 @@ describe('per-call log lines', () => {
   it('one line per call with the documented fields', async () => {
     await writeFile(join(t.workspace, 'f.txt'), 'FILE-CONTENT-MARKER\n');
     t.logs.length = 0;
-    await execute(t.app, { session_id: 's-log', tool_calls: [
-      { id: 'c1', name: 'Read', arguments: { path: 'f.txt' } },
-      { id: 'c2', name: 'Nope', arguments: {} },
-    ] }, { 'x-request-id': 'rid-1' });
+    await execute(
+      t.app,
+      {
+        session_id: 's-log',
+        tool_calls: [
+          { id: 'c1', name: 'Read', arguments: { path: 'f.txt' } },
+          { id: 'c2', name: 'Nope', arguments: {} },
+        ],
+      },
+      { 'x-request-id': 'rid-1' },
+    );
     const lines = t.logs.filter((l) => l.msg === 'tool call');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({
@@ -48,10 +55,18 @@ describe('per-call log lines', () => {
 
   it('secret-looking keys are redacted at any depth and outputs never appear', async () => {
     t.logs.length = 0;
-    await execute(t.app, [{
-      id: 's', name: 'Echo',
-      arguments: { query: 'fine', api_key: 'SECRET-1', nested: { deeper: [{ Authorization: 'Bearer SECRET-2', password: 'SECRET-3' }] }, client_secret: 'SECRET-4' },
-    }]);
+    await execute(t.app, [
+      {
+        id: 's',
+        name: 'Echo',
+        arguments: {
+          query: 'fine',
+          api_key: 'SECRET-1',
+          nested: { deeper: [{ Authorization: 'Bearer SECRET-2', password: 'SECRET-3' }] },
+          client_secret: 'SECRET-4',
+        },
+      },
+    ]);
     const line = t.logs.find((l) => l.msg === 'tool call')!;
     const text = JSON.stringify(t.logs);
     for (const secret of ['SECRET-1', 'SECRET-2', 'SECRET-3', 'SECRET-4', 'OUTPUT-MARKER']) expect(text).not.toContain(secret);

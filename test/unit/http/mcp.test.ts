@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { bigOutputTool, faultyTool, slowTool } from '../../helpers/tools.js';
 
-/** POST/GET /mcp: MCP Streamable HTTP, stateless, JSON responses (an SSE answer only while a call streams upstream progress or logs: test/integration/content/mcp-events.test.ts). */
+/**
+ * POST/GET /mcp: MCP Streamable HTTP, stateless, JSON responses (an SSE answer only while a call streams upstream progress or logs:
+ * test/integration/content/mcp-events.test.ts).
+ */
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const counter = { runs: 0 };
@@ -19,7 +22,11 @@ function expectRpcError(res: Awaited<ReturnType<typeof post>>, status: number, c
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   const body = res.json();
-  expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.any(String), data: expect.objectContaining({ code }) } });
+  expect(body).toEqual({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32000, message: expect.any(String), data: expect.objectContaining({ code }) },
+  });
   return body.error;
 }
 
@@ -43,12 +50,22 @@ describe('/mcp protocol', () => {
   afterAll(() => t.close());
 
   it('initialize echoes a revision it speaks, offers the newest otherwise, and issues a session id', async () => {
-    for (const [asked, answered] of [['2025-06-18', '2025-06-18'], ['2025-03-26', '2025-03-26'], ['2025-11-25', '2025-11-25'], ['2024-11-05', '2025-11-25'], ['1999-01-01', '2025-11-25']]) {
+    for (const [asked, answered] of [
+      ['2025-06-18', '2025-06-18'],
+      ['2025-03-26', '2025-03-26'],
+      ['2025-11-25', '2025-11-25'],
+      ['2024-11-05', '2025-11-25'],
+      ['1999-01-01', '2025-11-25'],
+    ]) {
       const res = await post(t, rpc('initialize', { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.headers['mcp-session-id']).toMatch(/^[\x21-\x7e]+$/);
-      expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: answered, capabilities: { tools: {} }, serverInfo: { name: 'toolgate' } } });
+      expect(res.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { protocolVersion: answered, capabilities: { tools: {} }, serverInfo: { name: 'toolgate' } },
+      });
     }
     const missing = await post(t, rpc('initialize', { capabilities: {} }));
     expect(missing.json().error.code).toBe(-32602);
@@ -84,7 +101,12 @@ describe('/mcp protocol', () => {
   });
 
   it('a message that is not JSON-RPC is a -32600 invalid request in a 400', async () => {
-    for (const [message, id] of [[{ id: 1, method: 'ping' }, 1], [{ jsonrpc: '2.0', id: null, method: 'ping' }, null], [42, null], [{ jsonrpc: '2.0', id: 2, method: 'ping', params: [1] }, 2]] as const) {
+    for (const [message, id] of [
+      [{ id: 1, method: 'ping' }, 1],
+      [{ jsonrpc: '2.0', id: null, method: 'ping' }, null],
+      [42, null],
+      [{ jsonrpc: '2.0', id: 2, method: 'ping', params: [1] }, 2],
+    ] as const) {
       const res = await post(t, message);
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32600 } });
@@ -96,7 +118,11 @@ describe('/mcp protocol', () => {
       const res = await t.app.inject({ method, url: '/mcp', headers: { accept: 'text/event-stream' } });
       expect(res.statusCode).toBe(405);
       expect(res.headers.allow).toBe('POST');
-      expect(res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Method not allowed: /mcp takes POST, not ${method}.` } });
+      expect(res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: `Method not allowed: /mcp takes POST, not ${method}.` },
+      });
     }
   });
 
@@ -115,12 +141,19 @@ describe('/mcp protocol', () => {
     for (const headers of [{}, { 'mcp-protocol-version': '2025-03-26' }] as Array<Record<string, string>>) {
       const res = await post(t, batch, headers);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual([{ jsonrpc: '2.0', id: 'a', result: {} }, expect.objectContaining({ id: 'b', error: expect.objectContaining({ code: -32601 }) })]);
+      expect(res.json()).toEqual([
+        { jsonrpc: '2.0', id: 'a', result: {} },
+        expect.objectContaining({ id: 'b', error: expect.objectContaining({ code: -32601 }) }),
+      ]);
     }
     expect((await post(t, [{ jsonrpc: '2.0', method: 'notifications/initialized' }])).statusCode).toBe(202);
     const inBatch = await post(t, [rpc('initialize', { protocolVersion: '2025-03-26' })]);
     expect(inBatch.json()[0].error.code).toBe(-32600);
-    for (const [body, headers] of [[batch, { 'mcp-protocol-version': '2025-06-18' }], [[], {}], [[...batch, rpc('ping')], {}]] as const) {
+    for (const [body, headers] of [
+      [batch, { 'mcp-protocol-version': '2025-06-18' }],
+      [[], {}],
+      [[...batch, rpc('ping')], {}],
+    ] as const) {
       const res = await post(t, body, headers);
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ id: null, error: { code: -32600 } });
@@ -130,13 +163,20 @@ describe('/mcp protocol', () => {
   it('tools/list: MCP schemas with annotations; a cursor is invalid since none is ever issued', async () => {
     const tools = (await post(t, rpc('tools/list'))).json().result.tools;
     expect(tools.map((x: { name: string }) => x.name)).toEqual(['Big', 'Edit', 'Glob', 'Grep', 'LS', 'Read', 'Side', 'Write', 'flaky']);
-    expect(tools.find((x: { name: string }) => x.name === 'Read')).toMatchObject({ inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } });
+    expect(tools.find((x: { name: string }) => x.name === 'Read')).toMatchObject({
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+    });
     expect((await post(t, rpc('tools/list', { cursor: 'abc' }))).json().error.code).toBe(-32602);
   });
 
   it('tools/call: an unknown tool and a malformed request are protocol errors (-32602)', async () => {
     const unknown = (await post(t, rpc('tools/call', { name: 'Nope', arguments: {} }))).json();
-    expect(unknown.error).toMatchObject({ code: -32602, message: 'Unknown tool: Nope', data: { code: 'UNKNOWN_TOOL', details: { available: expect.arrayContaining(['Read']) } } });
+    expect(unknown.error).toMatchObject({
+      code: -32602,
+      message: 'Unknown tool: Nope',
+      data: { code: 'UNKNOWN_TOOL', details: { available: expect.arrayContaining(['Read']) } },
+    });
     for (const params of [{ arguments: {} }, { name: 'Read', arguments: 'path=a' }]) {
       expect((await post(t, rpc('tools/call', params))).json().error.code).toBe(-32602);
     }
@@ -146,23 +186,31 @@ describe('/mcp protocol', () => {
     const res = (await post(t, rpc('tools/call', { name: 'Read', arguments: { path: 7 } }))).json();
     expect(res.result).toEqual({ content: [{ type: 'text', text: expect.any(String) }], isError: true });
     const payload = JSON.parse(res.result.content[0].text);
-    expect(payload).toMatchObject({ status: 'error', error: { code: 'INVALID_ARGS', retryable: false, details: { errors: expect.any(Array) } } });
+    expect(payload).toMatchObject({
+      status: 'error',
+      error: { code: 'INVALID_ARGS', retryable: false, details: { errors: expect.any(Array) } },
+    });
     const failed = (await post(t, rpc('tools/call', { name: 'flaky', arguments: { mode: 'fail' } }))).json();
     expect(JSON.parse(failed.result.content[0].text).error.code).toBe('EXECUTION_FAILED');
   });
 
-  it('tools/call: the text, data on its block\'s _meta (no structuredContent: no outputSchema), and where a cut output is whole', async () => {
+  it("tools/call: the text, data on its block's _meta (no structuredContent: no outputSchema), and where a cut output is whole", async () => {
     await writeFile(join(t.workspace, 'a.txt'), 'one\ntwo\n');
     const read = (await post(t, rpc('tools/call', { name: 'Read', arguments: { path: 'a.txt' } }))).json().result;
     expect(read).toEqual({
-      content: [{ type: 'text', text: expect.stringContaining('two'), _meta: { 'toolgate/data': expect.objectContaining({ file_size_bytes: 8 }) } }],
+      content: [
+        { type: 'text', text: expect.stringContaining('two'), _meta: { 'toolgate/data': expect.objectContaining({ file_size_bytes: 8 }) } },
+      ],
       isError: false,
     });
     const tools = (await post(t, rpc('tools/list'))).json().result.tools;
     expect(tools.filter((x: Record<string, unknown>) => 'outputSchema' in x)).toEqual([]);
     const big = (await post(t, rpc('tools/call', { name: 'Big', arguments: { size: 80_000 } }))).json().result;
     expect(big.isError).toBe(false);
-    expect(JSON.parse(big.content[1].text)).toMatchObject({ status: 'partial', truncated: { original_bytes: expect.any(Number), url: expect.stringMatching(/^\/outputs\//) } });
+    expect(JSON.parse(big.content[1].text)).toMatchObject({
+      status: 'partial',
+      truncated: { original_bytes: expect.any(Number), url: expect.stringMatching(/^\/outputs\//) },
+    });
   });
 
   it('a request id names a call for replay only within its Mcp-Session-Id', async () => {
@@ -178,7 +226,11 @@ describe('/mcp protocol', () => {
   });
 
   it('a malformed Mcp-Session-Id or an over-long x-session-id is a 400 JSON-RPC error', async () => {
-    const malformed: Array<Record<string, string>> = [{ 'mcp-session-id': 'has space' }, { 'mcp-session-id': 'x'.repeat(257) }, { 'x-session-id': 'x'.repeat(257) }];
+    const malformed: Array<Record<string, string>> = [
+      { 'mcp-session-id': 'has space' },
+      { 'mcp-session-id': 'x'.repeat(257) },
+      { 'x-session-id': 'x'.repeat(257) },
+    ];
     for (const headers of malformed) {
       expectRpcError(await post(t, rpc('ping'), headers), 400, 'BAD_REQUEST');
     }
@@ -189,7 +241,10 @@ describe('/mcp protocol', () => {
     await writeFile(path, 'alpha\n');
     const edit = (headers: Record<string, string>) =>
       post(t, rpc('tools/call', { name: 'Edit', arguments: { path: 'lock.txt', old_string: 'alpha', new_string: 'beta' } }), headers);
-    await post(t, rpc('tools/call', { name: 'Read', arguments: { path: 'lock.txt' } }), { 'mcp-session-id': 'reader', 'x-session-id': 'conv' });
+    await post(t, rpc('tools/call', { name: 'Read', arguments: { path: 'lock.txt' } }), {
+      'mcp-session-id': 'reader',
+      'x-session-id': 'conv',
+    });
     await writeFile(path, 'alpha changed behind the gateway\n');
     await utimes(path, new Date(), new Date(Date.now() + 5_000));
     const stale = (await edit({ 'mcp-session-id': 'other', 'x-session-id': 'conv' })).json().result;
@@ -229,7 +284,11 @@ describe('/mcp with API keys', () => {
   afterAll(() => t.close());
 
   it('no Bearer is a 401 JSON-RPC error with WWW-Authenticate: Bearer, a key without the execute scope a 403', async () => {
-    for (const res of [await post(t, rpc('tools/list')), await post(t, rpc('tools/list'), { authorization: 'Bearer wrong-key' }), await t.app.inject({ method: 'GET', url: '/mcp' })]) {
+    for (const res of [
+      await post(t, rpc('tools/list')),
+      await post(t, rpc('tools/list'), { authorization: 'Bearer wrong-key' }),
+      await t.app.inject({ method: 'GET', url: '/mcp' }),
+    ]) {
       expectRpcError(res, 401, 'UNAUTHORIZED');
       expect(res.headers['www-authenticate']).toBe('Bearer');
     }

@@ -20,7 +20,10 @@ async function scrape(app: TestApp, prefix: string): Promise<string[]> {
 describe('toolgate_store_up: what /readyz sees, as a gauge', () => {
   it('is 1 for both stores while they answer', async () => {
     t = await buildTestApp();
-    expect((await scrape(t, 'toolgate_store_up{')).sort()).toEqual(['toolgate_store_up{store="spill"} 1', 'toolgate_store_up{store="state"} 1']);
+    expect((await scrape(t, 'toolgate_store_up{')).sort()).toEqual([
+      'toolgate_store_up{store="spill"} 1',
+      'toolgate_store_up{store="state"} 1',
+    ]);
   });
 
   it('is 0 for the state store that refuses, 1 for the spill store that answers', async () => {
@@ -29,7 +32,10 @@ describe('toolgate_store_up: what /readyz sees, as a gauge', () => {
       throw new StateUnavailableError();
     };
     t = await buildTestApp({ state });
-    expect((await scrape(t, 'toolgate_store_up{')).sort()).toEqual(['toolgate_store_up{store="spill"} 1', 'toolgate_store_up{store="state"} 0']);
+    expect((await scrape(t, 'toolgate_store_up{')).sort()).toEqual([
+      'toolgate_store_up{store="spill"} 1',
+      'toolgate_store_up{store="state"} 0',
+    ]);
     await state.close();
   });
 
@@ -61,7 +67,12 @@ describe('toolgate_approvals_pending: approval requests waiting for a decision',
 
   it('is NaN (unknown) while the state store cannot list them, not 0 and not the stale count', async () => {
     const state = createMemoryStateStore();
-    t = await buildTestApp({ state, builtins: false, tools: [slowTool('Deploy', { safe: false, ms: 1 })], config: { policy: { rules: [{ tool: 'Deploy', decision: 'ask' }] } } });
+    t = await buildTestApp({
+      state,
+      builtins: false,
+      tools: [slowTool('Deploy', { safe: false, ms: 1 })],
+      config: { policy: { rules: [{ tool: 'Deploy', decision: 'ask' }] } },
+    });
     await execute(t.app, call('a', {}));
     expect(await scrape(t, 'toolgate_approvals_pending ')).toEqual(['toolgate_approvals_pending 1']);
     state.countPendingApprovals = async () => {

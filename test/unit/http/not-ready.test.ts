@@ -19,7 +19,9 @@ describe('503 NOT_READY while shutting down', () => {
     const socket = connect(port, '127.0.0.1');
     socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
     try {
-      socket.write(`POST /execute HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      socket.write(
+        `POST /execute HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
       await new Promise((r) => setTimeout(r, 100));
       const closing = t.app.close();
       await new Promise((r) => setTimeout(r, 20));

@@ -25,7 +25,11 @@ describe('output budgets and GET /outputs/{id}', () => {
     expect(result.status).toBe('partial');
     expect(Buffer.byteLength(body.messages[0].content)).toBeLessThanOrEqual(51_200);
     const full = 'é'.repeat(120_000);
-    expect(result.truncated).toMatchObject({ original_bytes: Buffer.byteLength(full), sha256: sha256(full), url: expect.stringMatching(/^\/outputs\//) });
+    expect(result.truncated).toMatchObject({
+      original_bytes: Buffer.byteLength(full),
+      sha256: sha256(full),
+      url: expect.stringMatching(/^\/outputs\//),
+    });
     expect(result.truncated.uri).toMatch(/^file:\/\//);
     const res = await t.app.inject({ method: 'GET', url: result.truncated.url });
     expect(res.statusCode).toBe(200);
@@ -82,17 +86,34 @@ describe('when the spill store fails (the budget still holds)', () => {
     const big = { ...slowTool('BigWrite', { safe: false, ms: 1 }), run: async () => ({ text: 'y\n'.repeat(40_000) }) };
     const t = await buildTestApp({ tools: [bigOutputTool('Big'), big], spill });
     try {
-      const { status, body } = await execute(t.app, [{ id: 'b', name: 'Big', arguments: { size: 60_000 } }, { id: 'w', name: 'BigWrite', arguments: {} }]);
+      const { status, body } = await execute(t.app, [
+        { id: 'b', name: 'Big', arguments: { size: 60_000 } },
+        { id: 'w', name: 'BigWrite', arguments: {} },
+      ]);
       expect(status).toBe(200);
       for (const [i, whole] of ['x'.repeat(60_000), 'y\n'.repeat(40_000)].entries()) {
         const result = body.results[i];
         expect(result.status).toBe('partial');
-        expect(result.truncated).toEqual({ original_bytes: whole.length, uri: null, url: null, sha256: sha256(whole), spill_error: SPILL_ERROR });
+        expect(result.truncated).toEqual({
+          original_bytes: whole.length,
+          uri: null,
+          url: null,
+          sha256: sha256(whole),
+          spill_error: SPILL_ERROR,
+        });
         expect(Buffer.byteLength(body.messages[i].content)).toBeLessThanOrEqual(51_200);
-        expect(JSON.parse(body.messages[i].content).truncated).toEqual({ original_bytes: whole.length, url: null, sha256: sha256(whole), spill_error: SPILL_ERROR });
+        expect(JSON.parse(body.messages[i].content).truncated).toEqual({
+          original_bytes: whole.length,
+          url: null,
+          sha256: sha256(whole),
+          spill_error: SPILL_ERROR,
+        });
         expect(result.text).toMatch(/the whole output was not kept, the spill store failed/);
       }
-      const again = await execute(t.app, [{ id: 'w', name: 'BigWrite', arguments: {} }, { id: 'b2', name: 'Big', arguments: { size: 60_000 } }]);
+      const again = await execute(t.app, [
+        { id: 'w', name: 'BigWrite', arguments: {} },
+        { id: 'b2', name: 'Big', arguments: { size: 60_000 } },
+      ]);
       expect(again.body.results[0]).toMatchObject({ status: 'partial', replayed: true, truncated: { url: null } });
       expect(again.body.results[1].truncated).toMatchObject({ url: null, spill_error: SPILL_ERROR });
       expect(t.logs.filter((l) => String(l.msg).startsWith('spill store failing')).length).toBe(1);

@@ -73,13 +73,30 @@ describe('x-request-id on every response (no keys)', () => {
     expectEnvelope(await t.app.inject({ method: 'GET', url: '/executions/abc' }), 404, 'NOT_FOUND');
     expectEnvelope(await t.app.inject({ method: 'GET', url: '/outputs/nope' }), 404, 'NOT_FOUND');
     expectEnvelope(
-      await t.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tool_calls: [], pad: 'x'.repeat(2048) }) }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/execute',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ tool_calls: [], pad: 'x'.repeat(2048) }),
+      }),
       413,
       'PAYLOAD_TOO_LARGE',
     );
-    expectEnvelope(await t.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'text/plain' }, payload: '[]' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectEnvelope(await t.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'application/json' }, payload: '{' }), 400, 'BAD_REQUEST');
-    expectEnvelope(await t.app.inject({ method: 'POST', url: '/execute', payload: { finish_reason: 'length', tool_calls: [] } }), 422, 'INCOMPLETE_TOOL_CALLS');
+    expectEnvelope(
+      await t.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'text/plain' }, payload: '[]' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expectEnvelope(
+      await t.app.inject({ method: 'POST', url: '/execute', headers: { 'content-type': 'application/json' }, payload: '{' }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectEnvelope(
+      await t.app.inject({ method: 'POST', url: '/execute', payload: { finish_reason: 'length', tool_calls: [] } }),
+      422,
+      'INCOMPLETE_TOOL_CALLS',
+    );
   });
 
   it('a URL the router cannot decode: 400 envelope with a request id, before any route or hook', async () => {
@@ -90,7 +107,7 @@ describe('x-request-id on every response (no keys)', () => {
     expect(mine.headers['x-request-id']).toBe('bad-url-1');
   });
 
-  it('a path parameter over the router limit: an envelope with a request id, not fastify\'s own body', async () => {
+  it("a path parameter over the router limit: an envelope with a request id, not fastify's own body", async () => {
     const res = await t.app.inject({ method: 'GET', url: `/tools/${'a'.repeat(300)}` });
     expectEnvelope(res, 400, 'BAD_REQUEST');
   });
@@ -150,7 +167,11 @@ describe('x-request-id on every response (with keys)', () => {
     expectEnvelope(await t.app.inject({ method: 'GET', url: '/tools' }), 401, 'UNAUTHORIZED');
     expectEnvelope(await t.app.inject({ method: 'GET', url: '/tools', headers: { authorization: 'Bearer wrong' } }), 401, 'UNAUTHORIZED');
     // The third failure is over failures_per_minute: 2; from then on every attempt from the address is 429.
-    expectEnvelope(await t.app.inject({ method: 'GET', url: '/tools', headers: { authorization: 'Bearer wrong-again' } }), 429, 'RATE_LIMITED');
+    expectEnvelope(
+      await t.app.inject({ method: 'GET', url: '/tools', headers: { authorization: 'Bearer wrong-again' } }),
+      429,
+      'RATE_LIMITED',
+    );
     const limited = await t.app.inject({ method: 'GET', url: '/tools', headers: { authorization: `Bearer ${EXEC}` } });
     expectEnvelope(limited, 429, 'RATE_LIMITED');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -189,7 +210,9 @@ describe('the request id is in every log line of its request', () => {
       await execute(t.app, [{ id: 'x', name: 'Nope', arguments: {} }], { 'x-request-id': 'trace-2' });
       const mine = t.logs.filter((l) => l.request_id === 'trace-2').map((l) => l.msg);
       expect(mine).toEqual(expect.arrayContaining(['tool call', 'request completed']));
-      expect(t.logs.filter((l) => l.msg === 'tool call' || l.msg === 'request completed').every((l) => typeof l.request_id === 'string')).toBe(true);
+      expect(
+        t.logs.filter((l) => l.msg === 'tool call' || l.msg === 'request completed').every((l) => typeof l.request_id === 'string'),
+      ).toBe(true);
     } finally {
       await t.close();
     }

@@ -8,7 +8,13 @@ import { bigOutputTool, faultyTool, slowTool } from '../../helpers/tools.js';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Two tenants, each with an execute key and an admin key. */
-const KEY = { acme: 'tg_acme-exec', acmeAdmin: 'tg_acme-admin', globex: 'tg_globex-exec', globexAdmin: 'tg_globex-admin', limited: 'tg_acme-limited' };
+const KEY = {
+  acme: 'tg_acme-exec',
+  acmeAdmin: 'tg_acme-admin',
+  globex: 'tg_globex-exec',
+  globexAdmin: 'tg_globex-admin',
+  limited: 'tg_acme-limited',
+};
 const KEYS = [
   { id: 'acme', sha256: sha256(KEY.acme), tenant: 'acme', scopes: ['execute'] },
   { id: 'acme-admin', sha256: sha256(KEY.acmeAdmin), tenant: 'acme', scopes: ['admin'] },
@@ -32,7 +38,7 @@ async function app(options: TestAppOptions = {}): Promise<TestApp> {
 
 /** Nothing stateful crosses tenants, even under the same session and call ids. */
 describe('tenant isolation', () => {
-  it('sessions and the lock cache: another tenant\'s Read under the same session id lends no lock', async () => {
+  it("sessions and the lock cache: another tenant's Read under the same session id lends no lock", async () => {
     const { app: gw, workspace } = await app();
     const file = join(workspace, 'a.txt');
     await writeFile(file, 'one two\n');
@@ -41,9 +47,17 @@ describe('tenant isolation', () => {
     const later = new Date(Date.now() + 5_000);
     await utimes(file, later, later);
 
-    const globex = await execute(gw, { session_id: 's1', tool_calls: [call('e', 'Edit', { path: 'a.txt', old_string: 'one', new_string: '1' })] }, as(KEY.globex));
+    const globex = await execute(
+      gw,
+      { session_id: 's1', tool_calls: [call('e', 'Edit', { path: 'a.txt', old_string: 'one', new_string: '1' })] },
+      as(KEY.globex),
+    );
     expect(globex.body.results[0].status).toBe('success');
-    const acme = await execute(gw, { session_id: 's1', tool_calls: [call('e', 'Edit', { path: 'a.txt', old_string: 'two', new_string: '2' })] }, as(KEY.acme));
+    const acme = await execute(
+      gw,
+      { session_id: 's1', tool_calls: [call('e', 'Edit', { path: 'a.txt', old_string: 'two', new_string: '2' })] },
+      as(KEY.acme),
+    );
     expect(acme.body.results[0].error.code).toBe('CONFLICT');
     expect(await readFile(file, 'utf8')).toBe('1 two three\n');
   });
@@ -78,16 +92,18 @@ describe('tenant isolation', () => {
     expect(acme.body.error.code).toBe('IDEMPOTENCY_MISMATCH');
   });
 
-  it('approvals: another tenant\'s admin neither sees nor decides them, and an approval admits its own tenant only', async () => {
+  it("approvals: another tenant's admin neither sees nor decides them, and an approval admits its own tenant only", async () => {
     const { app: gw, workspace } = await app({ config: { builtins: { Write: { requires_approval: true } } } });
     const write = { session_id: 's', tool_calls: [call('w', 'Write', { path: 'a.txt', content: 'acme' })] };
     const asked = await execute(gw, write, as(KEY.acme));
     const id = asked.body.results[0].error.details.approval_id as string;
 
-    const list = async (key: string) => (await gw.inject({ method: 'GET', url: '/approvals', headers: as(key) })).json().approvals.map((a: { id: string }) => a.id);
+    const list = async (key: string) =>
+      (await gw.inject({ method: 'GET', url: '/approvals', headers: as(key) })).json().approvals.map((a: { id: string }) => a.id);
     expect(await list(KEY.globexAdmin)).toEqual([]);
     expect(await list(KEY.acmeAdmin)).toEqual([id]);
-    const decide = (key: string, approvalId: string) => gw.inject({ method: 'POST', url: `/approvals/${approvalId}`, headers: as(key), payload: { decision: 'approve' } });
+    const decide = (key: string, approvalId: string) =>
+      gw.inject({ method: 'POST', url: `/approvals/${approvalId}`, headers: as(key), payload: { decision: 'approve' } });
     const foreign = await decide(KEY.globexAdmin, id);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toEqual((await decide(KEY.globexAdmin, 'no-such-approval')).json());
@@ -123,12 +139,15 @@ describe('circuit breakers across tenants', () => {
   const trip = async (gw: TestApp['app'], key: string) => {
     for (let i = 0; i < 3; i++) await execute(gw, [call(`f${i}`, 'zeta', { mode: 'fail' })], as(key));
   };
-  const runZeta = async (gw: TestApp['app'], key: string) => (await execute(gw, [call('ok', 'zeta', { mode: 'ok' })], as(key))).body.results[0];
+  const runZeta = async (gw: TestApp['app'], key: string) =>
+    (await execute(gw, [call('ok', 'zeta', { mode: 'ok' })], as(key))).body.results[0];
   const circuitOf = async (gw: TestApp['app'], key: string) =>
-    (await gw.inject({ method: 'GET', url: '/circuits', headers: as(key) })).json().circuits.find((c: { tool: string }) => c.tool === 'zeta');
+    (await gw.inject({ method: 'GET', url: '/circuits', headers: as(key) }))
+      .json()
+      .circuits.find((c: { tool: string }) => c.tool === 'zeta');
   const reset = (gw: TestApp['app'], key: string) => gw.inject({ method: 'POST', url: '/circuits/zeta/reset', headers: as(key) });
 
-  it('by default a breaker is per tool: one tenant\'s failures open it for all, any admin sees and resets it', async () => {
+  it("by default a breaker is per tool: one tenant's failures open it for all, any admin sees and resets it", async () => {
     const { app: gw } = await app({ builtins: false, tools: [faultyTool('zeta')] });
     await trip(gw, KEY.acme);
     expect((await runZeta(gw, KEY.globex)).error.code).toBe('CIRCUIT_OPEN');
@@ -142,7 +161,10 @@ describe('circuit breakers across tenants', () => {
     await trip(gw, KEY.acme);
     expect((await runZeta(gw, KEY.acme)).error.code).toBe('CIRCUIT_OPEN');
     expect((await runZeta(gw, KEY.globex)).status).toBe('success');
-    const names = async (key: string) => (await gw.inject({ method: 'GET', url: '/tools', headers: as(key) })).json().tools.map((x: { function: { name: string } }) => x.function.name);
+    const names = async (key: string) =>
+      (await gw.inject({ method: 'GET', url: '/tools', headers: as(key) }))
+        .json()
+        .tools.map((x: { function: { name: string } }) => x.function.name);
     expect(await names(KEY.acme)).toEqual([]);
     expect(await names(KEY.globex)).toEqual(['zeta']);
 
@@ -169,15 +191,28 @@ describe('allowed tools', () => {
   const tools = () => [faultyTool('get_weather'), faultyTool('secret_tool', { counter: secretRuns })];
   const secretRuns = { runs: 0 };
 
-  it('GET /tools lists only the key\'s tools, in every format and with include_unavailable', async () => {
+  it("GET /tools lists only the key's tools, in every format and with include_unavailable", async () => {
     const { app: gw } = await app({ tools: tools() });
-    const get = async (query: string, key = KEY.limited) => (await gw.inject({ method: 'GET', url: `/tools${query}`, headers: as(key) })).json().tools;
+    const get = async (query: string, key = KEY.limited) =>
+      (await gw.inject({ method: 'GET', url: `/tools${query}`, headers: as(key) })).json().tools;
     expect((await get('')).map((x: { function: { name: string } }) => x.function.name)).toEqual(['Read', 'get_weather']);
     expect((await get('?format=anthropic')).map((x: { name: string }) => x.name)).toEqual(['Read', 'get_weather']);
     expect((await get('?format=mcp')).map((x: { name: string }) => x.name)).toEqual(['Read', 'get_weather']);
     expect((await get('?format=gemini'))[0].functionDeclarations.map((x: { name: string }) => x.name)).toEqual(['Read', 'get_weather']);
-    expect((await get('?include_unavailable=true')).map((x: { function: { name: string } }) => x.function.name)).toEqual(['Read', 'get_weather']);
-    expect((await get('', KEY.acme)).map((x: { function: { name: string } }) => x.function.name)).toEqual(['Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write', 'get_weather', 'secret_tool']);
+    expect((await get('?include_unavailable=true')).map((x: { function: { name: string } }) => x.function.name)).toEqual([
+      'Read',
+      'get_weather',
+    ]);
+    expect((await get('', KEY.acme)).map((x: { function: { name: string } }) => x.function.name)).toEqual([
+      'Edit',
+      'Glob',
+      'Grep',
+      'LS',
+      'Read',
+      'Write',
+      'get_weather',
+      'secret_tool',
+    ]);
   });
 
   it('GET /tools/{name} of a tool the key may not use is the 404 of a tool that does not exist', async () => {
@@ -205,7 +240,10 @@ describe('allowed tools', () => {
       suggestion: 'Call one of the tools in details.available.',
       details: { available: ['Read', 'get_weather'] },
     });
-    const strip = (body: unknown, name: string) => JSON.stringify(body).replace(/"time_ms":\d+/g, '').replaceAll(name, 'NAME');
+    const strip = (body: unknown, name: string) =>
+      JSON.stringify(body)
+        .replace(/"time_ms":\d+/g, '')
+        .replaceAll(name, 'NAME');
     expect(strip(forbidden.body, 'secret_tool')).toBe(strip(absent.body, 'absent_tool'));
     expect(secretRuns.runs).toBe(0);
     const allowed = await execute(gw, [call('c1', 'get_weather', { mode: 'ok' })], as(KEY.limited));
@@ -214,7 +252,7 @@ describe('allowed tools', () => {
     expect(full.body.results[0].status).toBe('success');
   });
 
-  it('admin circuit routes cover the key\'s own tools only', async () => {
+  it("admin circuit routes cover the key's own tools only", async () => {
     const { app: gw } = await app({ tools: tools() });
     const circuits = (await gw.inject({ method: 'GET', url: '/circuits', headers: as(KEY.limited) })).json().circuits;
     expect(circuits.map((c: { tool: string }) => c.tool)).toEqual(['Read', 'get_weather']);

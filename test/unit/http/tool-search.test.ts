@@ -18,7 +18,11 @@ const keys = [
   { id: 'gists', sha256: sha256(KEY.gists), tenant: 'acme', scopes: ['execute'], tools: ['tool_search', 'gists_*'] },
 ];
 
-const openaiCall = (args: Record<string, unknown>, id = 'c1') => ({ id, type: 'function', function: { name: 'tool_search', arguments: JSON.stringify(args) } });
+const openaiCall = (args: Record<string, unknown>, id = 'c1') => ({
+  id,
+  type: 'function',
+  function: { name: 'tool_search', arguments: JSON.stringify(args) },
+});
 
 describe('tool_search', () => {
   let t: TestApp;
@@ -62,12 +66,18 @@ describe('tool_search', () => {
   it('the format follows the call shape (an Anthropic tool_use → input_schema), and the format argument wins', async () => {
     const anthropic = await execute(
       t.app,
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'tool_search', input: { query: 'merge pull request', limit: 2 } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'tool_search', input: { query: 'merge pull request', limit: 2 } }],
+      },
       as(KEY.all),
     );
     const data = anthropic.body.results[0].data;
     expect(data.format).toBe('anthropic');
-    expect(data.tools.map((x: any) => Object.keys(x).sort())).toEqual([['description', 'input_schema', 'name'], ['description', 'input_schema', 'name']]);
+    expect(data.tools.map((x: any) => Object.keys(x).sort())).toEqual([
+      ['description', 'input_schema', 'name'],
+      ['description', 'input_schema', 'name'],
+    ]);
     expect(data.tools[0].name).toBe('pulls_merge');
     const gemini = await search({ query: 'merge pull request', limit: 2, format: 'gemini' });
     expect(gemini.data.tools).toEqual([{ functionDeclarations: [expect.objectContaining({ name: 'pulls_merge' }), expect.any(Object)] }]);
@@ -80,7 +90,7 @@ describe('tool_search', () => {
     expect(none).toMatchObject({ status: 'success', text: 'No tool matches "zzyzx qwerty".', data: { tools: [] } });
   });
 
-  it('only the tools of the caller\'s key, however well others match', async () => {
+  it("only the tools of the caller's key, however well others match", async () => {
     const found = await search({ query: 'create an issue comment', limit: 100 }, KEY.gists);
     const names = found.data.tools.map((x: any) => x.function.name);
     expect(names.length).toBeGreaterThan(0);
@@ -97,7 +107,14 @@ describe('tool_search', () => {
   });
 
   it('bad arguments are INVALID_ARGS: no query, a query over 1,000 characters, limit outside 1..100, an unknown format', async () => {
-    for (const args of [{}, { query: '' }, { query: 'a'.repeat(1001) }, { query: 'issue', limit: 0 }, { query: 'issue', limit: 101 }, { query: 'issue', format: 'cohere' }]) {
+    for (const args of [
+      {},
+      { query: '' },
+      { query: 'a'.repeat(1001) },
+      { query: 'issue', limit: 0 },
+      { query: 'issue', limit: 101 },
+      { query: 'issue', format: 'cohere' },
+    ]) {
       expect((await search(args)).error.code, JSON.stringify(args).slice(0, 60)).toBe('INVALID_ARGS');
     }
   });
@@ -119,7 +136,11 @@ describe('tool_search', () => {
   it('concurrency-safe: several searches in one batch run together and each gets its own answer', async () => {
     const info = (await t.app.inject({ method: 'GET', url: '/tools/tool_search', headers: as(KEY.all) })).json();
     expect(info['x-toolgate'].concurrency_safe).toBe(true);
-    const res = await execute(t.app, { tool_calls: [openaiCall({ query: 'lock an issue', limit: 1 }, 'a'), openaiCall({ query: 'render markdown', limit: 1 }, 'b')] }, as(KEY.all));
+    const res = await execute(
+      t.app,
+      { tool_calls: [openaiCall({ query: 'lock an issue', limit: 1 }, 'a'), openaiCall({ query: 'render markdown', limit: 1 }, 'b')] },
+      as(KEY.all),
+    );
     expect(res.body.results.map((r: any) => r.data.tools[0].function.name)).toEqual(['issues_lock', 'markdown_render']);
   });
 
@@ -128,7 +149,12 @@ describe('tool_search', () => {
       method: 'POST',
       url: '/mcp',
       headers: { ...as(KEY.all), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'tool_search', arguments: { query: 'render markdown', limit: 1 } } }),
+      payload: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'tool_search', arguments: { query: 'render markdown', limit: 1 } },
+      }),
     });
     const block = res.json().result.content[0];
     expect(block.text).toBe('1 tool matches "render markdown": markdown_render.');

@@ -13,7 +13,11 @@ import { faultyTool } from '../../helpers/tools.js';
  * answers must equal them.
  */
 
-const PARAMETERS = { type: 'object' as const, properties: { mode: { type: 'string', enum: ['ok', 'throw', 'fail', 'hang', 'not_found', 'late'] } }, required: ['mode'] };
+const PARAMETERS = {
+  type: 'object' as const,
+  properties: { mode: { type: 'string', enum: ['ok', 'throw', 'fail', 'hang', 'not_found', 'late'] } },
+  required: ['mode'],
+};
 const description = (name: string) => `Test tool ${name} that fails on request.`;
 
 describe('GET /tools?defer=', () => {
@@ -51,7 +55,13 @@ describe('GET /tools?defer=', () => {
     const body = (await get('/tools?format=anthropic&defer=*&q=alpha')).json();
     expect(body.tools.map((x: { name: string }) => x.name)).toEqual(['tool_search_tool_bm25', 'alpha']);
     expect(body.tools[1].defer_loading).toBe(true);
-    const tags = new Set(await Promise.all(['/tools?format=anthropic', '/tools?format=anthropic&defer=*', '/tools?format=anthropic&defer=alpha'].map(async (u) => String((await get(u)).headers.etag))));
+    const tags = new Set(
+      await Promise.all(
+        ['/tools?format=anthropic', '/tools?format=anthropic&defer=*', '/tools?format=anthropic&defer=alpha'].map(async (u) =>
+          String((await get(u)).headers.etag),
+        ),
+      ),
+    );
     expect(tags.size).toBe(3);
   });
 
@@ -59,7 +69,10 @@ describe('GET /tools?defer=', () => {
     for (const format of ['openai', 'gemini', 'mcp']) {
       const res = await get(`/tools?format=${format}&defer=*`);
       expect(res.statusCode, format).toBe(400);
-      expect(res.json().error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/format=anthropic and format=responses.*\?q= or the tool_search built-in/) });
+      expect(res.json().error).toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(/format=anthropic and format=responses.*\?q= or the tool_search built-in/),
+      });
     }
     expect((await get(`/tools?defer=*`)).statusCode).toBe(400);
   });

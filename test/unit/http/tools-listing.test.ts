@@ -32,22 +32,32 @@ describe('GET /tools?include_unavailable=true', () => {
   });
   afterAll(() => t.close());
 
-  const get = (url: string, key = KEYS.all, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers: { ...as(key), ...headers } });
+  const get = (url: string, key = KEYS.all, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url, headers: { ...as(key), ...headers } });
 
-  it.each(['openai', 'anthropic', 'gemini', 'mcp'])('%s: every tool, each with exactly available, circuit, concurrency_safe, requires_approval, timeout_ms', async (format) => {
-    const body = (await get(`/tools?format=${format}&include_unavailable=true`)).json();
-    const tools = format === 'gemini' ? body.tools[0].functionDeclarations : body.tools;
-    expect(tools.map(nameOf)).toEqual(['Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write', 'broken']);
-    for (const tool of tools) {
-      expect(Object.keys(tool['x-toolgate']).sort()).toEqual(['available', 'circuit', 'concurrency_safe', 'requires_approval', 'timeout_ms']);
-    }
-    const info = Object.fromEntries(tools.map((x: any) => [nameOf(x), x['x-toolgate']]));
-    expect(info.broken).toMatchObject({ available: false, concurrency_safe: false, requires_approval: false, timeout_ms: 1234 });
-    expect(info.broken.circuit).toMatchObject({ state: 'open' });
-    expect(info.Write).toMatchObject({ available: true, concurrency_safe: false, requires_approval: true, timeout_ms: 30_000 });
-    expect(info.Read).toMatchObject({ available: true, concurrency_safe: true, requires_approval: false });
-    expect(info.Read.circuit).toMatchObject({ state: 'closed' });
-  });
+  it.each(['openai', 'anthropic', 'gemini', 'mcp'])(
+    '%s: every tool, each with exactly available, circuit, concurrency_safe, requires_approval, timeout_ms',
+    async (format) => {
+      const body = (await get(`/tools?format=${format}&include_unavailable=true`)).json();
+      const tools = format === 'gemini' ? body.tools[0].functionDeclarations : body.tools;
+      expect(tools.map(nameOf)).toEqual(['Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write', 'broken']);
+      for (const tool of tools) {
+        expect(Object.keys(tool['x-toolgate']).sort()).toEqual([
+          'available',
+          'circuit',
+          'concurrency_safe',
+          'requires_approval',
+          'timeout_ms',
+        ]);
+      }
+      const info = Object.fromEntries(tools.map((x: any) => [nameOf(x), x['x-toolgate']]));
+      expect(info.broken).toMatchObject({ available: false, concurrency_safe: false, requires_approval: false, timeout_ms: 1234 });
+      expect(info.broken.circuit).toMatchObject({ state: 'open' });
+      expect(info.Write).toMatchObject({ available: true, concurrency_safe: false, requires_approval: true, timeout_ms: 30_000 });
+      expect(info.Read).toMatchObject({ available: true, concurrency_safe: true, requires_approval: false });
+      expect(info.Read.circuit).toMatchObject({ state: 'closed' });
+    },
+  );
 
   it('without include_unavailable there is no x-toolgate object and the open tool is left out', async () => {
     const tools = (await get('/tools')).json().tools;

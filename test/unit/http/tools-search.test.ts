@@ -26,7 +26,8 @@ describe('GET /tools?q=', () => {
   });
   afterAll(() => t.close());
 
-  const get = (url: string, key = KEY.all, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers: { ...as(key), ...headers } });
+  const get = (url: string, key = KEY.all, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url, headers: { ...as(key), ...headers } });
   const names = (body: { tools: Array<Record<string, any>> }) => body.tools.map((x) => x.function?.name ?? x.name);
 
   it('ranks the most relevant tools first, at most 10 by default, with a version', async () => {
@@ -74,7 +75,10 @@ describe('GET /tools?q=', () => {
   it('a query over 1,000 characters is a 400 envelope error; 1,000 are searched', async () => {
     const long = await get(`/tools?q=${'a'.repeat(1001)}`);
     expect(long.statusCode).toBe(400);
-    expect(long.json().error).toMatchObject({ code: 'BAD_REQUEST', details: { errors: [{ path: '/q', message: 'must NOT have more than 1000 characters' }] } });
+    expect(long.json().error).toMatchObject({
+      code: 'BAD_REQUEST',
+      details: { errors: [{ path: '/q', message: 'must NOT have more than 1000 characters' }] },
+    });
     expect((await get(`/tools?q=${'issue '.repeat(166)}abcd`)).statusCode).toBe(200);
   });
 
@@ -87,10 +91,23 @@ describe('GET /tools?q=', () => {
 
   // A client that builds ?q=${input} from empty input would otherwise hand its model no tools, silently.
   it('a query with no search words (empty, blank, punctuation, only "the") is a 400 naming q, in every format and with limit', async () => {
-    for (const url of ['/tools?q=', '/tools?q=%20%20', '/tools?q=+%09+', '/tools?q=%3F!%2C', '/tools?q=the', '/tools?q=&format=gemini', '/tools?q=%20&limit=3', '/tools?q=&include_unavailable=true']) {
+    for (const url of [
+      '/tools?q=',
+      '/tools?q=%20%20',
+      '/tools?q=+%09+',
+      '/tools?q=%3F!%2C',
+      '/tools?q=the',
+      '/tools?q=&format=gemini',
+      '/tools?q=%20&limit=3',
+      '/tools?q=&include_unavailable=true',
+    ]) {
       const res = await get(url);
       expect(res.statusCode, url).toBe(400);
-      expect(res.json().error, url).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^q has no search words/), details: { errors: [{ path: '/q', message: 'has no search words' }] } });
+      expect(res.json().error, url).toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(/^q has no search words/),
+        details: { errors: [{ path: '/q', message: 'has no search words' }] },
+      });
     }
     // One word among blanks is searched.
     expect(names((await get('/tools?q=%20%20create%20an%20issue%20%20&limit=1')).json())).toEqual(['issues_create']);
@@ -135,5 +152,4 @@ describe('GET /tools?q=', () => {
     await t.app.inject({ method: 'POST', url: '/circuits/flaky_weather/reset', headers: as(KEY.all) });
     expect(names((await get(query)).json())[0]).toBe('flaky_weather');
   });
-
 });

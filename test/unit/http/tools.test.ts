@@ -58,7 +58,9 @@ describe('GET /tools', () => {
     );
     const strict = (await get('/tools?format=responses&strict=true')).json();
     const strictOpenai = (await get('/tools?format=openai&strict=true')).json();
-    expect(strict.tools).toEqual(strictOpenai.tools.map(({ function: fn }: { function: Record<string, unknown> }) => ({ type: 'function', ...fn })));
+    expect(strict.tools).toEqual(
+      strictOpenai.tools.map(({ function: fn }: { function: Record<string, unknown> }) => ({ type: 'function', ...fn })),
+    );
     for (const tool of strict.tools) {
       expect(tool.strict).toBe(true);
       expect(tool.parameters.additionalProperties).toBe(false);
@@ -97,7 +99,13 @@ describe('GET /tools', () => {
     expect(String((await get('/tools')).headers.etag)).not.toBe(before);
     const all = (await get('/tools?include_unavailable=true')).json().tools;
     const zeta = all.find((x: { function: { name: string } }) => x.function.name === 'zeta');
-    expect(zeta['x-toolgate']).toMatchObject({ available: false, circuit: { state: 'open', failures: 3 }, concurrency_safe: true, requires_approval: false, timeout_ms: 30_000 });
+    expect(zeta['x-toolgate']).toMatchObject({
+      available: false,
+      circuit: { state: 'open', failures: 3 },
+      concurrency_safe: true,
+      requires_approval: false,
+      timeout_ms: 30_000,
+    });
     const read = all.find((x: { function: { name: string } }) => x.function.name === 'Read');
     expect(read['x-toolgate']).toMatchObject({ available: true, circuit: { state: 'closed' } });
     const one = await get('/tools/zeta');
@@ -108,7 +116,11 @@ describe('GET /tools', () => {
 
   it('GET /tools/{name}: schema and gateway metadata; unknown → 404 envelope', async () => {
     const res = await get('/tools/Read');
-    expect(res.json()).toMatchObject({ name: 'Read', parameters: { type: 'object' }, 'x-toolgate': { concurrency_safe: true, available: true } });
+    expect(res.json()).toMatchObject({
+      name: 'Read',
+      parameters: { type: 'object' },
+      'x-toolgate': { concurrency_safe: true, available: true },
+    });
     const missing = await get('/tools/Nope');
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe('NOT_FOUND');

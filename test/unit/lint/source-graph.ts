@@ -19,7 +19,11 @@ function isSrc(root: string, fileName: string): boolean {
 }
 
 export function readSourceGraph(root: string): SourceGraph {
-  const config = ts.getParsedCommandLineOfConfigFile(`${root}/tsconfig.json`, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    `${root}/tsconfig.json`,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  )!;
   const program = ts.createProgram({ rootNames: config.fileNames, options: { ...config.options, noEmit: true } });
   const checker = program.getTypeChecker();
   const own = program.getSourceFiles().filter((f) => !f.isDeclarationFile && !f.fileName.includes('/node_modules/'));
@@ -59,7 +63,8 @@ export function readSourceGraph(root: string): SourceGraph {
         const target = edge(node.moduleSpecifier);
         const bindings = node.importClause?.namedBindings;
         if (bindings && ts.isNamespaceImport(bindings) && target) wholeModules.add(target);
-        if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) markUsed(file, checker.getSymbolAtLocation(element.name));
+        if (bindings && ts.isNamedImports(bindings))
+          for (const element of bindings.elements) markUsed(file, checker.getSymbolAtLocation(element.name));
         if (node.importClause?.name) markUsed(file, checker.getSymbolAtLocation(node.importClause.name));
       } else if (ts.isExportDeclaration(node)) {
         edge(node.moduleSpecifier);
@@ -84,12 +89,16 @@ export function readSourceGraph(root: string): SourceGraph {
   return { imports, unusedExports };
 }
 
-/** The names a file exports itself: its exported declarations and export lists, re-exports included (`export *` passes on names declared elsewhere). */
+/**
+ * The names a file exports itself: its exported declarations and export lists, re-exports included (`export *` passes on names declared
+ * elsewhere).
+ */
 function exportedNames(file: ts.SourceFile): string[] {
   const names: string[] = [];
   for (const statement of file.statements) {
     if (ts.isExportDeclaration(statement)) {
-      if (statement.exportClause && ts.isNamedExports(statement.exportClause)) names.push(...statement.exportClause.elements.map((e) => e.name.text));
+      if (statement.exportClause && ts.isNamedExports(statement.exportClause))
+        names.push(...statement.exportClause.elements.map((e) => e.name.text));
       continue;
     }
     if (ts.isExportAssignment(statement)) {
@@ -108,7 +117,10 @@ function exportedNames(file: ts.SourceFile): string[] {
   return names;
 }
 
-/** Each circle of files importing one another (a strongly connected component of more than one file, or a file importing itself), its files sorted. */
+/**
+ * Each circle of files importing one another (a strongly connected component of more than one file, or a file importing itself), its files
+ * sorted.
+ */
 export function importCircles(imports: Map<string, Set<string>>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();

@@ -33,7 +33,9 @@ describe('coalescingDestination', () => {
 
   it('keeps every line, in order, for a reader with no room, without blocking the event loop', async () => {
     // A child that reads nothing for a while: its stdin pipe (non-blocking on our side) fills up.
-    const reader = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 300)'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const reader = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 300)'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd;
     const received: Buffer[] = [];
     reader.stdout.on('data', (chunk: Buffer) => received.push(chunk));
@@ -56,7 +58,9 @@ describe('coalescingDestination', () => {
   });
 
   it('holds at most its bound for a reader that does not keep up, then says how many lines it dropped', async () => {
-    const reader = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 300)'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const reader = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 300)'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd;
     const received: Buffer[] = [];
     reader.stdout.on('data', (chunk: Buffer) => received.push(chunk));
@@ -67,7 +71,11 @@ describe('coalescingDestination', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     await vi.waitFor(() => expect(Buffer.concat(received).toString()).toMatch(/log lines were dropped/), { timeout: 5000 });
-    const got = Buffer.concat(received).toString().trim().split('\n').map((l) => JSON.parse(l) as { n?: number; msg?: string });
+    const got = Buffer.concat(received)
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { n?: number; msg?: string });
     const kept = got.filter((l) => l.n !== undefined).map((l) => l.n!);
     const dropped = Number(/^(\d+) log lines/.exec(got.at(-1)!.msg!)![1]);
     expect(kept.length + dropped).toBe(1000);
@@ -101,7 +109,10 @@ describe('coalescingDestination', () => {
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);
-    const written = readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { i: number }).i);
+    const written = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { i: number }).i);
     expect(written).toEqual(Array.from({ length: 1000 }, (_, i) => i));
   });
 });

@@ -32,31 +32,63 @@ describe('the model of a whole provider response', () => {
       id: 'chatcmpl-1',
       object: 'chat.completion',
       model: 'gpt-4o-2024-08-06',
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'LS', arguments: '{}' } }] }, finish_reason: 'tool_calls' }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'LS', arguments: '{}' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
     };
     expect(await modelLogged(completion)).toEqual(['gpt-4o-2024-08-06']);
   });
 
   it('an OpenAI Responses object: its `model`', async () => {
-    const response = { id: 'resp_1', object: 'response', model: 'gpt-4.1-2025-04-14', output: [{ type: 'function_call', call_id: 'c1', name: 'LS', arguments: '{}' }] };
+    const response = {
+      id: 'resp_1',
+      object: 'response',
+      model: 'gpt-4.1-2025-04-14',
+      output: [{ type: 'function_call', call_id: 'c1', name: 'LS', arguments: '{}' }],
+    };
     expect(await modelLogged(response)).toEqual(['gpt-4.1-2025-04-14']);
   });
 
   it('an Anthropic message: its `model`', async () => {
-    const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }], stop_reason: 'tool_use' };
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }],
+      stop_reason: 'tool_use',
+    };
     expect(await modelLogged(message)).toEqual(['claude-sonnet-4-5-20250929']);
   });
 
   it('a Gemini response: its `modelVersion`, on every call of the batch', async () => {
     const response = {
-      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'LS', args: {} } }, { functionCall: { name: 'LS', args: {} } }] }, finishReason: 'STOP' }],
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ functionCall: { name: 'LS', args: {} } }, { functionCall: { name: 'LS', args: {} } }] },
+          finishReason: 'STOP',
+        },
+      ],
       modelVersion: 'gemini-2.5-flash',
     };
     expect(await modelLogged(response)).toEqual(['gemini-2.5-flash', 'gemini-2.5-flash']);
   });
 
   it('a value that is no plausible model name is left out, and the batch still runs', async () => {
-    const message = { type: 'message', role: 'assistant', model: 'a model\nwith a newline', content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }] };
+    const message = {
+      type: 'message',
+      role: 'assistant',
+      model: 'a model\nwith a newline',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'LS', input: {} }],
+    };
     expect(await modelLogged(message)).toEqual(['(absent)']);
     expect(await modelLogged({ ...message, model: 'x'.repeat(129) })).toEqual(['(absent)']);
   });
@@ -67,13 +99,22 @@ describe('the x-model header', () => {
     const headers = { 'x-model': 'meta-llama/Llama-3.1-8B-Instruct' };
     expect(await modelLogged([ls('a')], headers)).toEqual(['meta-llama/Llama-3.1-8B-Instruct']);
     expect(await modelLogged({ tool_calls: [ls('b')] }, headers)).toEqual(['meta-llama/Llama-3.1-8B-Instruct']);
-    expect(await modelLogged({ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'LS', arguments: '{}' } }] }, headers)).toEqual([
-      'meta-llama/Llama-3.1-8B-Instruct',
-    ]);
+    expect(
+      await modelLogged(
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'LS', arguments: '{}' } }] },
+        headers,
+      ),
+    ).toEqual(['meta-llama/Llama-3.1-8B-Instruct']);
   });
 
   it("the body's own record wins over the header: the provider says which model answered", async () => {
-    const completion = { object: 'chat.completion', model: 'gpt-4o-2024-08-06', choices: [{ message: { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'LS', arguments: '{}' } }] } }] };
+    const completion = {
+      object: 'chat.completion',
+      model: 'gpt-4o-2024-08-06',
+      choices: [
+        { message: { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'LS', arguments: '{}' } }] } },
+      ],
+    };
     expect(await modelLogged(completion, { 'x-model': 'gpt-4o' })).toEqual(['gpt-4o-2024-08-06']);
   });
 

@@ -51,7 +51,10 @@ describe.each(CONFIGS)('calls of one batch see the files earlier calls made (%s)
 
   it('Write of a new file, then Read of it in the same batch: the Read returns the content', async () => {
     t = await buildTestApp({ config });
-    const { body } = await execute(t.app, [call('w', 'Write', { path: 'hello.txt', content: 'hi\n' }), call('r', 'Read', { path: 'hello.txt' })]);
+    const { body } = await execute(t.app, [
+      call('w', 'Write', { path: 'hello.txt', content: 'hi\n' }),
+      call('r', 'Read', { path: 'hello.txt' }),
+    ]);
     expect(body.results.map(outcome)).toEqual(['success', 'success']);
     expect(body.results[1].text).toBe('     1\thi');
   });
@@ -96,7 +99,10 @@ describe.each(CONFIGS)('calls of one batch see the files earlier calls made (%s)
   it('an Edit of an existing file, then a Read of it, sees the edit', async () => {
     t = await buildTestApp({ config });
     await writeFile(join(t.workspace, 'c.txt'), 'old\n');
-    const { body } = await execute(t.app, [call('e', 'Edit', { path: 'c.txt', old_string: 'old', new_string: 'new' }), call('r', 'Read', { path: 'c.txt' })]);
+    const { body } = await execute(t.app, [
+      call('e', 'Edit', { path: 'c.txt', old_string: 'old', new_string: 'new' }),
+      call('r', 'Read', { path: 'c.txt' }),
+    ]);
     expect(body.results.map(outcome)).toEqual(['success', 'success']);
     expect(body.results[1].text).toBe('     1\tnew');
   });
@@ -129,7 +135,13 @@ describe('what runs is what the policy judged: a link made after the decision', 
       config: { policy: { rules: [{ tool: '*', when: { path: '^secrets(/|$)' }, decision: 'deny' }] } },
     });
     const close = app.close;
-    return { ...app, close: async () => { await close(); await rm(workspace, { recursive: true, force: true }); } };
+    return {
+      ...app,
+      close: async () => {
+        await close();
+        await rm(workspace, { recursive: true, force: true });
+      },
+    };
   }
 
   it('a link to a denied directory, made by an earlier call after the policy allowed the path: CONFLICT, nothing read or written', async () => {
@@ -170,7 +182,16 @@ describe('what runs is what the policy judged: a link made after the decision', 
       call('g1', 'Grep', { path: 'docs/key.txt', pattern: 'secret' }),
       call('gl', 'Glob', { path: 'docs', pattern: '*' }),
     ]);
-    expect(body.results.map(outcome)).toEqual(['success', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT']);
+    expect(body.results.map(outcome)).toEqual([
+      'success',
+      'CONFLICT',
+      'CONFLICT',
+      'CONFLICT',
+      'CONFLICT',
+      'CONFLICT',
+      'CONFLICT',
+      'CONFLICT',
+    ]);
     expect(JSON.stringify(body.results)).not.toContain('the secret');
     expect(await readFile(join(t.workspace, 'secrets/key.txt'), 'utf8')).toBe('the secret\n');
     const refused = body.results[1].error;
@@ -219,7 +240,10 @@ describe('what runs is what the policy judged: a link made after the decision', 
 
   it('a link to an allowed file elsewhere is refused all the same: the policy judged another path', async () => {
     t = await appWithSecrets();
-    const { body } = await execute(t.app, [call('l', 'Link', { path: 'docs', target: 'public' }), call('r', 'Read', { path: 'docs/notes.txt' })]);
+    const { body } = await execute(t.app, [
+      call('l', 'Link', { path: 'docs', target: 'public' }),
+      call('r', 'Read', { path: 'docs/notes.txt' }),
+    ]);
     expect(body.results.map(outcome)).toEqual(['success', 'CONFLICT']);
     const again = await execute(t.app, [call('r', 'Read', { path: 'docs/notes.txt' })]);
     expect(again.body.results[0].text).toBe('     1\tpublic notes');
@@ -241,7 +265,10 @@ describe('what runs is what the policy judged: a link made after the decision', 
 
   it('a dangling link made after the decision cannot carry a Write: PERMISSION_DENIED', async () => {
     t = await appWithSecrets();
-    const { body } = await execute(t.app, [call('l', 'Link', { path: 'new.txt', target: 'secrets/new.txt' }), call('w', 'Write', { path: 'new.txt', content: 'x' })]);
+    const { body } = await execute(t.app, [
+      call('l', 'Link', { path: 'new.txt', target: 'secrets/new.txt' }),
+      call('w', 'Write', { path: 'new.txt', content: 'x' }),
+    ]);
     expect(body.results.map(outcome)).toEqual(['success', 'PERMISSION_DENIED']);
     await expect(readFile(join(t.workspace, 'secrets/new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });

@@ -30,7 +30,10 @@ describe('budgets count serialized payload bytes, 1 KB = 1024', () => {
 
     const over = await execute(t.app, [{ id: 'b', name: 'Big', arguments: { size: textSizeFor(50 * KB) + 1 } }]);
     expect(over.body.results[0].status).toBe('partial');
-    expect(over.body.results[0].truncated).toMatchObject({ original_bytes: textSizeFor(50 * KB) + 1, url: expect.stringMatching(/^\/outputs\//) });
+    expect(over.body.results[0].truncated).toMatchObject({
+      original_bytes: textSizeFor(50 * KB) + 1,
+      url: expect.stringMatching(/^\/outputs\//),
+    });
     expect(bytes(over.body.messages[0].content)).toBeLessThanOrEqual(50 * KB);
     // Cut to the budget, not far under it.
     expect(bytes(over.body.messages[0].content)).toBeGreaterThan(50 * KB - 64);

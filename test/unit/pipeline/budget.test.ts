@@ -67,7 +67,9 @@ describe('applyCallBudget', () => {
     expect(result.bytes).toBe(payloadBytes(result.payload));
     expect(result.bytes).toBeLessThanOrEqual(budget);
     expectLineCut(text, result.payload, budget);
-    expect(split(result.payload.text).note).toBe(`[cut after line ${split(result.payload.text).kept.split('\n').length}: GET /outputs/spill-0000000000000001 for the whole output (${Buffer.byteLength(text)} bytes)]`);
+    expect(split(result.payload.text).note).toBe(
+      `[cut after line ${split(result.payload.text).kept.split('\n').length}: GET /outputs/spill-0000000000000001 for the whole output (${Buffer.byteLength(text)} bytes)]`,
+    );
     expect(calls).toEqual([text]);
     expect(result.spilledBytes).toBe(Buffer.byteLength(text));
     expect(result.payload.status).toBe('partial');
@@ -98,12 +100,7 @@ describe('applyCallBudget', () => {
   });
 
   it('never splits a surrogate pair, a multibyte character or a line, whatever the budget', async () => {
-    const texts = [
-      '😀🎉👩‍👩‍👧'.repeat(40),
-      '漢字テキストの例です。'.repeat(40),
-      'a😀"\n\u0001漢\\'.repeat(40),
-      'x\ud800y\udc00z😀'.repeat(40),
-    ];
+    const texts = ['😀🎉👩‍👩‍👧'.repeat(40), '漢字テキストの例です。'.repeat(40), 'a😀"\n\u0001漢\\'.repeat(40), 'x\ud800y\udc00z😀'.repeat(40)];
     for (const text of texts) {
       for (let budget = 240; budget <= 600; budget++) {
         const { spill } = fakeSpill();
@@ -222,7 +219,11 @@ describe('what the model sees of a cut: the record, never the store', () => {
     const { payload, bytes } = await applyCallBudget(ok('x\n'.repeat(4 * KB)), KB, spill);
     expect(payload.truncated?.uri).toBe('file:///var/spill/spill-0000000000000001');
     const visible = visiblePayload(payload);
-    expect(visible.truncated).toEqual({ original_bytes: 8 * KB, url: '/outputs/spill-0000000000000001', sha256: payload.truncated!.sha256 });
+    expect(visible.truncated).toEqual({
+      original_bytes: 8 * KB,
+      url: '/outputs/spill-0000000000000001',
+      sha256: payload.truncated!.sha256,
+    });
     expect(JSON.stringify(visible)).not.toContain('file:');
     expect(bytes).toBe(Buffer.byteLength(JSON.stringify(visible)));
   });
@@ -237,7 +238,9 @@ describe('what the model sees of a cut: the record, never the store', () => {
       expect(text.startsWith(kept), `budget ${budget}`).toBe(true);
       expect(text[kept.length], `budget ${budget}: ${payload.text}`).toBe('\n');
       const last = Number(/(\d+)\t[^\n]*$/.exec(kept)![1]);
-      expect(note).toBe(`[cut after line ${last}: call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${Buffer.byteLength(text)} bytes)]`);
+      expect(note).toBe(
+        `[cut after line ${last}: call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${Buffer.byteLength(text)} bytes)]`,
+      );
     }
   });
 
@@ -249,7 +252,11 @@ describe('what the model sees of a cut: the record, never the store', () => {
     const text = result.payloads[0]!.text;
     expect(text.match(/\[cut /g)).toHaveLength(1);
     const last = Number(/(\d+)\t[^\n]*\n\[cut/.exec(text)![1]);
-    expect(text.endsWith(`call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${first.payload.truncated!.original_bytes} bytes)]`)).toBe(true);
+    expect(
+      text.endsWith(
+        `call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${first.payload.truncated!.original_bytes} bytes)]`,
+      ),
+    ).toBe(true);
     expect(result.payloads.reduce((sum, p) => sum + payloadBytes(p), 0)).toBeLessThanOrEqual(30 * KB);
   });
 
@@ -257,7 +264,9 @@ describe('what the model sees of a cut: the record, never the store', () => {
     const text = `${String(7).padStart(6)}\t${'z'.repeat(1500)}\n${String(8).padStart(6)}\tshort`;
     const { payload, bytes } = await applyCallBudget(ok(text), 600, fakeSpill().spill, readHint);
     expect(bytes).toBeLessThanOrEqual(600);
-    expect(payload.text).toMatch(/^\[cut before line 7: call Read with offset=7 and a smaller limit, or GET \/outputs\/\S+ for the whole output \(\d+ bytes\)\]$/);
+    expect(payload.text).toMatch(
+      /^\[cut before line 7: call Read with offset=7 and a smaller limit, or GET \/outputs\/\S+ for the whole output \(\d+ bytes\)\]$/,
+    );
   });
 });
 

@@ -57,9 +57,15 @@ describe('runWithTimeout deadlines', () => {
 
   it('a call that finishes first leaves the others their deadlines, and one that finishes in time is not cut', async () => {
     const t0 = performance.now();
-    const quick = settled(t0, runWithTimeout(50, () => sleep(5).then(() => 'done')));
+    const quick = settled(
+      t0,
+      runWithTimeout(50, () => sleep(5).then(() => 'done')),
+    );
     const slow = settled(t0, runWithTimeout(50, forever));
-    const inTime = settled(t0, runWithTimeout(50, () => sleep(25).then(() => 'done')));
+    const inTime = settled(
+      t0,
+      runWithTimeout(50, () => sleep(25).then(() => 'done')),
+    );
     const [q, s, i] = await Promise.all([quick, slow, inTime]);
     expect([q.code, i.code, s.code]).toEqual(['ok', 'ok', 'TIMEOUT']);
     expect(s.ms).toBeGreaterThanOrEqual(49);

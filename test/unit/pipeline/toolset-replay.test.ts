@@ -21,7 +21,11 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({
     builtins: false,
-    tools: [slowTool('gh_create_issue', { safe: false, ms: 0, counter: runs }), slowTool('gh_list_issues', { safe: true, ms: 0 }), slowTool('tickets_close', { safe: false, ms: 0 })],
+    tools: [
+      slowTool('gh_create_issue', { safe: false, ms: 0, counter: runs }),
+      slowTool('gh_list_issues', { safe: true, ms: 0 }),
+      slowTool('tickets_close', { safe: false, ms: 0 }),
+    ],
     config: { toolsets: TOOLSETS, builtins: { tool_search: { enabled: true } } },
   });
 });
@@ -29,7 +33,12 @@ afterAll(() => t.close());
 
 async function post(toolset: string | undefined, body: unknown, headers: Record<string, string> = {}) {
   const url = toolset === undefined ? '/execute' : `/execute?toolset=${toolset}`;
-  const res = await t.app.inject({ method: 'POST', url, payload: body as object, headers: { 'x-session-id': 'toolset-replay', ...headers } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url,
+    payload: body as object,
+    headers: { 'x-session-id': 'toolset-replay', ...headers },
+  });
   return { status: res.statusCode, body: res.json() as Record<string, any> };
 }
 const create = (id = `call_${randomUUID()}`) => [{ id, name: 'gh_create_issue', arguments: { title: 'x' } }];
@@ -67,7 +76,11 @@ describe('call-id replay under a toolset', () => {
     await post('github', calls);
     const before = runs.runs;
     const outside = (await post('support', calls)).body.results[0];
-    expect(outside).toMatchObject({ status: 'error', replayed: false, error: { code: 'UNKNOWN_TOOL', details: { available: ['tickets_close', 'tool_search'] } } });
+    expect(outside).toMatchObject({
+      status: 'error',
+      replayed: false,
+      error: { code: 'UNKNOWN_TOOL', details: { available: ['tickets_close', 'tool_search'] } },
+    });
     // The same side effect asked for where the tool is allowed: it ran once, so it is replayed, not run again.
     expect((await post('ops', calls)).body.results[0]).toMatchObject({ status: 'success', replayed: true });
     expect((await post(undefined, calls)).body.results[0]).toMatchObject({ status: 'success', replayed: true });
@@ -77,19 +90,35 @@ describe('call-id replay under a toolset', () => {
 
 describe('tool_search under POST /execute?toolset=', () => {
   const search = async (toolset: string | undefined) => {
-    const res = await post(toolset, [{ id: 'c1', name: 'tool_search', arguments: { query: 'issue tickets gh close create list', limit: 10 } }]);
+    const res = await post(toolset, [
+      { id: 'c1', name: 'tool_search', arguments: { query: 'issue tickets gh close create list', limit: 10 } },
+    ]);
     return res.body.results[0];
   };
 
-  it('finds only the set\'s tools', async () => {
-    expect((await search(undefined)).data.tools.map((x: any) => x.function.name).sort()).toEqual(['gh_create_issue', 'gh_list_issues', 'tickets_close']);
+  it("finds only the set's tools", async () => {
+    expect((await search(undefined)).data.tools.map((x: any) => x.function.name).sort()).toEqual([
+      'gh_create_issue',
+      'gh_list_issues',
+      'tickets_close',
+    ]);
     expect((await search('github')).data.tools.map((x: any) => x.function.name).sort()).toEqual(['gh_create_issue', 'gh_list_issues']);
     expect((await search('support')).data.tools.map((x: any) => x.function.name)).toEqual(['tickets_close']);
   });
 
   it('and on /mcp/{toolset}, through the same pipeline', async () => {
-    const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'tool_search', arguments: { query: 'issue tickets gh close create list', limit: 10 } } };
-    const res = await t.app.inject({ method: 'POST', url: '/mcp/support', payload: rpc, headers: { accept: 'application/json, text/event-stream' } });
+    const rpc = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'tool_search', arguments: { query: 'issue tickets gh close create list', limit: 10 } },
+    };
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/mcp/support',
+      payload: rpc,
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     expect(res.json().result.content[0].text).toBe('1 tool matches "issue tickets gh close create list": tickets_close.');
   });
 

@@ -52,7 +52,14 @@ describe('rules for reading and rules for writing', () => {
   ]);
 
   it('a rule on a path of a tool that reads is a rule for reading; of Write or Edit, for writing', () => {
-    expect(['r/x', 'g/x', 'w/x', 'both/x', 'e/x', 'allowed/x'].map((p) => rules.reading(p))).toEqual(['deny', 'ask', 'allow', 'ask', 'allow', 'allow']);
+    expect(['r/x', 'g/x', 'w/x', 'both/x', 'e/x', 'allowed/x'].map((p) => rules.reading(p))).toEqual([
+      'deny',
+      'ask',
+      'allow',
+      'ask',
+      'allow',
+      'allow',
+    ]);
     // A rule that also looks at another argument decides only its own tool's calls.
     expect(['r/x', 'g/x', 'w/x', 'both/x', 'e/x'].map((p) => rules.writing(p))).toEqual(['allow', 'allow', 'deny', 'ask', 'allow']);
     expect(rules.sandboxRules.map((r) => `${r.access} ${r.index}`)).toEqual(['read 0', 'read 1', 'read 3', 'write 2', 'write 3']);
@@ -68,7 +75,10 @@ describe('rules for reading and rules for writing', () => {
   });
 
   it('no rule for reading: walks judge nothing', () => {
-    const none = createPathRules([{ tool: 'Write', when: { path: '^w/' }, decision: 'deny' }, { tool: 'Read', decision: 'ask' }]);
+    const none = createPathRules([
+      { tool: 'Write', when: { path: '^w/' }, decision: 'deny' },
+      { tool: 'Read', decision: 'ask' },
+    ]);
     expect(none.withholds).toBe(false);
     expect(none.entryJudge('Grep', {}, ['.'])).toBeUndefined();
   });

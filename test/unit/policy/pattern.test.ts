@@ -39,7 +39,8 @@ describe('a policy pattern RE2 refuses is explained by what is wrong with it', (
   });
 
   it('accepts what RE2 accepts, and compiles it to a matcher', () => {
-    for (const pattern of ['^src/', '\\.env$', '(?i)secret', '(?P<x>a)b', '\\x{41}', 'a{2,5}?']) expect(patternProblem(pattern)).toBeUndefined();
+    for (const pattern of ['^src/', '\\.env$', '(?i)secret', '(?P<x>a)b', '\\x{41}', 'a{2,5}?'])
+      expect(patternProblem(pattern)).toBeUndefined();
     expect(compilePolicyPattern('\\.env$').test('config/.env')).toBe(true);
   });
 });

@@ -25,7 +25,15 @@ describe('a policy rule that can never match stops start-up (a typo in a deny ru
   });
 
   it('refuses a tool name that is no tool and a glob that matches none, naming the tools there are', () => {
-    expect(unreachableRules([{ tool: 'Wirte', decision: 'deny' }, { tool: 'put_*', decision: 'deny' }], TOOLS)).toEqual([
+    expect(
+      unreachableRules(
+        [
+          { tool: 'Wirte', decision: 'deny' },
+          { tool: 'put_*', decision: 'deny' },
+        ],
+        TOOLS,
+      ),
+    ).toEqual([
       'policy.rules.0.tool: "Wirte" names no tool and matches none as a glob; use one of Read, Write, get_weather, get_time, or remove the rule',
       'policy.rules.1.tool: "put_*" names no tool and matches none as a glob; use one of Read, Write, get_weather, get_time, or remove the rule',
     ]);
@@ -54,7 +62,9 @@ describe('a policy rule that can never match stops start-up (a typo in a deny ru
 
   it('skips what it cannot judge: rules of the wrong shape (the schema reports them), arguments of a tool whose schema is unknown', () => {
     const broken: ToolShape = { name: 'lookup', parameters: 'not a schema' };
-    expect(unreachableRules([null, { tool: 5 }, { when: { a: 'b' } }, { tool: 'lookup', when: { anything: 'x' }, decision: 'deny' }], [broken])).toEqual([]);
+    expect(
+      unreachableRules([null, { tool: 5 }, { when: { a: 'b' } }, { tool: 'lookup', when: { anything: 'x' }, decision: 'deny' }], [broken]),
+    ).toEqual([]);
   });
 
   it('keeps the index of the rule as written', () => {

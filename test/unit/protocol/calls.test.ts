@@ -29,7 +29,14 @@ function deepFreeze<T>(value: T): T {
 const openaiCall = { id: 'call_a', type: 'function', function: { name: 'Read', arguments: '{"path":"a.txt"}' } };
 const anthropicCall = { type: 'tool_use', id: 'toolu_a', name: 'Read', input: { path: 'a.txt' } };
 const geminiPart = { functionCall: { id: 'g_a', name: 'Read', args: { path: 'a.txt' } } };
-const responsesCall = { type: 'function_call', id: 'fc_1', call_id: 'call_r', name: 'Read', arguments: '{"path":"a.txt"}', status: 'completed' };
+const responsesCall = {
+  type: 'function_call',
+  id: 'fc_1',
+  call_id: 'call_r',
+  name: 'Read',
+  arguments: '{"path":"a.txt"}',
+  status: 'completed',
+};
 
 describe('parseEnvelope: the bodies it accepts', () => {
   const cases: { name: string; body: unknown; ids: string[]; format: string; finishReason?: string }[] = [
@@ -42,7 +49,12 @@ describe('parseEnvelope: the bodies it accepts', () => {
       ids: ['call_a'],
       format: 'openai',
     },
-    { name: 'an OpenAI assistant message with tool_calls: null', body: { role: 'assistant', content: 'hi', tool_calls: null }, ids: [], format: 'openai' },
+    {
+      name: 'an OpenAI assistant message with tool_calls: null',
+      body: { role: 'assistant', content: 'hi', tool_calls: null },
+      ids: [],
+      format: 'openai',
+    },
     { name: 'an OpenAI assistant message with no tool_calls', body: { role: 'assistant', content: 'Done.' }, ids: [], format: 'openai' },
     {
       name: 'an OpenAI choice',
@@ -68,7 +80,12 @@ describe('parseEnvelope: the bodies it accepts', () => {
       ids: ['toolu_a'],
       format: 'anthropic',
     },
-    { name: 'an Anthropic assistant message with string content', body: { role: 'assistant', content: 'No tools needed.' }, ids: [], format: 'openai' },
+    {
+      name: 'an Anthropic assistant message with string content',
+      body: { role: 'assistant', content: 'No tools needed.' },
+      ids: [],
+      format: 'openai',
+    },
     {
       name: 'an Anthropic response object',
       body: { id: 'msg_1', type: 'message', role: 'assistant', content: [anthropicCall], stop_reason: 'tool_use', stop_sequence: null },
@@ -134,7 +151,12 @@ describe('parseEnvelope: the bodies it accepts', () => {
   it('numbers calls 0..n-1 in request order, skipped blocks not counted', () => {
     const parsed = parse({
       role: 'assistant',
-      content: [{ type: 'text', text: 'a' }, { ...anthropicCall, id: 't1' }, { type: 'text', text: 'b' }, { ...anthropicCall, id: 't2' }],
+      content: [
+        { type: 'text', text: 'a' },
+        { ...anthropicCall, id: 't1' },
+        { type: 'text', text: 'b' },
+        { ...anthropicCall, id: 't2' },
+      ],
     });
     expect(parsed.calls.map((call) => [call.index, call.id])).toEqual([
       [0, 't1'],
@@ -266,17 +288,26 @@ describe('parseEnvelope: INCOMPLETE_TOOL_CALLS (nothing may run)', () => {
     { name: 'envelope finish_reason length', body: { tool_calls: [openaiCall], finish_reason: 'length' } },
     { name: 'envelope stop_reason max_tokens', body: { tool_calls: [openaiCall], stop_reason: 'max_tokens' } },
     { name: 'envelope finish_reason max_tokens', body: { tool_calls: [openaiCall], finish_reason: 'max_tokens' } },
-    { name: 'OpenAI choice finish_reason length', body: { message: { role: 'assistant', tool_calls: [openaiCall] }, finish_reason: 'length' } },
+    {
+      name: 'OpenAI choice finish_reason length',
+      body: { message: { role: 'assistant', tool_calls: [openaiCall] }, finish_reason: 'length' },
+    },
     {
       name: 'OpenAI completion choices[0].finish_reason length',
       body: { choices: [{ message: { role: 'assistant', tool_calls: [openaiCall] }, finish_reason: 'length' }] },
     },
-    { name: 'Anthropic message stop_reason max_tokens', body: { type: 'message', role: 'assistant', content: [anthropicCall], stop_reason: 'max_tokens' } },
+    {
+      name: 'Anthropic message stop_reason max_tokens',
+      body: { type: 'message', role: 'assistant', content: [anthropicCall], stop_reason: 'max_tokens' },
+    },
     {
       name: 'Anthropic message stop_reason model_context_window_exceeded',
       body: { type: 'message', role: 'assistant', content: [anthropicCall], stop_reason: 'model_context_window_exceeded' },
     },
-    { name: 'Gemini candidate finishReason MAX_TOKENS', body: { content: { role: 'model', parts: [geminiPart] }, finishReason: 'MAX_TOKENS' } },
+    {
+      name: 'Gemini candidate finishReason MAX_TOKENS',
+      body: { content: { role: 'model', parts: [geminiPart] }, finishReason: 'MAX_TOKENS' },
+    },
     {
       name: 'Gemini response candidates[0].finishReason MAX_TOKENS',
       body: { candidates: [{ content: { role: 'model', parts: [geminiPart] }, finishReason: 'MAX_TOKENS' }] },
@@ -287,7 +318,10 @@ describe('parseEnvelope: INCOMPLETE_TOOL_CALLS (nothing may run)', () => {
     },
     { name: 'Responses function_call item status incomplete', body: [{ ...responsesCall, status: 'incomplete' }] },
     // The last call is cut off mid-arguments: still 422, never a 400 about the broken call.
-    { name: 'length with a malformed, truncated call', body: { tool_calls: [{ id: 'x', type: 'function', function: {} }], finish_reason: 'length' } },
+    {
+      name: 'length with a malformed, truncated call',
+      body: { tool_calls: [{ id: 'x', type: 'function', function: {} }], finish_reason: 'length' },
+    },
   ];
 
   it.each(cases)('$name', ({ body }) => {

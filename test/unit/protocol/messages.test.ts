@@ -12,7 +12,12 @@ const failed = result('call_2', 'Edit', {
   error: { code: 'CONFLICT', message: 'The file changed since it was read.', retryable: false },
   truncated: null,
 });
-const generated = result('call_0123456789abcdef0123456789abcdef', 'LS', { status: 'success', text: 'a\nb', truncated: null }, { id_generated: true });
+const generated = result(
+  'call_0123456789abcdef0123456789abcdef',
+  'LS',
+  { status: 'success', text: 'a\nb', truncated: null },
+  { id_generated: true },
+);
 
 describe('renderMessages: the messages each format expects, in request order', () => {
   it('openai: one tool message per call, in request order', () => {
@@ -60,7 +65,9 @@ describe('renderMessages: the messages each format expects, in request order', (
   });
 
   it('openai and anthropic keep the generated id: the client echoes it back with the call', () => {
-    expect(renderMessages('openai', [generated])).toEqual([{ role: 'tool', tool_call_id: generated.tool_call_id, content: generated.content }]);
+    expect(renderMessages('openai', [generated])).toEqual([
+      { role: 'tool', tool_call_id: generated.tool_call_id, content: generated.content },
+    ]);
     expect(renderMessages('anthropic', [generated])[0]).toMatchObject({ content: [{ tool_use_id: generated.tool_call_id }] });
   });
 
@@ -79,7 +86,14 @@ describe('renderMessages: images travel natively beside the payload that names t
   const gif = { type: 'image', mime_type: 'image/gif', data: 'R0lGODlh' } as const;
   const bmp = { type: 'image', mime_type: 'image/bmp', data: 'Qk0=' } as const;
   const audio = { type: 'audio', mime_type: 'audio/wav', data: 'UklGRg==' } as const;
-  const moved = { type: 'image', mime_type: 'image/png', bytes: 9, sha256: 'ab', url: '/outputs/x', note: 'over the output budget: GET /outputs/x for it' } as const;
+  const moved = {
+    type: 'image',
+    mime_type: 'image/png',
+    bytes: 9,
+    sha256: 'ab',
+    url: '/outputs/x',
+    note: 'over the output budget: GET /outputs/x for it',
+  } as const;
   const shot = result('call_s', 'shot', { status: 'success', text: 'here', truncated: null }, { blocks: [png, gif, bmp, audio, moved] });
 
   it('openai: tool messages as before, then one user message with a named image_url part per image providers take', () => {
@@ -127,7 +141,16 @@ describe('renderMessages: images travel natively beside the payload that names t
   it('gemini: inline-data parts of the function response, for the types its function responses take (no GIF)', () => {
     expect(renderMessages('gemini', [shot])[0]).toEqual({
       role: 'user',
-      parts: [{ functionResponse: { id: 'call_s', name: 'shot', response: shot.payload, parts: [{ inlineData: { mimeType: 'image/png', data: png.data } }] } }],
+      parts: [
+        {
+          functionResponse: {
+            id: 'call_s',
+            name: 'shot',
+            response: shot.payload,
+            parts: [{ inlineData: { mimeType: 'image/png', data: png.data } }],
+          },
+        },
+      ],
     });
   });
 
@@ -136,6 +159,9 @@ describe('renderMessages: images travel natively beside the payload that names t
     expect(renderMessages('openai', [named])).toEqual([{ role: 'tool', tool_call_id: 'call_n', content: named.content }]);
     expect(renderMessages('responses', [named])[0]).toMatchObject({ output: named.content });
     expect(renderMessages('anthropic', [named])[0]).toMatchObject({ content: [{ content: named.content }] });
-    expect(renderMessages('gemini', [named])[0]).toEqual({ role: 'user', parts: [{ functionResponse: { id: 'call_n', name: 'n', response: named.payload } }] });
+    expect(renderMessages('gemini', [named])[0]).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { id: 'call_n', name: 'n', response: named.payload } }],
+    });
   });
 });

@@ -55,7 +55,10 @@ const readSchema: JsonSchema = {
 };
 
 describe('dialects: the four formats, each as its provider expects', () => {
-  const tools = [tool(readSchema), tool({ type: 'object', properties: { cmd: { type: 'string' } } }, { name: 'Bash', concurrencySafe: false })];
+  const tools = [
+    tool(readSchema),
+    tool({ type: 'object', properties: { cmd: { type: 'string' } } }, { name: 'Bash', concurrencySafe: false }),
+  ];
 
   it('openai: function entries, schema unchanged, no strict flag', () => {
     expect(toOpenAI(tools, { strict: false })).toEqual([
@@ -343,13 +346,33 @@ describe('dialects: gemini schema adaptation', () => {
       },
     });
     const allowed = new Set([
-      'type', 'format', 'title', 'description', 'nullable', 'enum', 'properties', 'required', 'minProperties', 'maxProperties',
-      'items', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'anyOf',
+      'type',
+      'format',
+      'title',
+      'description',
+      'nullable',
+      'enum',
+      'properties',
+      'required',
+      'minProperties',
+      'maxProperties',
+      'items',
+      'minItems',
+      'maxItems',
+      'minLength',
+      'maxLength',
+      'pattern',
+      'minimum',
+      'maximum',
+      'anyOf',
     ]);
     for (const node of schemaNodes(parameters)) {
       for (const key of Object.keys(node)) expect(allowed, `keyword ${key}`).toContain(key);
     }
-    expect(parameters?.properties).toMatchObject({ s: { type: 'string', pattern: '^a' }, n: { type: 'number', format: 'float', minimum: 1 } });
+    expect(parameters?.properties).toMatchObject({
+      s: { type: 'string', pattern: '^a' },
+      n: { type: 'number', format: 'float', minimum: 1 },
+    });
     expect((parameters?.properties as Node).s).not.toHaveProperty('format');
   });
 
@@ -497,12 +520,23 @@ describe('dialects: openai strict mode', () => {
   it('wraps an optional bare reference or const in anyOf with null; an inlined one gets a null type', () => {
     const result = strict({
       type: 'object',
-      properties: { a: { $ref: '#/$defs/A' }, b: { $ref: '#/$defs/A', description: 'B' }, c: { const: 'x' }, d: { const: 1, description: 'D' } },
+      properties: {
+        a: { $ref: '#/$defs/A' },
+        b: { $ref: '#/$defs/A', description: 'B' },
+        c: { const: 'x' },
+        d: { const: 1, description: 'D' },
+      },
       $defs: { A: { type: 'object', properties: { v: { type: 'string' } }, required: ['v'] } },
     });
     expect(result.parameters.properties).toEqual({
       a: { anyOf: [{ $ref: '#/$defs/A' }, { type: 'null' }] },
-      b: { type: ['object', 'null'], description: 'B', properties: { v: { type: 'string' } }, required: ['v'], additionalProperties: false },
+      b: {
+        type: ['object', 'null'],
+        description: 'B',
+        properties: { v: { type: 'string' } },
+        required: ['v'],
+        additionalProperties: false,
+      },
       c: { anyOf: [{ type: 'string', const: 'x' }, { type: 'null' }] },
       d: { description: 'D', anyOf: [{ type: 'integer', const: 1 }, { type: 'null' }] },
     });
@@ -524,7 +558,9 @@ describe('dialects: openai strict mode', () => {
       type: 'object',
       properties: { tree: { $ref: '#/$defs/Node' } },
       required: ['tree'],
-      $defs: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['children'] } },
+      $defs: {
+        Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['children'] },
+      },
     });
     expect(result.strict).toBe(true);
     expect(result.parameters.properties).toEqual({ tree: { $ref: '#/$defs/Node' } });
@@ -579,7 +615,10 @@ describe('dialects: openai strict mode', () => {
   });
 
   it.each([
-    ['an open map (additionalProperties schema)', { type: 'object', properties: { env: { type: 'object', additionalProperties: { type: 'string' } } } }],
+    [
+      'an open map (additionalProperties schema)',
+      { type: 'object', properties: { env: { type: 'object', additionalProperties: { type: 'string' } } } },
+    ],
     ['additionalProperties: true', { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true }],
     ['a free-form nested object', { type: 'object', properties: { meta: { type: 'object' } } }],
     ['patternProperties', { type: 'object', properties: { m: { type: 'object', patternProperties: { '^x': {} } } } }],
@@ -596,8 +635,16 @@ describe('dialects: openai strict mode', () => {
   });
 
   it('unravels $ref with siblings and flattens allOf at the root', () => {
-    const result = strict({ $ref: '#/$defs/Args', $defs: { Args: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } } });
+    const result = strict({
+      $ref: '#/$defs/Args',
+      $defs: { Args: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } },
+    });
     expect(result.strict).toBe(true);
-    expect(result.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false });
+    expect(result.parameters).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    });
   });
 });

@@ -14,7 +14,7 @@ const names = (registry: ReturnType<typeof createRegistry>) => registry.list().m
 
 /** An upstream MCP server's tools are swapped in and out of the catalog while it serves. */
 describe('ToolRegistry.setSource', () => {
-  it('replaces only that source\'s tools, keeps the list sorted, and leaves the fixed tools alone', () => {
+  it("replaces only that source's tools, keeps the list sorted, and leaves the fixed tools alone", () => {
     const registry = createRegistry([tool('Read'), tool('Write')], registryDefaults(configFrom({})));
     registry.setSource('a', [tool('a_one'), tool('a_two')]);
     registry.setSource('b', [tool('B_x')]);
@@ -28,7 +28,14 @@ describe('ToolRegistry.setSource', () => {
   it('refuses a name another tool holds or no provider accepts, and reports a schema ajv rejects; serves the rest', () => {
     const registry = createRegistry([tool('Read')], registryDefaults(configFrom({})));
     registry.setSource('b', [tool('shared')]);
-    const report = registry.setSource('a', [tool('Read'), tool('shared'), tool('bad name'), tool('x'.repeat(65)), tool('broken', { type: 'object', properties: { p: { type: 'nope' } } }), tool('fine')]);
+    const report = registry.setSource('a', [
+      tool('Read'),
+      tool('shared'),
+      tool('bad name'),
+      tool('x'.repeat(65)),
+      tool('broken', { type: 'object', properties: { p: { type: 'nope' } } }),
+      tool('fine'),
+    ]);
     expect(report.refused).toEqual([
       expect.stringMatching(/^Read: another tool has this name/),
       expect.stringMatching(/^shared: another tool has this name/),

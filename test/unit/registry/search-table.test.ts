@@ -37,4 +37,8 @@ function describeQueryTable(name: string, load: () => Tool[] | Promise<Tool[]>, 
 }
 
 describeQueryTable('the GitHub + server-everything + built-ins catalog', () => largeCatalog(tmpdir()), LARGE_CATALOG_QUERIES);
-describeQueryTable('the large OpenAPI fixture (GitHub Enterprise Server 3.0, 666 tools)', () => largeOpenApiCatalog(), LARGE_OPENAPI_QUERIES);
+describeQueryTable(
+  'the large OpenAPI fixture (GitHub Enterprise Server 3.0, 666 tools)',
+  () => largeOpenApiCatalog(),
+  LARGE_OPENAPI_QUERIES,
+);

@@ -49,8 +49,16 @@ describe('parameterText', () => {
 
 describe('BM25F scoring', () => {
   const docs = [
-    { name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
-    { name: 'get_forecast', description: 'Weather forecast for the next days', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    {
+      name: 'get_weather',
+      description: 'Current weather for a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+    {
+      name: 'get_forecast',
+      description: 'Weather forecast for the next days',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
     { name: 'send_mail', description: 'Send an email message', parameters: { type: 'object', properties: { to: { type: 'string' } } } },
   ];
   const index = buildIndex(docs);

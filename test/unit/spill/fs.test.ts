@@ -170,9 +170,15 @@ describe('createSpillStore', () => {
   it('opens an S3 store only with credentials and a valid bucket name, and refuses other schemes', () => {
     const s3 = (credentials: object) => ({ region: 'us-east-1', credentials, timeoutMs: 1000 });
     expect(() => createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock })).toThrow(/AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
-    expect(() => createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k' }) })).toThrow(/AWS_SECRET_ACCESS_KEY/);
-    expect(() => createSpillStore('s3://Bad_Bucket/p', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k', secretAccessKey: 's' }) })).toThrow(/not a bucket name/);
-    expect(createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k', secretAccessKey: 's' }) })).toBeInstanceOf(S3SpillStore);
+    expect(() => createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k' }) })).toThrow(
+      /AWS_SECRET_ACCESS_KEY/,
+    );
+    expect(() => createSpillStore('s3://Bad_Bucket/p', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k', secretAccessKey: 's' }) })).toThrow(
+      /not a bucket name/,
+    );
+    expect(
+      createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k', secretAccessKey: 's' }) }),
+    ).toBeInstanceOf(S3SpillStore);
     expect(() => createSpillStore('https://example.com/x', { ttlMs: TTL, clock })).toThrow(/Unsupported spill store URL/);
     expect(() => createSpillStore('file://remote-host/dir', { ttlMs: TTL, clock })).toThrow();
   });

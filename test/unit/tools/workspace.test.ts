@@ -2,7 +2,8 @@ import { constants } from 'node:fs';
 import { realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorkspace, type Workspace } from '../../../src/tools/workspace.js';
+import { createWorkspace } from '../../../src/tools/workspace.js';
+import type { Workspace } from '../../../src/tools/workspace-types.js';
 import { makeSandbox, type Sandbox } from './fixtures.js';
 
 describe('createWorkspace: confinement of caller paths', () => {

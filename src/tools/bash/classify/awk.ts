@@ -10,12 +10,54 @@ import { allow, ask, deny, worst, type Verdict } from './verdict.js';
  * are judged like the first operand.
  */
 export function judgeAwk(args: readonly Arg[]): Verdict {
-  if (args.some((a) => /^(-l|--lo)/.test(a.value ?? ''))) return deny('awk -l/--load loads a shared library, code the classifier cannot see');
+  if (args.some((a) => /^(-l|--lo)/.test(a.value ?? '')))
+    return deny('awk -l/--load loads a shared library, code the classifier cannot see');
   const { rest, taken, verdict, unread } = skipOptions('awk', args, {
-    flags: ['-b', '--characters-as-bytes', '-c', '--traditional', '-P', '--posix', '-S', '--sandbox', '-M', '--bignum', '-N', '--use-lc-numeric', '-r', '--re-interval', '-s', '--no-optimize', '-O', '--optimize',
-      '-o', '--pretty-print', '-p', '--profile', '-d', '--dump-variables', '-D', '--debug'],
+    flags: [
+      '-b',
+      '--characters-as-bytes',
+      '-c',
+      '--traditional',
+      '-P',
+      '--posix',
+      '-S',
+      '--sandbox',
+      '-M',
+      '--bignum',
+      '-N',
+      '--use-lc-numeric',
+      '-r',
+      '--re-interval',
+      '-s',
+      '--no-optimize',
+      '-O',
+      '--optimize',
+      '-o',
+      '--pretty-print',
+      '-p',
+      '--profile',
+      '-d',
+      '--dump-variables',
+      '-D',
+      '--debug',
+    ],
     valued: ['-F', '-v', '--field-separator', '--assign', '-e', '--source'],
-    risky: ['-f', '--file', '-i', '--include', '-E', '--exec', '-o', '--pretty-print', '-p', '--profile', '-d', '--dump-variables', '-D', '--debug'],
+    risky: [
+      '-f',
+      '--file',
+      '-i',
+      '--include',
+      '-E',
+      '--exec',
+      '-o',
+      '--pretty-print',
+      '-p',
+      '--profile',
+      '-d',
+      '--dump-variables',
+      '-D',
+      '--debug',
+    ],
   });
   // Past an option it does not know, any later word could be the program.
   if (unread) return unread.reduce((acc, a) => (a.value === undefined ? acc : worst(acc, judgeAwkProgram(a.value))), verdict!);
@@ -26,7 +68,8 @@ export function judgeAwk(args: readonly Arg[]): Verdict {
     programs.push(rest[0]!.value);
   }
   let judged = verdict ?? allow('awk prints');
-  for (const program of programs) judged = worst(judged, program === undefined ? ask('the awk program is computed at run time') : judgeAwkProgram(program));
+  for (const program of programs)
+    judged = worst(judged, program === undefined ? ask('the awk program is computed at run time') : judgeAwkProgram(program));
   return judged;
 }
 
@@ -49,7 +92,8 @@ const HAZARD = /\bsystem\b|(^|[^|])\|(?!\|)|@|>|\bENVIRON\b/;
 function judgeAwkProgram(source: string): Verdict {
   const src = source.replace(/\\\r?\n/g, ' ');
   const { verdict, slash } = readAwk(src);
-  if (slash && verdict.decision !== 'deny' && /\bsystem\s*\(/.test(src)) return deny('the awk program may run a shell (system), past a / the classifier cannot place');
+  if (slash && verdict.decision !== 'deny' && /\bsystem\s*\(/.test(src))
+    return deny('the awk program may run a shell (system), past a / the classifier cannot place');
   if (slash && verdict.decision === 'allow' && HAZARD.test(src)) {
     return ask('the awk program has a / that may start a regular expression or divide, and text that could run a program or write a file');
   }
@@ -62,7 +106,7 @@ function readAwk(src: string): { verdict: Verdict; slash: boolean } {
   let slash = false;
   let operand = false;
   let depth = 0;
-  for (let i = 0; i < src.length; ) {
+  for (let i = 0; i < src.length;) {
     const c = src[i]!;
     const next = src[i + 1];
     if (c === '#') {
@@ -109,7 +153,10 @@ function readAwk(src: string): { verdict: Verdict; slash: boolean } {
   return { verdict, slash };
 }
 
-/** The end of the string or regular expression at `start`: escapes skipped, a regular expression's `[…]` may hold `/`; undefined if a line or the program ends first. */
+/**
+ * The end of the string or regular expression at `start`: escapes skipped, a regular expression's `[…]` may hold `/`; undefined if a line
+ * or the program ends first.
+ */
 function skipLiteral(src: string, start: number): number | undefined {
   const quote = src[start]!;
   let bracket = false;

@@ -15,7 +15,10 @@ denyAll(
   'starts a nested shell or evaluates code',
   'bash sh zsh dash ksh mksh ash fish csh tcsh yash rbash posh pwsh nu elvish xonsh osh ysh eval exec source . trap alias unalias enable hash fc script expect tmux screen watch parallel',
 );
-denyAll('is a device or system tool', 'dd mkfs mount umount shutdown reboot halt poweroff init telinit systemctl kill killall pkill chown chmod chgrp chattr fdisk sfdisk parted wipefs losetup swapon swapoff insmod rmmod modprobe iptables nft crontab at batch');
+denyAll(
+  'is a device or system tool',
+  'dd mkfs mount umount shutdown reboot halt poweroff init telinit systemctl kill killall pkill chown chmod chgrp chattr fdisk sfdisk parted wipefs losetup swapon swapoff insmod rmmod modprobe iptables nft crontab at batch',
+);
 
 /**
  * Programs that run a command named among their words, with options the
@@ -24,8 +27,10 @@ denyAll('is a device or system tool', 'dd mkfs mount umount shutdown reboot halt
  * of that command (`prlimit rm -rf x`, `taskset 1 bash -c id` are DENY).
  */
 const RUNNERS = new Set(
-  ('prlimit taskset chrt numactl flock unbuffer stdbuf strace ltrace valgrind cgexec firejail systemd-run runcon chronic ifne catchsegv gdb ' +
-    'ionice setsid busybox xvfb-run fakeroot faketime proot torsocks proxychains proxychains4 rlwrap sshpass nocache eatmydata cpulimit trickle').split(' '),
+  (
+    'prlimit taskset chrt numactl flock unbuffer stdbuf strace ltrace valgrind cgexec firejail systemd-run runcon chronic ifne catchsegv gdb ' +
+    'ionice setsid busybox xvfb-run fakeroot faketime proot torsocks proxychains proxychains4 rlwrap sshpass nocache eatmydata cpulimit trickle'
+  ).split(' '),
 );
 
 /** Wrappers ALLOW knows: their options (read until the first operand), then the command they run, which is what is judged. */
@@ -33,11 +38,17 @@ const WRAPPERS: Record<string, { table: OptionTable; skip?: number }> = {
   nohup: { table: optionTable('nohup', '--help --version') },
   nice: { table: optionTable('nice', '-n: --adjustment= --help --version') },
   // timeout takes its duration before the command.
-  timeout: { table: optionTable('timeout', '-v -k: -s: --preserve-status --foreground --kill-after= --signal= --verbose --help --version'), skip: 1 },
+  timeout: {
+    table: optionTable('timeout', '-v -k: -s: --preserve-status --foreground --kill-after= --signal= --verbose --help --version'),
+    skip: 1,
+  },
   time: { table: optionTable('time', '-apqv -f: ?-o: --append --portability --quiet --verbose --format= ?--output= --help --version') },
   // -S splits a string into a command line the classifier never sees.
   env: {
-    table: optionTable('env', '-iv0 -u: -C: !-S: --ignore-environment --null --unset= --chdir= !--split-string= --block-signal[=] --default-signal[=] --ignore-signal[=] --list-signal-handling --debug --help --version'),
+    table: optionTable(
+      'env',
+      '-iv0 -u: -C: !-S: --ignore-environment --null --unset= --chdir= !--split-string= --block-signal[=] --default-signal[=] --ignore-signal[=] --list-signal-handling --debug --help --version',
+    ),
   },
 };
 
@@ -95,7 +106,11 @@ function judgeWrapper(name: string, args: readonly Arg[], { table, skip = 0 }: {
   if (read.verdict.decision === 'deny') return read.verdict;
   if (read.computed) return deny(`an argument of ${name} before its command is computed at run time: what it runs is unknown`);
   if (read.verdict.decision !== 'allow') {
-    return judgeUnread(worst(read.verdict, ask(`an option of ${name} is not known, so neither is where its command starts`)), args, judgeArgv);
+    return judgeUnread(
+      worst(read.verdict, ask(`an option of ${name} is not known, so neither is where its command starts`)),
+      args,
+      judgeArgv,
+    );
   }
   let inner = read.operands.slice(skip);
   let verdict = read.verdict;

@@ -3,13 +3,17 @@ import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
 /** find's tests that take a value. */
 const FIND_VALUED = new Set(
-  ('-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -newer -anewer -cnewer -perm ' +
+  (
+    '-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -newer -anewer -cnewer -perm ' +
     '-user -group -uid -gid -size -mtime -mmin -atime -amin -ctime -cmin -maxdepth -mindepth -links -inum -samefile -printf ' +
-    '-fstype -used -context -regextype -D -O').split(' '),
+    '-fstype -used -context -regextype -D -O'
+  ).split(' '),
 );
 const FIND_FLAGS = new Set(
-  ('-print -print0 -ls -prune -quit -empty -true -false -readable -writable -executable -depth -follow -xdev -mount -noleaf ' +
-    '-daystart -nouser -nogroup -o -a -not -and -or ! ( ) , -H -L -P -ignore_readdir_race -noignore_readdir_race').split(' '),
+  (
+    '-print -print0 -ls -prune -quit -empty -true -false -readable -writable -executable -depth -follow -xdev -mount -noleaf ' +
+    '-daystart -nouser -nogroup -o -a -not -and -or ! ( ) , -H -L -P -ignore_readdir_race -noignore_readdir_race'
+  ).split(' '),
 );
 
 /** find: ALLOW as a search; -delete DENY; -exec and its kin run a command (at least ASK, and judged); -fprint and -fls write. */

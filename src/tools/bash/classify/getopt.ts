@@ -52,7 +52,9 @@ export function optionTable(name: string, spec: string): OptionTable {
     let risk: Verdict | undefined;
     if (token.startsWith('?') || token.startsWith('!')) {
       const opt = token.slice(1).replace(/[:=[\]]+$/, '');
-      risk = token.startsWith('?') ? ask(`${name} ${opt} writes a file or runs a program`) : deny(`${name} ${opt} runs a command line the classifier cannot see`);
+      risk = token.startsWith('?')
+        ? ask(`${name} ${opt} writes a file or runs a program`)
+        : deny(`${name} ${opt} runs a command line the classifier cannot see`);
       risky = true;
       token = token.slice(1);
     }
@@ -166,8 +168,10 @@ function resolveLong(written: string, table: OptionTable, prefixes: boolean): st
  */
 export function judgeOptions(name: string, read: Read, table: OptionTable, maxOperands?: [count: number, why: string]): Verdict {
   let verdict = read.verdict;
-  if (read.computed && table.risky) verdict = worst(verdict, ask(`an argument of ${name} is computed at run time and could be an option that writes or runs`));
+  if (read.computed && table.risky)
+    verdict = worst(verdict, ask(`an argument of ${name} is computed at run time and could be an option that writes or runs`));
   // A word only the run time knows may split into several operands.
-  if (maxOperands && (read.operands.length > maxOperands[0] || read.operands.some((a) => a.value === undefined))) verdict = worst(verdict, ask(maxOperands[1]));
+  if (maxOperands && (read.operands.length > maxOperands[0] || read.operands.some((a) => a.value === undefined)))
+    verdict = worst(verdict, ask(maxOperands[1]));
   return verdict;
 }

@@ -2,7 +2,10 @@ import { optionTable, readOptions, type OptionTable } from './getopt.js';
 import { values, type Arg } from './options.js';
 import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
-/** Options of the log and diff family: how history and changes are shown. --output writes, --ext-diff and --textconv run drivers, --show-signature runs gpg. */
+/**
+ * Options of the log and diff family: how history and changes are shown. --output writes, --ext-diff and --textconv run drivers,
+ * --show-signature runs gpg.
+ */
 const LOG_DIFF =
   '-# -puswbRzaiEFPW -n: -S: -G: -L: -M:: -C:: -B:: -U:: --oneline --stat[=] --shortstat --numstat --name-only --name-status --summary --patch ' +
   '--no-patch --graph --all --decorate[=] --no-decorate --abbrev-commit --no-abbrev-commit --reverse --merges --no-merges --first-parent --follow ' +
@@ -28,7 +31,10 @@ const GIT_READ: Record<string, OptionTable> = {};
 const readable = (subs: string, spec: string) => subs.split(' ').forEach((sub) => (GIT_READ[sub] = optionTable(`git ${sub}`, spec)));
 readable('log show diff whatchanged rev-list', LOG_DIFF);
 readable('shortlog', `${LOG_DIFF} -c -e --numbered --summary --email --committer --group= -w::`);
-readable('status', '-sbvz -u:: --short --branch --porcelain[=] --long --verbose --untracked-files[=] --ignored[=] --ignore-submodules[=] --column[=] --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames[=] --show-stash');
+readable(
+  'status',
+  '-sbvz -u:: --short --branch --porcelain[=] --long --verbose --untracked-files[=] --ignored[=] --ignore-submodules[=] --column[=] --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames[=] --show-stash',
+);
 readable(
   'grep',
   '-# -iIwvhHEGPFnlLzocpWrqa -e: -f: -A: -B: -C: -m: ?-O:: --ignore-case --word-regexp --invert-match --full-name --extended-regexp --basic-regexp ' +
@@ -37,7 +43,10 @@ readable(
     '--max-count= --max-depth= --recursive --no-recursive --and --or --not --all-match --quiet --cached --untracked --no-index --exclude-standard ' +
     '--no-exclude-standard --recurse-submodules --text ?--open-files-in-pager[=] ?--textconv',
 );
-readable('blame', '-bfnpltsewc -L: -M:: -C:: -S: --root --show-stats --show-name --show-number --porcelain --line-porcelain --show-email --incremental --date= --abbrev[=] --color-lines --color-by-age --minimal --reverse --first-parent --since= --ignore-rev= --ignore-revs-file= --contents= --no-textconv ?--textconv');
+readable(
+  'blame',
+  '-bfnpltsewc -L: -M:: -C:: -S: --root --show-stats --show-name --show-number --porcelain --line-porcelain --show-email --incremental --date= --abbrev[=] --color-lines --color-by-age --minimal --reverse --first-parent --since= --ignore-rev= --ignore-revs-file= --contents= --no-textconv ?--textconv',
+);
 readable(
   'rev-parse',
   '-q --abbrev-ref[=] --short[=] --verify --quiet --show-toplevel --git-dir --git-common-dir --absolute-git-dir --show-prefix --show-cdup ' +
@@ -45,11 +54,23 @@ readable(
     '--tags[=] --remotes[=] --glob= --sq --sq-quote --default= --revs-only --no-revs --flags --no-flags --show-superproject-working-tree ' +
     '--show-object-format[=] --local-env-vars --git-path= --since= --until= --after= --before= --disambiguate= --not',
 );
-readable('ls-files', '-cdmoiskuztvf -x: -X: --cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude-standard --error-unmatch --full-name --recurse-submodules --abbrev[=] --eol --deduplicate --exclude= --exclude-from= --exclude-per-directory= --format= --sparse');
+readable(
+  'ls-files',
+  '-cdmoiskuztvf -x: -X: --cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude-standard --error-unmatch --full-name --recurse-submodules --abbrev[=] --eol --deduplicate --exclude= --exclude-from= --exclude-per-directory= --format= --sparse',
+);
 readable('ls-tree', '-drtlz --long --name-only --name-status --object-only --full-name --full-tree --abbrev[=] --format=');
-readable('cat-file', '-tsepzZ --batch[=] --batch-check[=] --batch-all-objects --follow-symlinks --unordered --buffer --use-mailmap --no-use-mailmap --allow-unknown-type ?--textconv ?--filters ?--path=');
-readable('describe', '--tags --all --long --always --abbrev= --dirty[=] --broken[=] --exact-match --first-parent --contains --candidates= --match= --exclude=');
-readable('for-each-ref', '--format= --sort= --count= --points-at= --merged[=] --no-merged[=] --contains[=] --no-contains[=] --shell --perl --python --tcl --color[=] --ignore-case --omit-empty --exclude=');
+readable(
+  'cat-file',
+  '-tsepzZ --batch[=] --batch-check[=] --batch-all-objects --follow-symlinks --unordered --buffer --use-mailmap --no-use-mailmap --allow-unknown-type ?--textconv ?--filters ?--path=',
+);
+readable(
+  'describe',
+  '--tags --all --long --always --abbrev= --dirty[=] --broken[=] --exact-match --first-parent --contains --candidates= --match= --exclude=',
+);
+readable(
+  'for-each-ref',
+  '--format= --sort= --count= --points-at= --merged[=] --no-merged[=] --contains[=] --no-contains[=] --shell --perl --python --tcl --color[=] --ignore-case --omit-empty --exclude=',
+);
 readable('show-ref', '-dsq --head --tags --heads --branches --dereference --hash[=] --abbrev[=] --verify --quiet --exists');
 readable('name-rev', '--tags --refs= --exclude= --all --name-only --no-undefined --always');
 readable('merge-base', '-a --all --octopus --independent --is-ancestor --fork-point');
@@ -69,8 +90,10 @@ const GIT_LISTING: Record<string, RegExp> = {
   reflog: /^(show)$/,
 };
 /** `-c` keys that only change how output looks; `alias.*` and keys naming a program run code. */
-const HARMLESS_CONFIG = /^(color\..*|core\.quotepath|log\..*|user\.name|user\.email|advice\..*|i18n\..*|core\.abbrev|diff\.noprefix|diff\.mnemonicprefix)$/;
-const CODE_CONFIG = /^(alias\..*|core\.(pager|sshcommand|fsmonitor|hookspath|editor|askpass|gitproxy)|pager\..*|diff\..*\.(textconv|command)|diff\.external|filter\..*|credential\..*|sequence\.editor|gpg\..*program|include\..*|includeif\..*|uploadpack\..*|protocol\..*)$/;
+const HARMLESS_CONFIG =
+  /^(color\..*|core\.quotepath|log\..*|user\.name|user\.email|advice\..*|i18n\..*|core\.abbrev|diff\.noprefix|diff\.mnemonicprefix)$/;
+const CODE_CONFIG =
+  /^(alias\..*|core\.(pager|sshcommand|fsmonitor|hookspath|editor|askpass|gitproxy)|pager\..*|diff\..*\.(textconv|command)|diff\.external|filter\..*|credential\..*|sequence\.editor|gpg\..*program|include\..*|includeif\..*|uploadpack\..*|protocol\..*)$/;
 
 /**
  * git: the read-only subcommands ALLOW; history rewriting (reset, clean,
@@ -92,7 +115,8 @@ export function judgeGit(args: readonly Arg[]): Verdict {
       continue;
     }
     if (/^--(exec-path|config-env)/.test(word)) return deny(`git ${word} makes git run other programs`);
-    if (/^(--no-pager|-P|-p|--paginate|--bare|--no-replace-objects|--literal-pathspecs|--no-optional-locks|--version|--help)$/.test(word)) continue;
+    if (/^(--no-pager|-P|-p|--paginate|--bare|--no-replace-objects|--literal-pathspecs|--no-optional-locks|--version|--help)$/.test(word))
+      continue;
     if (/^--(git-dir|work-tree|namespace)=/.test(word)) {
       verdict = worst(verdict, ask(`git ${word} points git at another repository`));
       continue;
@@ -123,4 +147,3 @@ function gitConfig(pair: string): Verdict {
   if (CODE_CONFIG.test(key)) return deny(`git -c ${key} makes git run a command`);
   return HARMLESS_CONFIG.test(key) ? allow('') : ask(`git -c ${key} changes how git behaves`);
 }
-

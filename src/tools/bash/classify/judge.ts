@@ -27,9 +27,11 @@ export interface Classified {
 
 /** Node types that only hold other nodes: nothing to judge in themselves. */
 const STRUCTURE = new Set(
-  ('File Stmt Word Lit SglQuoted DblQuoted CmdSubst ProcSubst Subshell Block BinaryCmd IfClause WhileClause ForClause WordIter ' +
+  (
+    'File Stmt Word Lit SglQuoted DblQuoted CmdSubst ProcSubst Subshell Block BinaryCmd IfClause WhileClause ForClause WordIter ' +
     'CaseClause CaseItem FuncDecl TimeClause CoprocClause ExtGlob Comment BinaryArithm UnaryArithm ParenArithm BinaryTest ' +
-    'UnaryTest ParenTest ArrayExpr ArrayElem Expansion Slice Replace Redirect CallExpr').split(' '),
+    'UnaryTest ParenTest ArrayExpr ArrayElem Expansion Slice Replace Redirect CallExpr'
+  ).split(' '),
 );
 
 /**
@@ -40,7 +42,10 @@ const STRUCTURE = new Set(
  */
 export const MAX_CLASSIFIED_CHARS = 10_000;
 
-/** How deep the syntax tree may nest: a bound well inside the stack the GopherJS walk needs, so the outcome does not depend on the stack size. */
+/**
+ * How deep the syntax tree may nest: a bound well inside the stack the GopherJS walk needs, so the outcome does not depend on the stack
+ * size.
+ */
 export const MAX_DEPTH = 256;
 
 /** Why a command is not classified (DENY at the gate). */
@@ -70,7 +75,11 @@ export function classifyCommand(command: string): Classified | Unclassified {
     classified = classifyParsed(command);
   } catch (err) {
     const deep = err instanceof TooDeep || err instanceof RangeError;
-    classified = { problem: deep ? `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads` : `the classifier failed: ${String(err)}` };
+    classified = {
+      problem: deep
+        ? `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads`
+        : `the classifier failed: ${String(err)}`,
+    };
   }
   if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
   recent.set(command, classified);
@@ -92,7 +101,8 @@ function classifyParsed(command: string): Classified | Unclassified {
     const type = typeOf(node);
     const judged = judgeNode(type, node, parsed, walk);
     if (judged) units.push(...judged);
-    else if (!STRUCTURE.has(type)) units.push({ text: parsed.source(node), verdict: ask(`a shell construct the classifier does not know (${type})`) });
+    else if (!STRUCTURE.has(type))
+      units.push({ text: parsed.source(node), verdict: ask(`a shell construct the classifier does not know (${type})`) });
     return true;
   });
   const verdict = units.reduce((acc, u) => worst(acc, u.verdict), allow('nothing runs'));
@@ -113,7 +123,9 @@ function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixe
       const name = child(node, 'Name')?.Value as string | undefined;
       // IFS before a command only splits inside that command (`IFS= read -r line`); set on its own, it re-splits every later word.
       const prefix = name === 'IFS' && prefixes.has(node.Pos().Offset());
-      const verdict = (name && !prefix && dangerousVariable(name)) || (child(node, 'Index') ? ask('an array subscript is evaluated as arithmetic') : undefined);
+      const verdict =
+        (name && !prefix && dangerousVariable(name)) ||
+        (child(node, 'Index') ? ask('an array subscript is evaluated as arithmetic') : undefined);
       return verdict ? [{ text: parsed.source(node), verdict }] : [];
     }
     case 'WordIter': {
@@ -133,7 +145,8 @@ function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixe
       return verdict.decision === 'allow' ? [] : [{ text: parsed.source(node), verdict }];
     }
     case 'Word': {
-      // Any word may be a path a program reads, whatever the program (cat, awk's getline, grep -r), or one a variable or loop carries there.
+      // Any word may be a path a program reads, whatever the program (cat, awk's getline, grep -r), or one a variable or loop carries
+      // there.
       const value = literalValue(node);
       const verdict = judgeProcPath(value ?? parsed.source(node), value === undefined);
       return verdict ? [{ text: parsed.source(node), verdict }] : undefined;
@@ -145,7 +158,10 @@ function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixe
   }
 }
 
-/** A statement: its simple command with the statement's redirections as one unit; a statement of another kind gives each redirection its own. */
+/**
+ * A statement: its simple command with the statement's redirections as one unit; a statement of another kind gives each redirection its
+ * own.
+ */
 function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Unit[] {
   const cmd = child(stmt, 'Cmd');
   const redirects = list(stmt, 'Redirs').map((r) => judgeRedirect(r, parsed));
@@ -164,7 +180,11 @@ function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Un
     const parts = list(w, 'Parts');
     return parts.length === 1 && typeOf(parts[0]!) === 'ProcSubst';
   };
-  let verdict = judgeArgv(values.map((value, i) => (value !== undefined ? { value } : i > 0 && procSubst(words[i]!) ? { value: '/dev/fd/63' } : { value, source: spelled[i] })));
+  let verdict = judgeArgv(
+    values.map((value, i) =>
+      value !== undefined ? { value } : i > 0 && procSubst(words[i]!) ? { value: '/dev/fd/63' } : { value, source: spelled[i] },
+    ),
+  );
   // `LC_ALL=x grep`, `GCONV_PATH=./gc git log`: a variable set for one command changes what the program does.
   if (words.length > 0 && assigns.length > 0) verdict = worst(verdict, ask('a variable set before the command changes what it does'));
   for (const r of redirects) verdict = worst(verdict, r.verdict);

@@ -14,7 +14,9 @@ import { allow, ask, deny, type Verdict } from './verdict.js';
 const ENVIRON = /\/environ(?![\w.-])/;
 const MEM = /\/proc\/.*\bmem(?![\w.-])/;
 const PER_PROCESS = /\/proc\/+([^/]*)(\/.*)?$/;
-const HARMLESS = new Set('stat status statm cmdline comm limits cgroup io oom_score oom_score_adj wchan sched schedstat loginuid sessionid'.split(' '));
+const HARMLESS = new Set(
+  'stat status statm cmdline comm limits cgroup io oom_score oom_score_adj wchan sched schedstat loginuid sessionid'.split(' '),
+);
 
 /**
  * A word of a command or a redirection's target, as its value or (computed
@@ -29,14 +31,18 @@ export function judgeProcPath(word: string, computed: boolean): Verdict | undefi
   const text = throughProc(computed ? written.replace(/["'\\]/g, '') : written);
   if (ENVIRON.test(text)) return deny(`${written} names a process's environment, where the gateway's secrets are`);
   if (MEM.test(text)) return deny(`${written} names a process's memory`);
-  if (computed && mayNameProc(written)) return ask(`${written} is a pattern or expansion that may name /proc, where processes' environments are`);
+  if (computed && mayNameProc(written))
+    return ask(`${written} is a pattern or expansion that may name /proc, where processes' environments are`);
   if (/^\/+proc\/*$/.test(text)) return ask(`${text} holds every process's folder`);
   const m = PER_PROCESS.exec(text);
   if (!m) return undefined;
   const [, pid, rest = ''] = m;
   // System-wide entries are lower-case names (cpuinfo, sys, net); anything else may name a process (`/proc/%s/` built by printf).
   if (!computed && /^[a-z_]+$/.test(pid!) && pid !== 'self') return undefined;
-  const file = rest.replace(/^\/task\/[^/]+/, '').split('/').filter(Boolean);
+  const file = rest
+    .replace(/^\/task\/[^/]+/, '')
+    .split('/')
+    .filter(Boolean);
   if (file.length === 1 && HARMLESS.has(file[0]!)) return undefined;
   return ask(`${text} reads into a process's /proc folder`);
 }
@@ -47,7 +53,10 @@ const FD_ALIASES: Array<[RegExp, string]> = [
   [/^\/+dev\/+std(in|out|err)(?=\/|$)/, '/proc/self/fd/0'],
 ];
 
-/** An absolute path as it reaches /proc: /dev/fd spelled as /proc/self/fd, `.` and `..` resolved by name (the links inside /proc lead back into it). */
+/**
+ * An absolute path as it reaches /proc: /dev/fd spelled as /proc/self/fd, `.` and `..` resolved by name (the links inside /proc lead back
+ * into it).
+ */
 function throughProc(path: string): string {
   if (!path.startsWith('/')) return path;
   let text = path;
@@ -85,7 +94,9 @@ function mayNameProc(written: string): boolean {
   }
 }
 
-/** ps options taking a value (the rest of the cluster or the next word), UNIX (`-o`) and BSD (`o`) style: BSD `u` is a format, not a user. */
+/**
+ * ps options taking a value (the rest of the cluster or the next word), UNIX (`-o`) and BSD (`o`) style: BSD `u` is a format, not a user.
+ */
 const PS_VALUED = { unix: 'oOpuUgGtCqs', bsd: 'oOpUtkq' };
 const PS_LONG_VALUED = /^--(format|sort|pid|ppid|quick-pid|user|User|group|Group|tty|sid|cols|columns|rows|lines|width|context)$/;
 
@@ -132,7 +143,13 @@ const ROOT_OR_PROC = /^\/+((\.\.?|proc)(\/+|$))*$/;
  */
 export function judgeRootRead(name: string, args: readonly Arg[], recursive: boolean): Verdict | undefined {
   const words = args.map((a) => (a.value === undefined ? undefined : throughProc(a.value)));
-  recursive ||= words.some((w, i) => w !== undefined && (/^-[a-zA-Z]*[rR]/.test(w) || /^--(recursive|dereference-recursive|directories=recurse)$/.test(w) || (w === '-d' && words[i + 1] === 'recurse')));
+  recursive ||= words.some(
+    (w, i) =>
+      w !== undefined &&
+      (/^-[a-zA-Z]*[rR]/.test(w) ||
+        /^--(recursive|dereference-recursive|directories=recurse)$/.test(w) ||
+        (w === '-d' && words[i + 1] === 'recurse')),
+  );
   const root = words.find((w) => w !== undefined && ROOT_OR_PROC.test(w));
   return recursive && root ? ask(`${name} ${root} reads through /proc, where processes' environments are`) : undefined;
 }

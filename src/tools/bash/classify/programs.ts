@@ -12,7 +12,10 @@ import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 type Judge = (args: readonly Arg[], judge: JudgeArgv) => Verdict;
 
 /** A table program's verdict; `grep -r KEY /` reads through /proc (see judgeRootRead). */
-const known = (name: string, recursive: boolean): Judge => (args) => judgeRootRead(name, args, recursive) ?? readKnown(name, args)!.verdict;
+const known =
+  (name: string, recursive: boolean): Judge =>
+  (args) =>
+    judgeRootRead(name, args, recursive) ?? readKnown(name, args)!.verdict;
 
 /** Read-only programs read by a judge of their own: a script, a subcommand, a command they run. */
 export const PROGRAMS: Record<string, Judge> = {
@@ -58,12 +61,17 @@ export const BUILTINS: Record<string, Judge> = {
   command: (args, judge) => {
     const rest = args.findIndex((a) => !/^-[pvV]+$/.test(a.value ?? '-'));
     const lookup = args.slice(0, rest === -1 ? args.length : rest).some((a) => /[vV]/.test(a.value ?? ''));
-    return worst(ask(`command is a shell builtin outside the harmless set (${HARMLESS})`), lookup || rest === -1 ? allow('') : judgeUnread(allow(''), args.slice(rest), judge));
+    return worst(
+      ask(`command is a shell builtin outside the harmless set (${HARMLESS})`),
+      lookup || rest === -1 ? allow('') : judgeUnread(allow(''), args.slice(rest), judge),
+    );
   },
   builtin: (args, judge) => worst(ask(`builtin is a shell builtin outside the harmless set (${HARMLESS})`), judge(args)),
 };
-for (const name of ('bg bind break caller compgen complete compopt continue declare dirs disown exit export fg getopts help history let local logout ' +
-  'mapfile popd pushd readarray readonly return set shift shopt suspend times type typeset ulimit umask unset wait :').split(' ')) {
+for (const name of (
+  'bg bind break caller compgen complete compopt continue declare dirs disown exit export fg getopts help history let local logout ' +
+  'mapfile popd pushd readarray readonly return set shift shopt suspend times type typeset ulimit umask unset wait :'
+).split(' ')) {
   BUILTINS[name] = () => ask(`${name} is a shell builtin outside the harmless set (${HARMLESS})`);
 }
 
@@ -126,7 +134,10 @@ function judgeXargs(args: readonly Arg[], judge: JudgeArgv): Verdict {
   const read = readOptions('xargs', args, XARGS_TABLE, { posix: true, prefixes: true });
   if (read.computed) return deny('an argument of xargs before its command is computed at run time: what it runs is unknown');
   if (read.verdict.decision !== 'allow') {
-    return worst(judgeUnread(worst(read.verdict, ask('an option of xargs is not known, so neither is where its command starts')), args, judge), ask('xargs adds words from its input to the command'));
+    return worst(
+      judgeUnread(worst(read.verdict, ask('an option of xargs is not known, so neither is where its command starts')), args, judge),
+      ask('xargs adds words from its input to the command'),
+    );
   }
   const rest = read.operands;
   if (rest.length === 0) return allow('xargs alone echoes its input');
@@ -136,8 +147,21 @@ function judgeXargs(args: readonly Arg[], judge: JudgeArgv): Verdict {
 }
 
 /** jq's options (its own parser: exact long names, letters clustered); --arg and its kin take two words. */
-const JQ_FLAGS = new Set('-r -c -n -s -e -j -a -S -C -M -R --tab --seq --stream --raw-output --compact-output --null-input --slurp --exit-status --join-output --ascii-output --sort-keys --color-output --monochrome-output --raw-input --unbuffered --args --jsonargs --raw-output0 --stream-errors'.split(' '));
-const JQ_VALUED: Record<string, number> = { '--arg': 2, '--argjson': 2, '--slurpfile': 2, '--rawfile': 2, '--indent': 1, '-f': 1, '--from-file': 1, '-L': 1 };
+const JQ_FLAGS = new Set(
+  '-r -c -n -s -e -j -a -S -C -M -R --tab --seq --stream --raw-output --compact-output --null-input --slurp --exit-status --join-output --ascii-output --sort-keys --color-output --monochrome-output --raw-input --unbuffered --args --jsonargs --raw-output0 --stream-errors'.split(
+    ' ',
+  ),
+);
+const JQ_VALUED: Record<string, number> = {
+  '--arg': 2,
+  '--argjson': 2,
+  '--slurpfile': 2,
+  '--rawfile': 2,
+  '--indent': 1,
+  '-f': 1,
+  '--from-file': 1,
+  '-L': 1,
+};
 
 /** jq filters JSON: no option of it writes or runs (`$ENV` holds only the command's own environment). */
 function judgeJq(args: readonly Arg[]): Verdict {

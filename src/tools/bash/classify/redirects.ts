@@ -20,7 +20,10 @@ export function judgeRedirect(node: Node, parsed: Parsed): { text: string; verdi
   if ((op === '>&' || op === '<&') && /^([0-9]+-?|-)$/.test(target)) return { text, verdict: allow('duplicates a descriptor') };
   // `>&file` is `&>file`.
   if (OUTPUT.has(op) || op === '>&') {
-    return { text, verdict: SINKS.has(target) || /^\/dev\/fd\/[0-9]+$/.test(target) ? allow('discards or passes output') : ask(`writes to ${target}`) };
+    return {
+      text,
+      verdict: SINKS.has(target) || /^\/dev\/fd\/[0-9]+$/.test(target) ? allow('discards or passes output') : ask(`writes to ${target}`),
+    };
   }
   return { text, verdict: ask(`a redirection the classifier does not know (${op})`) };
 }

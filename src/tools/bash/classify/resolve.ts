@@ -21,7 +21,11 @@ const resolved = new Map<string, boolean>();
 export function isSystemProgram(written: string): boolean {
   const known = resolved.get(written);
   if (known !== undefined) return known;
-  const candidates = written.includes('/') ? (SYSTEM_DIRS.has(dirname(written)) ? [written] : []) : COMMAND_PATH.map((dir) => join(dir, written));
+  const candidates = written.includes('/')
+    ? SYSTEM_DIRS.has(dirname(written))
+      ? [written]
+      : []
+    : COMMAND_PATH.map((dir) => join(dir, written));
   let system = !written.includes('/');
   for (const candidate of candidates) {
     let real: string;

@@ -24,7 +24,12 @@ export function judgeSed(args: readonly Arg[]): Verdict {
     scripts.push(read.operands[0]!.value);
   }
   if (scripts.some((s) => s === undefined)) return worst(read.verdict, ask('a sed script is computed at run time'));
-  return worst(read.verdict, scripts.every((s) => sedPrintsOnly(s!)) ? allow('sed prints') : ask('the sed script may write files or run commands (w, W, e) or has a form the classifier does not read'));
+  return worst(
+    read.verdict,
+    scripts.every((s) => sedPrintsOnly(s!))
+      ? allow('sed prints')
+      : ask('the sed script may write files or run commands (w, W, e) or has a form the classifier does not read'),
+  );
 }
 
 /** Whether a sed script is made only of commands that print or edit the stream, read without guessing. */

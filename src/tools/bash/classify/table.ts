@@ -49,7 +49,8 @@ const SPECS: Record<string, string> = {
     '--width[=] --traditional --help --version',
   base64: '-di -w: --decode --ignore-garbage --wrap= --help --version',
   md5sum: '-bctzw --binary --check --tag --text --zero --ignore-missing --quiet --status --strict --warn --help --version',
-  cksum: '-czw -a: -l: --algorithm= --check --length= --tag --untagged --zero --ignore-missing --quiet --status --strict --warn --debug --raw --base64 --help --version',
+  cksum:
+    '-czw -a: -l: --algorithm= --check --length= --tag --untagged --zero --ignore-missing --quiet --status --strict --warn --debug --raw --base64 --help --version',
   sum: '-rs --sysv --help --version',
   ls:
     '-aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1 -I: -T: -w: --all --almost-all --author --escape --block-size= --ignore-backups --color[=] --directory ' +
@@ -63,8 +64,10 @@ const SPECS: Record<string, string> = {
     '--files0-from= --human-readable --inodes --dereference --count-links --no-dereference --separate-dirs --si --threshold= --time[=] ' +
     '--time-style= --exclude-from= --exclude= --one-file-system --help --version',
   df: '-ahHiklPTv -B: -t: -x: --all --block-size= --human-readable --si --inodes --local --no-sync --output[=] --portability --sync --total --type= --print-type --exclude-type= --help --version',
-  realpath: '-emLPqsz --canonicalize-existing --canonicalize-missing --logical --physical --quiet --relative-to= --relative-base= --strip --no-symlinks --zero --help --version',
-  readlink: '-femnqsvz --canonicalize --canonicalize-existing --canonicalize-missing --no-newline --quiet --silent --verbose --zero --help --version',
+  realpath:
+    '-emLPqsz --canonicalize-existing --canonicalize-missing --logical --physical --quiet --relative-to= --relative-base= --strip --no-symlinks --zero --help --version',
+  readlink:
+    '-femnqsvz --canonicalize --canonicalize-existing --canonicalize-missing --no-newline --quiet --silent --verbose --zero --help --version',
   basename: '-az -s: --multiple --suffix= --zero --help --version',
   dirname: '-z --zero --help --version',
   seq: '-# -w -f: -s: --format= --separator= --equal-width --help --version',
@@ -73,7 +76,8 @@ const SPECS: Record<string, string> = {
   date: '-uR -I:: -d: -f: -r: ?-s: --date= --debug --file= --iso-8601[=] --resolution --rfc-email --rfc-3339= --reference= ?--set= --utc --universal --help --version',
   id: '-aZgGnruz --context --group --groups --name --real --user --zero --help --version',
   whoami: '--help --version',
-  uname: '-asnrvmpio --all --kernel-name --nodename --kernel-release --kernel-version --machine --processor --hardware-platform --operating-system --help --version',
+  uname:
+    '-asnrvmpio --all --kernel-name --nodename --kernel-release --kernel-version --machine --processor --hardware-platform --operating-system --help --version',
   printenv: '-0 --null --help --version',
   which: '-as',
   grep:
@@ -88,7 +92,8 @@ const SPECS: Record<string, string> = {
     '-vzZbciklLhnN0rsd -m: -e: -f: -F: -P: ?-C ?-p ?-S --help --version --magic-file= --uncompress --uncompress-noreport --brief --checking-printout ' +
     '--exclude= --exclude-quiet= --files-from= --separator= --mime --mime-encoding --apple --extension --mime-type --keep-going --list ' +
     '--dereference --no-dereference --no-buffer --no-pad --print0 ?--preserve-date --parameter= --raw --special-files ?--no-sandbox ?--compile --debug',
-  hexdump: '-bcCdoxvhV -L:: -e: -f: -n: -s: --one-byte-octal --one-byte-char --canonical --two-bytes-decimal --two-bytes-octal --two-bytes-hex --color[=] --format= --format-file= --length= --skip= --no-squeezing --help --version',
+  hexdump:
+    '-bcCdoxvhV -L:: -e: -f: -n: -s: --one-byte-octal --one-byte-char --canonical --two-bytes-decimal --two-bytes-octal --two-bytes-hex --color[=] --format= --format-file= --length= --skip= --no-squeezing --help --version',
   strings:
     '-# -adfwohvV -n: -t: -T: -e: -U: -s: --all --data --print-file-name --bytes= --radix= --include-all-whitespace --target= --encoding= ' +
     '--unicode= --output-separator= --help --version',

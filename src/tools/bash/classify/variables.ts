@@ -2,12 +2,39 @@ import { deny, type Verdict } from './verdict.js';
 
 /** Variables that change which program a name runs or what a program runs on its own: DENY to set. */
 const DANGEROUS_VARS = new Set([
-  'PATH', 'IFS', 'BASH_ENV', 'ENV', 'PS4', 'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS', 'HOME', 'XDG_CONFIG_HOME', 'CDPATH',
-  'PAGER', 'EDITOR', 'VISUAL', 'MANPAGER', 'LESSOPEN', 'LESSCLOSE', 'NODE_OPTIONS', 'PERL5OPT', 'PYTHONSTARTUP', 'RUBYOPT', 'GLOBIGNORE',
+  'PATH',
+  'IFS',
+  'BASH_ENV',
+  'ENV',
+  'PS4',
+  'PROMPT_COMMAND',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'CDPATH',
+  'PAGER',
+  'EDITOR',
+  'VISUAL',
+  'MANPAGER',
+  'LESSOPEN',
+  'LESSCLOSE',
+  'NODE_OPTIONS',
+  'PERL5OPT',
+  'PYTHONSTARTUP',
+  'RUBYOPT',
+  'GLOBIGNORE',
   // BASH_CMDS[ls]=/bin/rm makes `ls` run rm, without `hash`; BASH_ALIASES defines aliases without `alias`.
-  'BASH_CMDS', 'BASH_ALIASES', 'BASH_LOADABLES_PATH', 'EXECIGNORE', 'SHELL', 'RIPGREP_CONFIG_PATH',
+  'BASH_CMDS',
+  'BASH_ALIASES',
+  'BASH_LOADABLES_PATH',
+  'EXECIGNORE',
+  'SHELL',
+  'RIPGREP_CONFIG_PATH',
   // glibc loads character-set converters (iconv, git log --encoding) and locales from these: shared objects from the workspace.
-  'GCONV_PATH', 'LOCPATH', 'NLSPATH',
+  'GCONV_PATH',
+  'LOCPATH',
+  'NLSPATH',
 ]);
 const DANGEROUS_PREFIXES = ['LD_', 'DYLD_', 'GIT_', 'BASH_FUNC_'];
 

@@ -61,7 +61,19 @@ function unquotedLit(raw: string, first: boolean, last: boolean): string | undef
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
-  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
 };
 
 /** The value of `$'…'` (bash's ANSI-C quoting); undefined for what it cannot decode with certainty (\c, a NUL, non-ASCII escapes). */
@@ -79,7 +91,12 @@ function ansiC(raw: string): string | undefined {
       value += SIMPLE_ESCAPES[next];
       continue;
     }
-    const forms: Array<[RegExp, number]> = [[/^[0-7]{1,3}/, 8], [/^x[0-9a-fA-F]{1,2}/, 16], [/^u[0-9a-fA-F]{1,4}/, 16], [/^U[0-9a-fA-F]{1,8}/, 16]];
+    const forms: Array<[RegExp, number]> = [
+      [/^[0-7]{1,3}/, 8],
+      [/^x[0-9a-fA-F]{1,2}/, 16],
+      [/^u[0-9a-fA-F]{1,4}/, 16],
+      [/^U[0-9a-fA-F]{1,8}/, 16],
+    ];
     const rest = raw.slice(i);
     const form = forms.find(([re]) => re.test(rest));
     if (!form) {

@@ -21,7 +21,14 @@ async function setUp(counter = { runs: 0 }) {
   t = await buildTestApp({
     builtins: false,
     tools: [slowTool('Deploy', { safe: false, ms: 1, counter }), slowTool('Other', { safe: false, ms: 1 })],
-    config: { policy: { rules: [{ tool: 'Deploy', decision: 'ask' }, { tool: 'Other', decision: 'ask' }] } },
+    config: {
+      policy: {
+        rules: [
+          { tool: 'Deploy', decision: 'ask' },
+          { tool: 'Other', decision: 'ask' },
+        ],
+      },
+    },
   });
   return t;
 }

@@ -60,7 +60,7 @@ async function circuit(app: TestApp['app'], tool: string) {
   return circuits.find((c: { tool: string }) => c.tool === tool);
 }
 
-describe('what trips the breaker: the tool\'s own malfunctions, never the caller\'s mistakes', () => {
+describe("what trips the breaker: the tool's own malfunctions, never the caller's mistakes", () => {
   it.each(['invalid_args', 'not_found', 'conflict', 'permission', 'upstream_404', 'upstream_400', 'upstream_302', 'upstream_429'])(
     'caller mistakes never trip it: %s five times in a row',
     async (mode) => {
@@ -74,11 +74,15 @@ describe('what trips the breaker: the tool\'s own malfunctions, never the caller
     },
   );
 
-  it('an operator\'s denial and a path outside the workspace never trip it either', async () => {
+  it("an operator's denial and a path outside the workspace never trip it either", async () => {
     t = await buildTestApp({ config: { policy: { rules: [{ tool: 'Read', when: { path: 'secret' }, decision: 'deny' }] } } });
     await writeFile(join(t.workspace, 'a.txt'), 'a\n');
     for (let i = 0; i < 4; i++) {
-      await execute(t.app, [call(`o${i}`, 'Read', { path: '../../etc/passwd' }), call(`d${i}`, 'Read', { path: 'secret' }), call(`m${i}`, 'Read', { path: 'missing' })]);
+      await execute(t.app, [
+        call(`o${i}`, 'Read', { path: '../../etc/passwd' }),
+        call(`d${i}`, 'Read', { path: 'secret' }),
+        call(`m${i}`, 'Read', { path: 'missing' }),
+      ]);
     }
     expect(await circuit(t.app, 'Read')).toMatchObject({ state: 'closed', failures: 0 });
   });
@@ -97,7 +101,10 @@ describe('what trips the breaker: the tool\'s own malfunctions, never the caller
   it('the upstream errors carry a truthful retryable: 4xx no, 429 / 5xx / connect yes', async () => {
     t = await buildTestApp({ builtins: false, tools: [failing('F')] });
     const modes = ['upstream_404', 'upstream_429', 'upstream_500', 'upstream_connect'];
-    const { body } = await execute(t.app, modes.map((mode, i) => call(`c${i}`, 'F', { mode })));
+    const { body } = await execute(
+      t.app,
+      modes.map((mode, i) => call(`c${i}`, 'F', { mode })),
+    );
     expect(body.results.map((r: any) => [r.error.code, r.error.retryable])).toEqual([
       ['UPSTREAM_ERROR', false],
       ['RATE_LIMITED', true],
@@ -119,7 +126,7 @@ describe('what trips the breaker: the tool\'s own malfunctions, never the caller
 });
 
 describe('the breaker settings a tool declares or inherits', () => {
-  it('defaults.breaker is inherited; a tool\'s own failure_threshold and recovery_ms win', async () => {
+  it("defaults.breaker is inherited; a tool's own failure_threshold and recovery_ms win", async () => {
     t = await buildTestApp({
       builtins: false,
       tools: [failing('Inherits'), { ...failing('Own'), breaker: { failureThreshold: 2, recoveryMs: 1_000 } }],
@@ -205,7 +212,14 @@ describe('the breaker state machine: only the probe moves an open breaker', () =
       t.app,
       Array.from({ length: 6 }, (_, i) => call(`p${i}`, 'F', { mode: 'execution_failed' })),
     );
-    expect(body.results.map((r: any) => r.error.code)).toEqual(['EXECUTION_FAILED', 'CIRCUIT_OPEN', 'CIRCUIT_OPEN', 'CIRCUIT_OPEN', 'CIRCUIT_OPEN', 'CIRCUIT_OPEN']);
+    expect(body.results.map((r: any) => r.error.code)).toEqual([
+      'EXECUTION_FAILED',
+      'CIRCUIT_OPEN',
+      'CIRCUIT_OPEN',
+      'CIRCUIT_OPEN',
+      'CIRCUIT_OPEN',
+      'CIRCUIT_OPEN',
+    ]);
     expect(await circuit(t.app, 'F')).toMatchObject({ state: 'open', reopens_at: t.clock.now() + 300_000 });
   });
 });

@@ -32,11 +32,11 @@ describe('breaker gate: an open circuit stops the call; only malfunctions count'
     expect(breakerOutcome(new GatewayError('CONFLICT'))).toBe('neutral');
   });
 
-  it('a call the client cancelled (/mcp notifications/cancelled) is the client\'s choice, never counted', () => {
+  it("a call the client cancelled (/mcp notifications/cancelled) is the client's choice, never counted", () => {
     expect(breakerOutcome(new GatewayError('CANCELLED'))).toBe('neutral');
   });
 
-  it('a Bash command\'s non-zero exit is an answer, never counted; so is a timeout its own timeout_ms set', () => {
+  it("a Bash command's non-zero exit is an answer, never counted; so is a timeout its own timeout_ms set", () => {
     expect(breakerOutcome(new GatewayError('COMMAND_FAILED', { details: { exit_code: 1, signal: null } }))).toBe('neutral');
     expect(breakerOutcome(new GatewayError('TIMEOUT', { details: { timeout_ms: 300, lowered_by_arguments: true } }))).toBe('neutral');
     expect(breakerOutcome(new GatewayError('TIMEOUT', { details: { timeout_ms: 30_000, lowered_by_arguments: false } }))).toBe('failure');

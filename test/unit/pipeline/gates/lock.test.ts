@@ -5,7 +5,7 @@ import { plannedCall } from '../../../helpers/gates.js';
 const write = (args: Record<string, unknown>) => plannedCall({ name: 'Write', lock: { role: 'write', pathArg: 'path' } }, args);
 const META = { file_mtime_ms: 1000, file_size_bytes: 42 };
 
-describe('lock injection gate: a write carries the session\'s last lock of its path', () => {
+describe("lock injection gate: a write carries the session's last lock of its path", () => {
   it('a write without expected_mtime_ms asks for the session’s last lock of its normalized path (null counts as absent)', () => {
     expect(lockPathToFetch(write({ path: './a//b/../c.txt' }))).toBe('a/c.txt');
     expect(lockPathToFetch(write({ path: 'c.txt', expected_mtime_ms: null }))).toBe('c.txt');

@@ -6,8 +6,16 @@ import { createRegistry, registryDefaults } from '../../../../src/registry/regis
 import type { Tool } from '../../../../src/tools/tool.js';
 import { caller } from '../../../helpers/gates.js';
 
-const tool = (name: string): Tool => ({ name, description: `The ${name} tool.`, parameters: { type: 'object' }, concurrencySafe: true, run: async () => ({ text: '' }) });
-const deps = { registry: createRegistry([tool('Read'), tool('Write'), tool('secret_tool')], registryDefaults(configFrom({}))) } as unknown as PipelineDeps;
+const tool = (name: string): Tool => ({
+  name,
+  description: `The ${name} tool.`,
+  parameters: { type: 'object' },
+  concurrencySafe: true,
+  run: async () => ({ text: '' }),
+});
+const deps = {
+  registry: createRegistry([tool('Read'), tool('Write'), tool('secret_tool')], registryDefaults(configFrom({}))),
+} as unknown as PipelineDeps;
 /** A call as it reaches gate 2: parsed, not yet looked up. */
 const arriving = (name: string): PlannedCall => ({ index: 0, id: 'call_1', name, rawArguments: {}, args: {} });
 const lookup = (name: string, allows: (tool: string) => boolean = () => true) => {

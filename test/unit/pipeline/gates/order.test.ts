@@ -21,7 +21,11 @@ function gated(name: string, counter: { runs: number }, safe = true): Tool {
   return {
     name,
     description: `Gate test tool ${name}.`,
-    parameters: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' }, mode: { type: 'string' } }, additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { n: { type: 'integer' }, s: { type: 'string' }, mode: { type: 'string' } },
+      additionalProperties: false,
+    },
     concurrencySafe: safe,
     async run(args) {
       counter.runs += 1;
@@ -50,7 +54,10 @@ describe('gate order: the first gate that stops a call gives its answer', () => 
 
   it('validate before permission: a denied tool with bad arguments is INVALID_ARGS; with an oversized string ARG_TOO_LARGE', async () => {
     const counter = { runs: 0 };
-    t = await buildTestApp({ tools: [gated('G', counter)], config: { limits: { arg_chars: 10 }, policy: { rules: [{ tool: 'G', decision: 'deny' }] } } });
+    t = await buildTestApp({
+      tools: [gated('G', counter)],
+      config: { limits: { arg_chars: 10 }, policy: { rules: [{ tool: 'G', decision: 'deny' }] } },
+    });
     const { body } = await execute(t.app, [call('a', 'G', { n: 'x' }), call('b', 'G', { s: 'x'.repeat(11) }), call('c', 'G', { n: 1 })]);
     expect(body.results.map((r: any) => r.error.code)).toEqual(['INVALID_ARGS', 'ARG_TOO_LARGE', 'PERMISSION_DENIED']);
     expect(counter.runs).toBe(0);
@@ -89,14 +96,22 @@ describe('gate order: the first gate that stops a call gives its answer', () => 
 
   it('a call stopped at any gate does not run, and later calls of the batch still do', async () => {
     const counter = { runs: 0 };
-    t = await buildTestApp({ tools: [gated('G', counter, false)], config: { policy: { rules: [{ tool: 'G', when: { s: '^no$' }, decision: 'deny' }] } } });
-    const { body } = await execute(t.app, [call('a', 'G', '[]'), call('b', 'G', { n: 'x' }), call('c', 'G', { s: 'no' }), call('d', 'G', { s: 'yes' })]);
+    t = await buildTestApp({
+      tools: [gated('G', counter, false)],
+      config: { policy: { rules: [{ tool: 'G', when: { s: '^no$' }, decision: 'deny' }] } },
+    });
+    const { body } = await execute(t.app, [
+      call('a', 'G', '[]'),
+      call('b', 'G', { n: 'x' }),
+      call('c', 'G', { s: 'no' }),
+      call('d', 'G', { s: 'yes' }),
+    ]);
     expect(body.results.map((r: any) => r.status)).toEqual(['error', 'error', 'error', 'success']);
     expect(counter.runs).toBe(1);
   });
 });
 
-describe('lock injection: an Edit or Write carries the session\'s last Read of its file', () => {
+describe("lock injection: an Edit or Write carries the session's last Read of its file", () => {
   async function readThenChange(app: TestApp['app'], workspace: string, session: string): Promise<string> {
     const file = join(workspace, 'f.txt');
     await writeFile(file, 'hello\n');
@@ -108,7 +123,7 @@ describe('lock injection: an Edit or Write carries the session\'s last Read of i
     return file;
   }
 
-  it('Write, like Edit, gets the lock of the session\'s last Read: CONFLICT and the file untouched', async () => {
+  it("Write, like Edit, gets the lock of the session's last Read: CONFLICT and the file untouched", async () => {
     t = await buildTestApp();
     const file = await readThenChange(t.app, t.workspace, 's');
     const { body } = await execute(t.app, { session_id: 's', tool_calls: [call('w', 'Write', { path: 'f.txt', content: 'overwrite\n' })] });
@@ -124,12 +139,15 @@ describe('lock injection: an Edit or Write carries the session\'s last Read of i
       tool_calls: [call('e', 'Edit', { path: 'f.txt', old_string: 'jello', new_string: 'yello', expected_size_bytes: 6 })],
     });
     expect(edit.body.results[0].error.code).toBe('CONFLICT');
-    const write = await execute(t.app, { session_id: 's', tool_calls: [call('w', 'Write', { path: 'f.txt', content: 'x\n', expected_size_bytes: 6 })] });
+    const write = await execute(t.app, {
+      session_id: 's',
+      tool_calls: [call('w', 'Write', { path: 'f.txt', content: 'x\n', expected_size_bytes: 6 })],
+    });
     expect(write.body.results[0].error.code).toBe('CONFLICT');
     expect(await readFile(file, 'utf8')).toBe('jello\n');
   });
 
-  it('the caller\'s own expected_size_bytes is kept, not replaced by the injected one', async () => {
+  it("the caller's own expected_size_bytes is kept, not replaced by the injected one", async () => {
     t = await buildTestApp();
     const file = join(t.workspace, 'g.txt');
     await writeFile(file, 'hello\n');
@@ -158,12 +176,15 @@ describe('lock injection: an Edit or Write carries the session\'s last Read of i
   it('without a Read in the session there is nothing to inject and the write runs', async () => {
     t = await buildTestApp();
     await writeFile(join(t.workspace, 'h.txt'), 'one\n');
-    const { body } = await execute(t.app, { session_id: 'fresh', tool_calls: [call('e', 'Edit', { path: 'h.txt', old_string: 'one', new_string: 'two' })] });
+    const { body } = await execute(t.app, {
+      session_id: 'fresh',
+      tool_calls: [call('e', 'Edit', { path: 'h.txt', old_string: 'one', new_string: 'two' })],
+    });
     expect(body.results[0].status).toBe('success');
   });
 });
 
-describe('gate 8: a tool\'s own errors come back as they are', () => {
+describe("gate 8: a tool's own errors come back as they are", () => {
   it('NOT_FOUND, CONFLICT and EXECUTION_FAILED with their retryable flags', async () => {
     t = await buildTestApp({ tools: [faultyTool('F')] });
     await writeFile(join(t.workspace, 'x.txt'), 'a\n');

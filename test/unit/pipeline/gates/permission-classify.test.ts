@@ -45,7 +45,7 @@ describe('permission of a classifying tool: the class is the default, matching r
   it('narrowing: deny git push, also spelled with quotes, also inside a list or a substitution', async () => {
     const rules: PolicyRule[] = [{ tool: 'Bash', when: { command: '^git push' }, decision: 'deny' }];
     expect(decide(rules, 'git push origin main')).toBe('deny');
-    expect(decide(rules, "'git' \"push\" origin")).toBe('deny');
+    expect(decide(rules, '\'git\' "push" origin')).toBe('deny');
     expect(decide(rules, 'ls && echo $(git push)')).toBe('deny');
     expect(decide(rules, 'git status')).toBe('allow');
     expect(await gate(rules, 'g"it" push')).toMatch(/^PERMISSION_DENIED: .*policy rule 0/);
@@ -86,7 +86,9 @@ describe('permission of a classifying tool: the class is the default, matching r
     expect(decide(allowAll, 'ls')).toBe('allow');
     expect(decide(allowAll, 'rm -rf /')).toBe('allow');
     expect(decide(allowAll, 'echo $(')).toBe('deny');
-    expect(await gate(allowAll, 'if true; then')).toMatch(/^PERMISSION_DENIED: .*cannot classify these arguments: bash cannot parse the command: 1:/);
+    expect(await gate(allowAll, 'if true; then')).toMatch(
+      /^PERMISSION_DENIED: .*cannot classify these arguments: bash cannot parse the command: 1:/,
+    );
   });
 
   it('requires_approval keeps a widened command at ASK', () => {
@@ -98,7 +100,10 @@ describe('permission of a classifying tool: the class is the default, matching r
   });
 
   it('other tools are unchanged: no classifier, ALLOW by default, every matching rule raising', () => {
-    const policy = createPolicy([{ tool: 'Write', when: { path: '^secrets/' }, decision: 'deny' }, { tool: 'Read', decision: 'allow' }]);
+    const policy = createPolicy([
+      { tool: 'Write', when: { path: '^secrets/' }, decision: 'deny' },
+      { tool: 'Read', decision: 'allow' },
+    ]);
     expect(policy.decide('Write', { path: 'secrets/x' }, false).decision).toBe('deny');
     expect(policy.decide('Write', { path: 'src/x' }, false).decision).toBe('allow');
     expect(policy.decide('Read', {}, true).decision).toBe('ask');

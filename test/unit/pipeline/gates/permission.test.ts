@@ -28,7 +28,12 @@ describe('permission policy: the most restrictive matching rule decides', () => 
       { tool: '{Read,Edit}', when: { path: '^secrets/' }, decision: 'deny' },
       { tool: 'LS', decision: 'ask' },
     ]);
-    expect([policy.readsArgs('Read'), policy.readsArgs('Edit'), policy.readsArgs('LS'), policy.readsArgs('Glob')]).toEqual([true, true, false, false]);
+    expect([policy.readsArgs('Read'), policy.readsArgs('Edit'), policy.readsArgs('LS'), policy.readsArgs('Glob')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('the rules on one tool never decide another, whichever tool the policy decided first', () => {

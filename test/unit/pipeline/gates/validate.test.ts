@@ -21,7 +21,7 @@ const PARAMETERS = {
 const tool = (more: Partial<Tool> = {}) => ({ name: 'T', parameters: PARAMETERS, ...more });
 const arriving = (args: Record<string, unknown>, more: Partial<Tool> = {}) => plannedCall(tool(more), args);
 
-describe('validate gate: string sizes, then the tool\'s JSON Schema, or INVALID_ARGS', () => {
+describe("validate gate: string sizes, then the tool's JSON Schema, or INVALID_ARGS", () => {
   it('arguments that match the schema pass unchanged', () => {
     const args = { path: 'a.txt', limit: 3, nested: { deep: 'x' } };
     const call = arriving(args);
@@ -49,7 +49,10 @@ describe('validate gate: string sizes, then the tool\'s JSON Schema, or INVALID_
 
   it('at most 20 errors are reported', () => {
     const properties = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, { type: 'string' }]));
-    const call = plannedCall({ name: 'Many', parameters: { type: 'object', properties } }, Object.fromEntries(Object.keys(properties).map((k) => [k, 1])));
+    const call = plannedCall(
+      { name: 'Many', parameters: { type: 'object', properties } },
+      Object.fromEntries(Object.keys(properties).map((k) => [k, 1])),
+    );
     expect((validate(call)!.details as { errors: unknown[] }).errors).toHaveLength(20);
   });
 

@@ -26,7 +26,14 @@ afterEach(async () => {
   await store.close();
 });
 
-const request = (callId: string): AdmitRequest => ({ tenant: TENANT, sessionId: 's1', callId, tool: 'Edit', breaker: BREAKER, replay: LEASE });
+const request = (callId: string): AdmitRequest => ({
+  tenant: TENANT,
+  sessionId: 's1',
+  callId,
+  tool: 'Edit',
+  breaker: BREAKER,
+  replay: LEASE,
+});
 
 async function admit(callId: string): Promise<string> {
   const [answer] = await store.admit([request(callId)], clock.now());
@@ -105,7 +112,13 @@ describe('state.memory_max_bytes: replay records are evicted least recently used
     for (let i = 0; i < 10; i++) await run(`c${i}`);
     expect(await admit('running')).toBe('in_flight');
     await store.settle(
-      [{ ...request('running'), breaker: { ...BREAKER, outcome: 'success', probe: false }, replay: { result: result('running'), ttlMs: TTL } }],
+      [
+        {
+          ...request('running'),
+          breaker: { ...BREAKER, outcome: 'success', probe: false },
+          replay: { result: result('running'), ttlMs: TTL },
+        },
+      ],
       clock.now(),
     );
     expect(await waiting).toEqual(result('running'));
@@ -116,7 +129,10 @@ describe('state.memory_max_bytes: replay records are evicted least recently used
     expect(await admit('huge')).toBe('admitted');
     const waiting = store.awaitResult({ tenant: TENANT, sessionId: 's1', callId: 'huge' }, 60_000);
     const big = { status: 'success', text: 'y'.repeat(CAP * 2) };
-    await store.settle([{ ...request('huge'), breaker: { ...BREAKER, outcome: 'success', probe: false }, replay: { result: big, ttlMs: TTL } }], clock.now());
+    await store.settle(
+      [{ ...request('huge'), breaker: { ...BREAKER, outcome: 'success', probe: false }, replay: { result: big, ttlMs: TTL } }],
+      clock.now(),
+    );
     expect(await waiting).toEqual(big);
     expect(await evictions('call')).toBe(1);
     expect(await admit('huge')).toBe('admitted');

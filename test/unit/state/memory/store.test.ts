@@ -27,7 +27,14 @@ describe('MemoryStateStore', () => {
     const store = createMemoryStateStore({ clock });
     const ref = { tenant: 't', sessionId: 's', callId: 'c' };
     await store.admit(
-      [{ ...ref, tool: 'Edit', replay: { fingerprint: 'f', leaseMs: 10_000 }, breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 1000 } }],
+      [
+        {
+          ...ref,
+          tool: 'Edit',
+          replay: { fingerprint: 'f', leaseMs: 10_000 },
+          breaker: { scope: 'Edit', failureThreshold: 3, recoveryMs: 1000 },
+        },
+      ],
       clock.now(),
     );
     const waiting = store.awaitResult(ref, 60_000);

@@ -11,7 +11,9 @@ const LUA = new URL('../../../../src/state/redis/lua/', import.meta.url);
 async function luaFiles(dir: URL): Promise<URL[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const nested = await Promise.all(
-    entries.map((e) => (e.isDirectory() ? luaFiles(new URL(`${e.name}/`, dir)) : Promise.resolve(e.name.endsWith('.lua') ? [new URL(e.name, dir)] : []))),
+    entries.map((e) =>
+      e.isDirectory() ? luaFiles(new URL(`${e.name}/`, dir)) : Promise.resolve(e.name.endsWith('.lua') ? [new URL(e.name, dir)] : []),
+    ),
   );
   return nested.flat();
 }
@@ -59,7 +61,9 @@ describe('expandScript', () => {
     await writeFile(join(dir, 'includes', 'a.lua'), '--- @include "shared"\nlocal function a() return shared end');
     await writeFile(join(dir, 'includes', 'b.lua'), '--- @include "shared"\nlocal function b() return shared end');
     await writeFile(join(dir, 'includes', 'shared.lua'), 'local shared = 1');
-    expect(expandScript(url('main.lua'), {})).toBe('local shared = 1\nlocal function a() return shared end\n\nlocal function b() return shared end\nreturn a() + b()');
+    expect(expandScript(url('main.lua'), {})).toBe(
+      'local shared = 1\nlocal function a() return shared end\n\nlocal function b() return shared end\nreturn a() + b()',
+    );
   });
 
   it('writes the constants once, where first asked for', async () => {

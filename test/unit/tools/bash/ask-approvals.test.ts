@@ -21,7 +21,8 @@ async function setUp(rules: unknown[] = []) {
     const { body } = await execute(t!.app, { session_id: session, tool_calls: [{ id, name: 'Bash', arguments: { command } }] });
     return body.results[0] as Record<string, any>;
   };
-  const decide = (id: string, decision: 'approve' | 'deny') => t!.app.inject({ method: 'POST', url: `/approvals/${id}`, payload: { decision } });
+  const decide = (id: string, decision: 'approve' | 'deny') =>
+    t!.app.inject({ method: 'POST', url: `/approvals/${id}`, payload: { decision } });
   const pending = async () => (await t!.app.inject({ method: 'GET', url: '/approvals' })).json().approvals as unknown[];
   return { runs, bash, decide, pending };
 }

@@ -64,11 +64,12 @@ export const POSITIVE_ROWS: ReadonlyArray<readonly [command: string, expected: '
   ['chrt 1 sh -c id', 'deny'],
   ['flock f rm x', 'deny'],
   ['rbash -c id', 'deny'],
-  // found by the hostile pass through POST /execute once ALLOW was a positive list: a path attached to an option, quotes inside a computed word
+  // found by the hostile pass through POST /execute once ALLOW was a positive list: a path attached to an option, quotes inside a computed
+  // word
   ["wc --files0-from=/dev/fd/../../$PPID/env''iron", 'deny'],
   ["du --files0-from=/proc/$PPID/env''iron", 'deny'],
   ["grep -f/proc/$PPID/env''iron -r .", 'deny'],
-  ["cat /proc/$PPID/env\\iron", 'deny'],
+  ['cat /proc/$PPID/env\\iron', 'deny'],
   ['wc --files0-from=/pro[c]/1/envi*', 'ask'],
   ['wc --files0-from=/dev/fd/../../$PPID/envi*', 'ask'],
   // a word before a wrapper's command that only the run time knows could be the command

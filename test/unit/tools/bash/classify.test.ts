@@ -45,14 +45,18 @@ describe('Bash classification: every simple command judged, the most restrictive
     expect(classOf(`${at}y`)).toBe('unknown');
   });
 
-  it('an unclassified command says why: the parser\'s message, the length, the depth', () => {
-    expect(hooks.classify!({ command: 'echo $(' })).toEqual({ unknown: 'bash cannot parse the command: 1:6: reached EOF without matching ( with )' });
+  it("an unclassified command says why: the parser's message, the length, the depth", () => {
+    expect(hooks.classify!({ command: 'echo $(' })).toEqual({
+      unknown: 'bash cannot parse the command: 1:6: reached EOF without matching ( with )',
+    });
     expect(hooks.classify!({ command: 'x'.repeat(MAX_CLASSIFIED_CHARS + 1) })).toEqual({
       unknown: `the command is ${MAX_CLASSIFIED_CHARS + 1} characters long, over the ${MAX_CLASSIFIED_CHARS} the classifier reads`,
     });
     // Past the walk's bound, and (3,000 levels) past what the parser's own recursion survives.
     for (const command of [`${'echo $('.repeat(70)}ls${')'.repeat(70)}`, `${'$('.repeat(3000)}ls${')'.repeat(3000)}`]) {
-      expect(hooks.classify!({ command })).toEqual({ unknown: `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads` });
+      expect(hooks.classify!({ command })).toEqual({
+        unknown: `the command nests deeper than the ${MAX_DEPTH} levels the classifier reads`,
+      });
     }
   });
 

@@ -65,7 +65,7 @@ describe('the mounts a policy becomes inside the sandbox', () => {
     expect(await plan(specs)).toEqual([...PROTECTED, 'empty file .env', 'empty folder secrets', 'read-only infra'].sort());
   });
 
-  it('with no rules, only the protected files: in every repository, a submodule\'s git directory and .git file included, whatever their case', async () => {
+  it("with no rules, only the protected files: in every repository, a submodule's git directory and .git file included, whatever their case", async () => {
     expect(await plan([])).toEqual(PROTECTED);
   });
 
@@ -107,11 +107,24 @@ describe('the mounts a policy becomes inside the sandbox', () => {
       { tool: '*', when: { path: '^app/config/keys/' }, decision: 'deny' },
       { tool: 'Read', when: { path: '^\\.env$' }, decision: 'deny' },
     ];
-    const planned = (await planMounts(ws, rules(specs))).filter((m) => !m.rel.startsWith('Mixed') && !m.rel.startsWith('sub') && m.rel !== '.bashrc');
+    const planned = (await planMounts(ws, rules(specs))).filter(
+      (m) => !m.rel.startsWith('Mixed') && !m.rel.startsWith('sub') && m.rel !== '.bashrc',
+    );
     const args = await mountArgs(ws, planned);
     const at = (rel: string) => join(ws, rel);
     expect(args.slice(0, 3)).toEqual(['--ro-bind', expect.stringMatching(/empty$/), at('.env')]);
-    expect(args.slice(3)).toEqual(['--bind', at('app'), at('app'), '--bind', at('app/config'), at('app/config'), '--tmpfs', at('app/config/keys'), '--remount-ro', at('app/config/keys')]);
+    expect(args.slice(3)).toEqual([
+      '--bind',
+      at('app'),
+      at('app'),
+      '--bind',
+      at('app/config'),
+      at('app/config'),
+      '--tmpfs',
+      at('app/config/keys'),
+      '--remount-ro',
+      at('app/config/keys'),
+    ]);
   });
 
   it('a folder a rule for writing keeps whole is kept before it exists: the shallowest missing folder on the way, made empty and read-only', async () => {
@@ -120,7 +133,9 @@ describe('the mounts a policy becomes inside the sandbox', () => {
       { tool: 'Edit', when: { path: '^app/config/new/' }, decision: 'ask' },
     ];
     const planned = await planMounts(ws, rules(specs));
-    const lines = planned.filter((m) => m.rel.startsWith('build') || m.rel.startsWith('app')).map((m) => `${NAMES[m.kind]} ${m.rel}${m.creates ? ' (made)' : ''}`);
+    const lines = planned
+      .filter((m) => m.rel.startsWith('build') || m.rel.startsWith('app'))
+      .map((m) => `${NAMES[m.kind]} ${m.rel}${m.creates ? ' (made)' : ''}`);
     expect(lines.sort()).toEqual(['empty folder app/config/new (made)', 'empty folder build (made)', 'pinned app', 'pinned app/config']);
     expect((await planMounts(ws, rules(specs), { readOnly: true })).filter((m) => m.creates)).toEqual([]);
   });
@@ -143,6 +158,9 @@ describe('the mounts a policy becomes inside the sandbox', () => {
   });
 
   it('a workspace past the walk limit refuses the command rather than leave a rule unmounted', async () => {
-    await expect(planMounts(ws, rules([]), { limit: 3 })).rejects.toMatchObject({ code: 'EXECUTION_FAILED', message: expect.stringMatching(/more than 3 entries/) });
+    await expect(planMounts(ws, rules([]), { limit: 3 })).rejects.toMatchObject({
+      code: 'EXECUTION_FAILED',
+      message: expect.stringMatching(/more than 3 entries/),
+    });
   });
 });

@@ -9,7 +9,11 @@ import { createHttpDispatchers } from '../../../../src/tools/http/index.js';
 
 /** The Bash result shape (docs/bash.md), from a finished command's streams. */
 
-const stream = (text: string, spilled?: SpillOutcome): Captured => ({ head: Buffer.from(text), bytes: spilled?.bytes ?? Buffer.byteLength(text), spilled });
+const stream = (text: string, spilled?: SpillOutcome): Captured => ({
+  head: Buffer.from(text),
+  bytes: spilled?.bytes ?? Buffer.byteLength(text),
+  spilled,
+});
 const outcome = (stdout: Captured, stderr: Captured, exitCode: number | null = 0, signal: string | null = null): RunOutcome => ({
   exitCode,
   signal,
@@ -65,10 +69,14 @@ describe('Bash results', () => {
     expect(output.text).toContain('[stderr cut at 4 of 9000 bytes; the rest was not kept (the spill store is unavailable)]');
   });
 
-  it('the environment is built from scratch: PATH, HOME, LANG and the git settings, nothing of the gateway\'s, no BASH_ENV or ENV', () => {
+  it("the environment is built from scratch: PATH, HOME, LANG and the git settings, nothing of the gateway's, no BASH_ENV or ENV", () => {
     const env = commandEnv('/ws');
     expect(env).toMatchObject({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/ws', LANG: 'C.UTF-8' });
-    expect(Object.keys(env).filter((name) => !name.startsWith('GIT_')).sort()).toEqual(['HOME', 'LANG', 'PATH']);
+    expect(
+      Object.keys(env)
+        .filter((name) => !name.startsWith('GIT_'))
+        .sort(),
+    ).toEqual(['HOME', 'LANG', 'PATH']);
   });
 
   it('git reads no global or system config, and the program-running keys are set at command-line precedence', () => {
@@ -76,7 +84,13 @@ describe('Bash results', () => {
     expect(env).toMatchObject({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
     const count = Number(env.GIT_CONFIG_COUNT);
     const pairs = Object.fromEntries(Array.from({ length: count }, (_, i) => [env[`GIT_CONFIG_KEY_${i}`], env[`GIT_CONFIG_VALUE_${i}`]]));
-    expect(pairs).toMatchObject({ 'core.fsmonitor': 'false', 'core.hooksPath': '/dev/null', 'core.pager': 'cat', 'credential.helper': '', 'safe.bareRepository': 'explicit' });
+    expect(pairs).toMatchObject({
+      'core.fsmonitor': 'false',
+      'core.hooksPath': '/dev/null',
+      'core.pager': 'cat',
+      'credential.helper': '',
+      'safe.bareRepository': 'explicit',
+    });
     expect(Object.keys(pairs)).toHaveLength(count);
   });
 });
@@ -101,7 +115,11 @@ describe('Bash configuration', () => {
   });
 
   it('every bad setting is reported at once, and Bash-only settings on another built-in are refused', () => {
-    expect(() => configFrom({ builtins: { Bash: { sandbox: 'maybe', output_cap_bytes: 0, limits: { cpu_seconds: -1, forks: 3 } }, Read: { sandbox: 'none' } } })).toThrow(
+    expect(() =>
+      configFrom({
+        builtins: { Bash: { sandbox: 'maybe', output_cap_bytes: 0, limits: { cpu_seconds: -1, forks: 3 } }, Read: { sandbox: 'none' } },
+      }),
+    ).toThrow(
       /builtins\.Bash\.sandbox: must be one of "auto", "required", "none"[\s\S]*builtins\.Bash\.output_cap_bytes: must be >= 1[\s\S]*/,
     );
     try {

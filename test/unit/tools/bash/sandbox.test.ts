@@ -6,7 +6,7 @@ describe('bubblewrap arguments', () => {
   const args = bwrapArgs('/srv/ws');
   const pairs = (flag: string) => args.flatMap((arg, i) => (arg === flag ? [[args[i + 1], args[i + 2]]] : []));
 
-  it('every namespace unshared (network and PID included), dies with its parent, no capabilities, not the host\'s name', () => {
+  it("every namespace unshared (network and PID included), dies with its parent, no capabilities, not the host's name", () => {
     expect(args).toContain('--unshare-all');
     expect(args).not.toContain('--share-net');
     expect(args.join(' ')).toContain('--hostname sandbox');
@@ -29,7 +29,8 @@ describe('bubblewrap arguments', () => {
 
   it('read-only: /usr, the system links, a few files of /etc; a private /tmp, its own /proc and a minimal /dev', () => {
     expect(pairs('--ro-bind')[0]).toEqual(['/usr', '/usr']);
-    for (const [source] of pairs('--ro-bind-try')) expect(source).toMatch(/^\/etc\/(alternatives|ld\.so\.cache|ld\.so\.conf|ld\.so\.conf\.d|localtime)$/);
+    for (const [source] of pairs('--ro-bind-try'))
+      expect(source).toMatch(/^\/etc\/(alternatives|ld\.so\.cache|ld\.so\.conf|ld\.so\.conf\.d|localtime)$/);
     expect(args.join(' ')).toContain('--tmpfs /tmp');
     expect(args.join(' ')).toContain('--proc /proc');
     expect(args.join(' ')).toContain('--dev /dev');

@@ -15,7 +15,14 @@ describe('Write/Edit class: ASK for files that configure programs, the default t
   });
 
   it('without case, as a case-insensitive file system names them: .GIT/config is .git/config', () => {
-    for (const path of ['.GIT/config', 'sub/.Git/hooks/pre-commit', '.GitAttributes', 'lib/.GITMODULES', '.BASHRC', '.Config/Git/attributes']) {
+    for (const path of [
+      '.GIT/config',
+      'sub/.Git/hooks/pre-commit',
+      '.GitAttributes',
+      'lib/.GITMODULES',
+      '.BASHRC',
+      '.Config/Git/attributes',
+    ]) {
       expect(decide([], path)).toBe('ask');
     }
   });

@@ -9,8 +9,15 @@ describe('Glob', () => {
   beforeEach(async () => {
     sb = await makeSandbox();
     await sb.put({
-      'src/b.ts': '', 'src/a.ts': '', 'src/lib/c.ts': '', 'src/readme.md': '', 'top.ts': '',
-      '.github/ci.ts': '', '.git/hooks/x.ts': '', 'node_modules/pkg/index.ts': '', 'src/node_modules/dep.ts': '',
+      'src/b.ts': '',
+      'src/a.ts': '',
+      'src/lib/c.ts': '',
+      'src/readme.md': '',
+      'top.ts': '',
+      '.github/ci.ts': '',
+      '.git/hooks/x.ts': '',
+      'node_modules/pkg/index.ts': '',
+      'src/node_modules/dep.ts': '',
     });
   });
   afterEach(() => sb.cleanup());
@@ -42,7 +49,9 @@ describe('Glob', () => {
   it(`stops at ${MAX_GLOB_RESULTS} results with partial`, async () => {
     const dir = path.join(sb.root, 'many');
     await mkdir(dir);
-    await Promise.all(Array.from({ length: MAX_GLOB_RESULTS + 10 }, (_, i) => writeFile(path.join(dir, `f${String(i).padStart(5, '0')}.txt`), '')));
+    await Promise.all(
+      Array.from({ length: MAX_GLOB_RESULTS + 10 }, (_, i) => writeFile(path.join(dir, `f${String(i).padStart(5, '0')}.txt`), '')),
+    );
     const out = await run(sb, 'Glob', { pattern: 'many/*.txt' });
     expect(out.partial).toBe(true);
     expect(out.text.split('\n').filter((l) => l.startsWith('many/'))).toHaveLength(MAX_GLOB_RESULTS);

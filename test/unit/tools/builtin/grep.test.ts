@@ -24,8 +24,9 @@ describe('Grep', () => {
   });
 
   it('ignore_case, glob on file names or paths, and a file as path', async () => {
-    expect((await run(sb, 'Grep', { pattern: 'todo', ignore_case: true, glob: '*.ts' })).text)
-      .toBe('src/a.ts:2:// TODO: one\nsrc/a.ts:3:const todo = 1;');
+    expect((await run(sb, 'Grep', { pattern: 'todo', ignore_case: true, glob: '*.ts' })).text).toBe(
+      'src/a.ts:2:// TODO: one\nsrc/a.ts:3:const todo = 1;',
+    );
     expect((await run(sb, 'Grep', { pattern: 'TODO', glob: 'src/*.js' })).text).toBe('src/b.js:1:// TODO: two');
     expect((await run(sb, 'Grep', { pattern: 'import', path: 'src/a.ts' })).text).toBe('src/a.ts:1:import x from "y";');
     expect((await run(sb, 'Grep', { pattern: 'zzz' })).text).toBe('No matches.');

@@ -52,6 +52,11 @@ describe('built-in tools: names, arguments and results as a model sees them', ()
       { id: 'abs', name: 'Read', arguments: { path: '/etc/passwd' } },
       { id: 'ls', name: 'LS', arguments: { path: '..' } },
     ]);
-    expect(body.results.map((r: any) => r.error?.code ?? r.status)).toEqual(['success', 'PERMISSION_DENIED', 'PERMISSION_DENIED', 'PERMISSION_DENIED']);
+    expect(body.results.map((r: any) => r.error?.code ?? r.status)).toEqual([
+      'success',
+      'PERMISSION_DENIED',
+      'PERMISSION_DENIED',
+      'PERMISSION_DENIED',
+    ]);
   });
 });

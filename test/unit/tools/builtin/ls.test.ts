@@ -36,7 +36,9 @@ describe('LS', () => {
   ])(`shows at most ${MAX_LS_ENTRIES} entries, with partial and a count of the rest (%i more)`, async (more, note) => {
     const dir = path.join(sb.root, 'many');
     await mkdir(dir);
-    await Promise.all(Array.from({ length: MAX_LS_ENTRIES + more }, (_, i) => writeFile(path.join(dir, `f${String(i).padStart(5, '0')}`), '')));
+    await Promise.all(
+      Array.from({ length: MAX_LS_ENTRIES + more }, (_, i) => writeFile(path.join(dir, `f${String(i).padStart(5, '0')}`), '')),
+    );
     const out = await run(sb, 'LS', { path: 'many' });
     expect(out.partial).toBe(true);
     expect(out.text).toContain(note);

@@ -26,7 +26,7 @@ describe('Read', () => {
     expect((await run(sb, 'Read', { path: 'a.txt' })).text).toBe('     1\tone\n     2\t\n     3\tthree');
   });
 
-  it('offset is the first line (1-based), limit the line count, numbers stay the file\'s own', async () => {
+  it("offset is the first line (1-based), limit the line count, numbers stay the file's own", async () => {
     await sb.put({ 'a.txt': ['l1', 'l2', 'l3', 'l4', 'l5'].join('\n') + '\n' });
     const out = await run(sb, 'Read', { path: 'a.txt', offset: 3, limit: 2 });
     expect(out.text).toBe('     3\tl3\n     4\tl4\n\n(more lines follow; continue with offset=5)');
@@ -68,10 +68,15 @@ describe('Read', () => {
     const chunk = 64 * 1024;
     for (const size of [chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 7]) {
       // Lines of 100 bytes, the last one short and without a newline.
-      const text = Array.from({ length: Math.ceil(size / 100) }, (_, i) => `${String(i).padStart(6, '0')} ${'x'.repeat(92)}\n`).join('').slice(0, size);
+      const text = Array.from({ length: Math.ceil(size / 100) }, (_, i) => `${String(i).padStart(6, '0')} ${'x'.repeat(92)}\n`)
+        .join('')
+        .slice(0, size);
       await sb.put({ 'f.txt': text });
       const lines = text.split('\n').filter((line, i, all) => i < all.length - 1 || line !== '');
-      const expected = lines.slice(0, DEFAULT_READ_LIMIT).map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join('\n');
+      const expected = lines
+        .slice(0, DEFAULT_READ_LIMIT)
+        .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
+        .join('\n');
       expect((await run(sb, 'Read', { path: 'f.txt' })).text.startsWith(expected), `size ${size}`).toBe(true);
     }
   });

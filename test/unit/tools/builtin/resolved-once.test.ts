@@ -111,11 +111,15 @@ describe('a parent directory replaced by a link after the decision', () => {
 
   it('to outside the workspace: PERMISSION_DENIED for every file tool; nothing read or written outside', async () => {
     const before = await sb.outsideState();
-    const calls = CALLS.map(([name, args]): [string, Record<string, unknown>] => [name, { ...args, path: String(args.path).replace('notes.txt', 'secret.txt') }]);
+    const calls = CALLS.map(([name, args]): [string, Record<string, unknown>] => [
+      name,
+      { ...args, path: String(args.path).replace('notes.txt', 'secret.txt') },
+    ]);
     await sb.put({ 'docs/secret.txt': 'docs secret name\n' });
     for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args);
     await replaceDocs(sb.outside);
-    for (const [name, args] of calls) await expect(sb.tools[name]!.run(args, makeCtx()), name).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    for (const [name, args] of calls)
+      await expect(sb.tools[name]!.run(args, makeCtx()), name).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
     expect(await sb.outsideState()).toBe(before);
   });
 
@@ -124,7 +128,10 @@ describe('a parent directory replaced by a link after the decision', () => {
     await sb.tools.Read!.canonicalArgs!(args);
     await rm(path.join(sb.root, 'docs/notes.txt'));
     await sb.link('../private/notes.txt', 'docs/notes.txt');
-    await expect(sb.tools.Read!.run(args, makeCtx())).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('"private/notes.txt"') });
+    await expect(sb.tools.Read!.run(args, makeCtx())).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('"private/notes.txt"'),
+    });
   });
 
   it('replaced and put back before the call runs: the call runs as judged', async () => {
@@ -157,12 +164,25 @@ describe('a path absent at the decision', () => {
     const read = await decide('Read', { path: 'new/notes.txt' });
     const edit = await decide('Edit', { path: 'new/notes.txt', old_string: 'made', new_string: 'edited' });
     const write = await decide('Write', { path: 'new/deeper/more.txt', content: 'more\n' });
-    const calls = [await decide('LS', { path: 'new' }), await decide('Glob', { path: 'new', pattern: '*' }), await decide('Grep', { path: 'new', pattern: 'made' })];
+    const calls = [
+      await decide('LS', { path: 'new' }),
+      await decide('Glob', { path: 'new', pattern: '*' }),
+      await decide('Grep', { path: 'new', pattern: 'made' }),
+    ];
     await sb.put({ 'new/notes.txt': 'made\n' });
     await mkdir(`${sb.root}/new/deeper`);
     const texts = [];
-    for (const [name, args] of [['LS', calls[0]!], ['Glob', calls[1]!], ['Grep', calls[2]!]] as const) texts.push((await sb.tools[name]!.run(args, makeCtx())).text);
-    expect(texts).toEqual([expect.stringContaining('notes.txt'), expect.stringContaining('notes.txt'), expect.stringContaining('notes.txt:1:made')]);
+    for (const [name, args] of [
+      ['LS', calls[0]!],
+      ['Glob', calls[1]!],
+      ['Grep', calls[2]!],
+    ] as const)
+      texts.push((await sb.tools[name]!.run(args, makeCtx())).text);
+    expect(texts).toEqual([
+      expect.stringContaining('notes.txt'),
+      expect.stringContaining('notes.txt'),
+      expect.stringContaining('notes.txt:1:made'),
+    ]);
     await sb.tools.Edit!.run(edit, makeCtx());
     expect((await sb.tools.Read!.run(read, makeCtx())).text).toBe('     1\tedited');
     await sb.tools.Write!.run(write, makeCtx());
@@ -170,7 +190,9 @@ describe('a path absent at the decision', () => {
   });
 
   it('still absent: NOT_FOUND, as without a decision', async () => {
-    await expect(sb.tools.Read!.run(await decide('Read', { path: 'new/notes.txt' }), makeCtx())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(sb.tools.Read!.run(await decide('Read', { path: 'new/notes.txt' }), makeCtx())).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('made since as a link to another path inside the workspace: CONFLICT, naming both paths, for every file tool', async () => {
@@ -187,7 +209,10 @@ describe('a path absent at the decision', () => {
     await sb.link('private', 'docs');
     for (const [name, args] of calls) {
       const refused = sb.tools[name]!.run(args, makeCtx());
-      await expect(refused, name).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/judged .* as "docs.*resolved to "private/) });
+      await expect(refused, name).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringMatching(/judged .* as "docs.*resolved to "private/),
+      });
     }
     expect(await sb.read('private/notes.txt')).toBe('private notes\n');
     await expect(sb.read('private/new.txt')).rejects.toMatchObject({ code: 'ENOENT' });

@@ -36,7 +36,13 @@ describe('createBuiltinTools', () => {
   it('every schema is a closed object that ajv (draft 2020-12, strict) compiles, and its examples validate', () => {
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     for (const tool of tools) {
-      const schema = tool.parameters as { type: string; additionalProperties: boolean; required: string[]; examples: unknown[]; properties: Record<string, { description?: string; examples?: unknown[] }> };
+      const schema = tool.parameters as {
+        type: string;
+        additionalProperties: boolean;
+        required: string[];
+        examples: unknown[];
+        properties: Record<string, { description?: string; examples?: unknown[] }>;
+      };
       expect(schema.type, tool.name).toBe('object');
       expect(schema.additionalProperties, tool.name).toBe(false);
       expect(Array.isArray(schema.required), tool.name).toBe(true);
@@ -45,9 +51,10 @@ describe('createBuiltinTools', () => {
       for (const example of schema.examples) expect(validate(example), `${tool.name} ${JSON.stringify(validate.errors)}`).toBe(true);
       for (const [name, property] of Object.entries(schema.properties)) {
         expect(property.description, `${tool.name}.${name}`).toBeTruthy();
-        for (const value of property.examples ?? []) expect(validate({ ...schema.examples[0] as object, [name]: value }), `${tool.name}.${name}`).toBe(true);
+        for (const value of property.examples ?? [])
+          expect(validate({ ...(schema.examples[0] as object), [name]: value }), `${tool.name}.${name}`).toBe(true);
       }
-      expect(validate({ ...schema.examples[0] as object, unexpected: 1 }), `${tool.name} additionalProperties`).toBe(false);
+      expect(validate({ ...(schema.examples[0] as object), unexpected: 1 }), `${tool.name} additionalProperties`).toBe(false);
     }
   });
 });

@@ -42,8 +42,14 @@ async function run(t: TestApp, calls: Array<ReturnType<typeof call>>, headers: R
 
 describe.each([
   ['a rule on every tool', { tool: '*', when: { path: '^secrets/' }, decision: 'deny' }],
-  ['a rule on Read alone: reading a path is one thing for every tool that reads', { tool: 'Read', when: { path: '^secrets/' }, decision: 'deny' }],
-  ['a rule on Grep alone: a rule for one reading tool is a rule for reading', { tool: 'Grep', when: { path: '^secrets/' }, decision: 'deny' }],
+  [
+    'a rule on Read alone: reading a path is one thing for every tool that reads',
+    { tool: 'Read', when: { path: '^secrets/' }, decision: 'deny' },
+  ],
+  [
+    'a rule on Grep alone: a rule for one reading tool is a rule for reading',
+    { tool: 'Grep', when: { path: '^secrets/' }, decision: 'deny' },
+  ],
 ])('%s', (_name, rule) => {
   let t: TestApp;
   let root: string;
@@ -99,7 +105,9 @@ describe.each([
   });
 
   it('naming the file itself is PERMISSION_DENIED, as before', async () => {
-    const body = await run(t, [rule.tool === 'Read' ? call('Read', { path: 'secrets/key.txt' }) : call('Grep', { pattern: '.', path: 'secrets/key.txt' })]);
+    const body = await run(t, [
+      rule.tool === 'Read' ? call('Read', { path: 'secrets/key.txt' }) : call('Grep', { pattern: '.', path: 'secrets/key.txt' }),
+    ]);
     expect(body.results[0].error.code).toBe('PERMISSION_DENIED');
   });
 });
@@ -145,7 +153,11 @@ describe('rules for writing do not hide entries; rules that ask withhold as need
   });
 
   it("a rule that also looks at another argument holds in its own tool's walks, with the call's arguments", async () => {
-    const body = await run(t, [call('Grep', { pattern: 'TOKEN', path: '.' }, 'token'), call('Grep', { pattern: 'plain' }, 'plain'), call('Glob', { pattern: 'notes/*' }, 'glob')]);
+    const body = await run(t, [
+      call('Grep', { pattern: 'TOKEN', path: '.' }, 'token'),
+      call('Grep', { pattern: 'plain' }, 'plain'),
+      call('Glob', { pattern: 'notes/*' }, 'glob'),
+    ]);
     // The directory itself: searched for TOKEN, the Grep rule denies it.
     expect(body.results[0].data).toEqual({ withheld: { denied: 1, needs_approval: 0 } });
     expect(body.results[1].text).toBe('notes/plain.md:1:plain notes\n\n(1 entry withheld by the permission policy: 1 needing approval)');
@@ -183,7 +195,11 @@ describe('an approved walk shows what the rule that made it ask covers, and noth
     expect(first.results[0].data).toEqual({ withheld: { denied: 0, needs_approval: 1 } });
     const asked = await run(t, [call('Grep', { pattern: '.', path: 'notes' }, 'notes')]);
     expect(asked.results[0].error.code).toBe('APPROVAL_REQUIRED');
-    await t.app.inject({ method: 'POST', url: `/approvals/${asked.results[0].error.details.approval_id}`, payload: { decision: 'approve' } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/approvals/${asked.results[0].error.details.approval_id}`,
+      payload: { decision: 'approve' },
+    });
     const body = await run(t, [call('Grep', { pattern: '.', path: 'notes' }, 'notes-again')]);
     expect(body.results[0].text).toContain('ask-before-showing');
     expect(body.results[0].text).not.toContain('other rule');
@@ -201,7 +217,11 @@ describe('the same with the configurations a deployment combines: per-tool overr
       workspace: root,
       config: {
         keys: [{ id: 'walker', sha256: sha256('tg_walker'), tenant: 't', scopes: ['execute'], tools: ['Gr*', 'Glob', 'LS'] }],
-        builtins: { Grep: { timeout_ms: 5000, rate_limit: { per_minute: 600 } }, Glob: { concurrency_safe: false }, Read: { enabled: false } },
+        builtins: {
+          Grep: { timeout_ms: 5000, rate_limit: { per_minute: 600 } },
+          Glob: { concurrency_safe: false },
+          Read: { enabled: false },
+        },
         policy: { rules: [{ tool: 'Read', when: { path: '^secrets/' }, decision: 'deny' }] },
       },
     });
@@ -212,7 +232,9 @@ describe('the same with the configurations a deployment combines: per-tool overr
   });
 
   it('a key that cannot call Read, with Read disabled, still gets nothing a rule on Read withholds', async () => {
-    const body = await run(t, [call('Grep', { pattern: '.' }), call('Glob', { pattern: '**' }), call('LS', { path: 'secrets' })], { authorization: 'Bearer tg_walker' });
+    const body = await run(t, [call('Grep', { pattern: '.' }), call('Glob', { pattern: '**' }), call('LS', { path: 'secrets' })], {
+      authorization: 'Bearer tg_walker',
+    });
     expect(texts(body)).not.toMatch(/hunter2|key\.txt|more\.txt|deep/);
     expect(body.results.map((r: any) => r.data?.withheld.denied)).toEqual([2, 2, 2]);
   });

@@ -47,8 +47,9 @@ describe('Write and Edit are atomic', () => {
       if (p.startsWith('/proc/self/fd/')) controller.abort();
       return actualFs.readlinkSync(p);
     }) as typeof fs.readlinkSync);
-    await expect(run(sb, 'Write', { path: 'f.txt', content: 'x'.repeat(1 << 20) }, makeCtx(controller.signal)))
-      .rejects.toMatchObject({ code: 'TIMEOUT' });
+    await expect(run(sb, 'Write', { path: 'f.txt', content: 'x'.repeat(1 << 20) }, makeCtx(controller.signal))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+    });
     expect(controller.signal.aborted).toBe(true);
     expect(renameMock).not.toHaveBeenCalled();
     expect(await sb.read('f.txt')).toBe('old content\n');

@@ -39,8 +39,11 @@ describe('Write', () => {
     expect(read.data).toEqual(written.data);
     const stamp = written.data as { file_mtime_ms: number; file_size_bytes: number };
     await run(sb, 'Edit', {
-      path: 'f.txt', old_string: 'one', new_string: 'two',
-      expected_mtime_ms: stamp.file_mtime_ms, expected_size_bytes: stamp.file_size_bytes,
+      path: 'f.txt',
+      old_string: 'one',
+      new_string: 'two',
+      expected_mtime_ms: stamp.file_mtime_ms,
+      expected_size_bytes: stamp.file_size_bytes,
     });
     expect(await sb.read('f.txt')).toBe('two\n');
   });
@@ -49,10 +52,12 @@ describe('Write', () => {
     await sb.put({ 'f.txt': 'original\n' });
     const file = path.join(sb.root, 'f.txt');
     const { mtimeMs, size } = await stat(file);
-    await expect(run(sb, 'Write', { path: 'f.txt', content: 'x', expected_mtime_ms: mtimeMs - 1000, expected_size_bytes: size }))
-      .rejects.toMatchObject({ code: 'CONFLICT', retryable: false, suggestion: /Read/ });
-    await expect(run(sb, 'Write', { path: 'f.txt', content: 'x', expected_mtime_ms: mtimeMs, expected_size_bytes: size + 1 }))
-      .rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(
+      run(sb, 'Write', { path: 'f.txt', content: 'x', expected_mtime_ms: mtimeMs - 1000, expected_size_bytes: size }),
+    ).rejects.toMatchObject({ code: 'CONFLICT', retryable: false, suggestion: /Read/ });
+    await expect(
+      run(sb, 'Write', { path: 'f.txt', content: 'x', expected_mtime_ms: mtimeMs, expected_size_bytes: size + 1 }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await sb.read('f.txt')).toBe('original\n');
     expect((await stat(file)).mtimeMs).toBe(mtimeMs);
     await run(sb, 'Write', { path: 'f.txt', content: 'ok\n', expected_mtime_ms: mtimeMs, expected_size_bytes: size });
@@ -60,8 +65,10 @@ describe('Write', () => {
   });
 
   it('CONFLICT when a file the caller expected to exist is gone', async () => {
-    await expect(run(sb, 'Write', { path: 'gone.txt', content: 'x', expected_mtime_ms: 1, expected_size_bytes: 1 }))
-      .rejects.toMatchObject({ code: 'CONFLICT', message: /deleted/ });
+    await expect(run(sb, 'Write', { path: 'gone.txt', content: 'x', expected_mtime_ms: 1, expected_size_bytes: 1 })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: /deleted/,
+    });
     expect(await readdir(sb.root)).toEqual([]);
   });
 
@@ -70,7 +77,9 @@ describe('Write', () => {
     const file = path.join(sb.root, 'f.txt');
     await utimes(file, new Date(1_700_000_000_000), new Date(1_700_000_000_000));
     const { mtimeMs } = await stat(file);
-    await expect(run(sb, 'Write', { path: 'f.txt', content: 'x', expected_mtime_ms: mtimeMs + 0.5 })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(run(sb, 'Write', { path: 'f.txt', content: 'x', expected_mtime_ms: mtimeMs + 0.5 })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     await run(sb, 'Write', { path: 'f.txt', content: 'x', expected_mtime_ms: mtimeMs });
   });
 
@@ -91,7 +100,9 @@ describe('Write', () => {
     await sb.put({ 'f.txt': 'old' });
     const controller = new AbortController();
     controller.abort();
-    await expect(run(sb, 'Write', { path: 'f.txt', content: 'new' }, makeCtx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await expect(run(sb, 'Write', { path: 'f.txt', content: 'new' }, makeCtx(controller.signal))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+    });
     expect(await sb.read('f.txt')).toBe('old');
   });
 

@@ -14,7 +14,10 @@ async function* chunked(text: string, size: number): AsyncIterable<Buffer> {
 
 describe('resolveHeaders', () => {
   it('fills ${VAR} from the environment and marks those headers secret', () => {
-    const r = resolveHeaders({ Authorization: 'Bearer ${TOKEN}', 'X-Both': '${A}:${B}', Accept: 'application/json' }, { TOKEN: 't0k', A: 'aa', B: 'bb' });
+    const r = resolveHeaders(
+      { Authorization: 'Bearer ${TOKEN}', 'X-Both': '${A}:${B}', Accept: 'application/json' },
+      { TOKEN: 't0k', A: 'aa', B: 'bb' },
+    );
     expect(r.headers).toEqual({ authorization: 'Bearer t0k', 'x-both': 'aa:bb', accept: 'application/json' });
     expect([...r.secretHeaders].sort()).toEqual(['authorization', 'x-both']);
     expect([...r.secrets].sort()).toEqual(['aa', 'bb', 't0k']);
@@ -42,7 +45,9 @@ describe('createScrubber', () => {
 
   it.each([1, 2, 3, 5, 7, 13])('finds secrets split across chunks of %i bytes', async (size) => {
     const text = `${'x'.repeat(11)}secret-token${'y'.repeat(5)}secret-tokensecret-token tok`;
-    expect(await collect(scrubber.stream(chunked(text, size)))).toBe(`${'x'.repeat(11)}[REDACTED]${'y'.repeat(5)}[REDACTED][REDACTED] [REDACTED]`);
+    expect(await collect(scrubber.stream(chunked(text, size)))).toBe(
+      `${'x'.repeat(11)}[REDACTED]${'y'.repeat(5)}[REDACTED][REDACTED] [REDACTED]`,
+    );
   });
 
   it('passes the stream through untouched when there are no secrets', () => {

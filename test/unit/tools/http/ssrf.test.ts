@@ -1,7 +1,12 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createGuardedConnector, ForbiddenAddressError, isForbiddenAddress, type ConnectorFactory } from '../../../../src/tools/http/ssrf.js';
+import {
+  createGuardedConnector,
+  ForbiddenAddressError,
+  isForbiddenAddress,
+  type ConnectorFactory,
+} from '../../../../src/tools/http/ssrf.js';
 
 describe('isForbiddenAddress: only the public internet is allowed', () => {
   it.each([
@@ -41,12 +46,19 @@ describe('isForbiddenAddress: only the public internet is allowed', () => {
     expect(isForbiddenAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    'allows %s',
-    (address) => {
-      expect(isForbiddenAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.255.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('allows %s', (address) => {
+    expect(isForbiddenAddress(address)).toBe(false);
+  });
 });
 
 /*
@@ -68,7 +80,12 @@ describe('createGuardedConnector: checks before the final connect step', () => {
       const addresses = (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
       process.nextTick(() => callback(null, addresses));
     };
-    const connector = createGuardedConnector({ connectTimeoutMs: 1000, isForbidden: isForbiddenAddress, lookup: resolver, buildConnector: build });
+    const connector = createGuardedConnector({
+      connectTimeoutMs: 1000,
+      isForbidden: isForbiddenAddress,
+      lookup: resolver,
+      buildConnector: build,
+    });
     const connect = (hostname: string) =>
       new Promise<Error | null>((resolve) => connector({ hostname, protocol: 'http:', port: '80' }, (...args) => resolve(args[0])));
     const lookup = (hostname: string, all = true) =>
