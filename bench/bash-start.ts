@@ -2,11 +2,14 @@
  * What starting one Bash command costs, sandboxed and not: `true` run
  * through the tool (spawn, prlimit, sh, and with bubblewrap its namespaces
  * and mounts), many times each, the modes alternating so that a busy machine
- * weighs on both alike. `npx tsx bench/bash-start.ts [--runs N]`; as root,
- * the workspace is given to nobody, as the tool's users would have it.
+ * weighs on both alike. `npx tsx bench/bash-start.ts [--runs N] [--files N]`;
+ * as root, the workspace is given to nobody, as the tool's users would have it.
+ * With --files the workspace holds that many files, ten to a folder, and the
+ * policy has a rule for reading and one for writing, so the sandboxed mode
+ * pays for the walk that turns rules into mounts (docs/bash.md).
  */
 import { spawn } from 'node:child_process';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,14 +18,27 @@ import { setUpBash } from '../src/tools/bash/index.js';
 import { createPathRules } from '../src/policy/index.js';
 import type { Tool } from '../src/tools/tool.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' }, files: { type: 'string', default: '0' } } });
 const runs = Number(values.runs);
+const files = Number(values.files);
 
 const workspace = await mkdtemp(join(tmpdir(), 'toolgate-bench-bash-'));
+const rules =
+  files > 0
+    ? [
+        { tool: '*', when: { path: '^secrets/' }, decision: 'deny' as const },
+        { tool: 'Write', when: { path: '^deploy/' }, decision: 'deny' as const },
+      ]
+    : [];
+for (let i = 0; i < files; i++) {
+  const folder = join(workspace, i < 10 ? 'secrets' : i < 20 ? 'deploy' : `src/m${Math.floor(i / 100)}/d${Math.floor(i / 10) % 10}`);
+  if (i % 10 === 0) await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, `f${i}.ts`), `export const v${i} = ${i};\n`);
+}
 if (process.getuid?.() === 0) await chown(workspace, 65534, 65534);
 
 function tool(sandbox: 'required' | 'none'): Tool {
-  const config = configFrom({ builtins: { Bash: { enabled: true, sandbox } } });
+  const config = configFrom({ builtins: { Bash: { enabled: true, sandbox } }, policy: { rules } });
   const setup = setUpBash(config.builtins.Bash, workspace, true, createPathRules(config.policy.rules));
   if (setup.problems.length > 0) throw new Error(setup.problems.join('\n'));
   return setup.tool;
@@ -64,7 +80,7 @@ for (let i = 0; i < runs + 10; i++) {
 await rm(workspace, { recursive: true, force: true });
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-console.log(`Bash start cost, \`true\`, ${runs} runs each (ms)`);
+console.log(`Bash start cost, \`true\`, ${runs} runs each, ${files} files in the workspace (ms)`);
 console.log('| mode | mean | p50 | p95 | p99 |');
 console.log('|---|---|---|---|---|');
 for (const [mode, list] of Object.entries(samples)) {
