@@ -39,9 +39,10 @@ const HELP = `npm run bench [-- options]
   --no-pin              let the servers and the load generator share every CPU (by default each
                         server runs on one CPU and everything else on the others, with taskset)
   --scenarios <list>    ${SCENARIO_IDS.join(',')} (default all)
-  --targets <list>      floor,memory,redis,mcp (default all; redis needs redis-server), and audit:
-                        the memory gateway with its audit trail on (a file store), only when named
-                        (--targets memory,audit gives the trail's cost)
+  --targets <list>      floor,memory,redis,mcp (default all; redis needs redis-server), and, only
+                        when named, audit: the memory gateway with its audit trail on (a file store;
+                        --targets memory,audit gives the trail's cost), and no-guardrails: the memory
+                        gateway with the secret scanner off (--targets memory,no-guardrails its cost)
   --log-level <level>   toolgate's log level (default info)
   --profile             instead: CPU-profile the first of --targets (memory, the default, or
                         any other) during one run of the first scenario at the first
@@ -51,8 +52,8 @@ const HELP = `npm run bench [-- options]
 
 const RESULTS = fileURLToPath(new URL('results/', import.meta.url));
 const ALL_TARGETS: readonly TargetName[] = ['floor', 'memory', 'redis', 'mcp'];
-/** Targets run only when named: the audit trail's cost is memory against audit. */
-const NAMED_TARGETS: readonly TargetName[] = [...ALL_TARGETS, 'audit'];
+/** Targets run only when named: the audit trail's cost is memory against audit, the secret scanner's no-guardrails against memory. */
+const NAMED_TARGETS: readonly TargetName[] = [...ALL_TARGETS, 'audit', 'no-guardrails'];
 /** Before counting Redis commands: longer than any request of a load run takes to finish. */
 const QUIET_MS = 2_000;
 
@@ -140,6 +141,7 @@ async function startTargets(
     if (name === 'redis') gateway.redisUrl = redis!.url;
     if (name === 'many-tools') gateway.httpTools = MANY_TOOLS.httpTools;
     if (name === 'audit') gateway.auditDir = join(spillDir, 'audit-trail');
+    if (name === 'no-guardrails') gateway.secretsOff = true;
     const options = name === 'floor' || name === 'mcp' ? { workspace } : gateway;
     targets.push(await startTarget(name, options, pinning?.server));
     log(`started ${TARGET_LABELS[name]} at ${targets.at(-1)!.url}${pinning ? ` on CPU ${pinning.server}` : ''}`);

@@ -120,6 +120,17 @@ export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyT
       ),
     );
   }
+  const read4k = cellOf('read4k');
+  if (read4k?.targets['no-guardrails']) {
+    rows.push(
+      check(
+        'Secret scanner on: ≥ 0.95 × its requests/s off (one Read of 4 KB, memory against no-guardrails)',
+        ratio(read4k.targets.memory?.requestsPerS, read4k.targets['no-guardrails'].requestsPerS),
+        0.95,
+        (v) => x(v) + at(read4k),
+      ),
+    );
+  }
   rows.push(collectionSpiral(scenarios));
   const read = scenarios.find((s) => s.id === 'read4k')?.syscalls?.targets;
   const sampled = (v: number) => `${x(v)} (${read!.memory!.perRequest.toFixed(1)} against ${read!.floor!.perRequest.toFixed(1)})`;

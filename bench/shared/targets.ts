@@ -4,7 +4,8 @@ import type { ChildMessage, ParentMessage, ProcessUsage, ProfileKind, TargetStat
 
 /** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
 /** `audit`: the memory-store gateway with its audit trail on (file store), to compare with `memory`. */
-export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools' | 'audit';
+/** `no-guardrails`: the memory-store gateway with `guardrails.secrets: off`, to compare with `memory` (on by default). */
+export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools' | 'audit' | 'no-guardrails';
 
 /** A target server in a child process of its own, so the load generator does not share its event loop. */
 export interface Target {
@@ -33,6 +34,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   mcp: 'MCP SDK server',
   'many-tools': 'toolgate, memory store, 500 HTTP tools (realistic catalog)',
   audit: 'toolgate, memory store, audit trail on (file store)',
+  'no-guardrails': 'toolgate, memory store, secret scanner off',
 };
 
 const STOP_TIMEOUT_MS = 10_000;
@@ -44,6 +46,7 @@ const ENTRY: Record<TargetName, string> = {
   mcp: 'mcp-peer.ts',
   'many-tools': 'gateway.ts',
   audit: 'gateway.ts',
+  'no-guardrails': 'gateway.ts',
 };
 
 /**

@@ -23,6 +23,8 @@ export interface GatewayOptions {
   httpTools?: number;
   /** The audit trail on, as a file store in this directory; absent: off. */
   auditDir?: string;
+  /** `guardrails.secrets: off` (the output scanner skipped); absent: on, the default. */
+  secretsOff?: boolean;
 }
 
 /**
@@ -71,6 +73,7 @@ await serveTarget(async () => {
     tools: httpTools(options.httpTools ?? 0),
     spill: { url: pathToFileURL(options.spillDir).href },
     state: options.redisUrl ? { redis_url: options.redisUrl } : {},
+    ...(options.secretsOff && { guardrails: { secrets: 'off' } }),
   });
   const logger = createLogger(config.log_level);
   const dispatchers = createHttpDispatchers();
