@@ -25,6 +25,8 @@ export interface GatewayOptions {
   auditDir?: string;
   /** `guardrails.secrets: off` (the output scanner skipped); absent: on, the default. */
   secretsOff?: boolean;
+  /** The Bash built-in on, with its default sandbox (auto); absent: off, the default. */
+  bash?: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ await serveTarget(async () => {
   const config = configFrom({
     workspace: options.workspace,
     log_level: options.logLevel,
-    builtins: { Noop: { enabled: true }, tool_search: { enabled: true } },
+    builtins: { Noop: { enabled: true }, tool_search: { enabled: true }, ...(options.bash && { Bash: { enabled: true } }) },
     tools: httpTools(options.httpTools ?? 0),
     spill: { url: pathToFileURL(options.spillDir).href },
     state: options.redisUrl ? { redis_url: options.redisUrl } : {},
