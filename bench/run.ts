@@ -5,29 +5,23 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GatewayOptions } from './targets/gateway.js';
 import { drive } from './shared/load.js';
+import { MANY_TOOLS, manyTools } from './shared/many-tools.js';
 import { measurer } from './shared/measure.js';
 import { choosePinning, pinRunner, type Pinning } from './shared/pin.js';
 import { summarizeAllocations, summarizeProfile } from './shared/profile.js';
 import { startRedis, type BenchRedis } from './shared/redis.js';
 import { verdicts } from './shared/goals.js';
-import { markdown, type BenchReport, type ManyToolsReport, type ScenarioReport, type SyscallSample } from './shared/report.js';
+import { markdown, type BenchReport, type ScenarioReport } from './shared/report.js';
 import { checkSameReads, plan, sendChecked } from './shared/requests.js';
-import { createWorkspace, SCENARIOS, type Scenario } from './shared/scenarios.js';
+import { createWorkspace, SCENARIOS } from './shared/scenarios.js';
 import { SEARCH_SCENARIO, searchLoad } from './shared/search-load.js';
-import { StraceAttachError, straceMissing, syscallsDuring, THREAD_POOL_RESOURCES } from './shared/syscalls.js';
+import { countSyscalls, SYSCALL_SCENARIOS } from './shared/syscall-counts.js';
+import { StraceAttachError, straceMissing } from './shared/syscalls.js';
 import { startTarget, TARGET_LABELS, type Target, type TargetName } from './shared/targets.js';
 
-const MANY_TOOLS = {
-  id: 'many-tools',
-  title: 'Many tools: GET /tools and one Noop call with 500 HTTP tools (the realistic catalog) in the registry',
-  httpTools: 500,
-};
 const SCENARIO_IDS = [...SCENARIOS.map((s) => s.id), MANY_TOOLS.id, SEARCH_SCENARIO.id];
 /** The scenarios that compare the small registry with the large catalog (the `many-tools` target). */
 const LARGE_CATALOG_IDS = [MANY_TOOLS.id, SEARCH_SCENARIO.id];
-/** The scenarios whose system calls and thread-pool hops are counted, on these targets. */
-const SYSCALL_SCENARIOS = ['noop', 'read4k', 'readline10'];
-const SYSCALL_TARGETS: readonly TargetName[] = ['floor', 'memory'];
 
 const HELP = `npm run bench [-- options]
 
@@ -149,77 +143,6 @@ async function startTargets(
   return targets;
 }
 
-/** System calls (under strace) and thread-pool hops (the child's async hook) of sequential scenario requests. */
-async function countSyscalls(targets: readonly Target[], scenario: Scenario): Promise<ScenarioReport['syscalls']> {
-  const sampled = settings.syscallSample;
-  const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
-  const perRequest = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([name, n]) => [name, n / sampled]));
-  const counted: Partial<Record<TargetName, SyscallSample>> = {};
-  for (const target of targets.filter((t) => SYSCALL_TARGETS.includes(t.name))) {
-    await target.resourcesStart();
-    const calls = await syscallsDuring(target.pid, async () => {
-      for (let i = 0; i < sampled; i++) await sendChecked(target, scenario);
-    }).catch(async (err: unknown) => {
-      // When strace cannot attach (no ptrace permission), the hook must not stay on for the runs that follow.
-      await target.resourcesStop();
-      throw err;
-    });
-    const created = await target.resourcesStop();
-    const pool = Object.fromEntries(Object.entries(created).filter(([type]) => THREAD_POOL_RESOURCES.includes(type)));
-    counted[target.name] = {
-      perRequest: sum(calls) / sampled,
-      byName: perRequest(calls),
-      threadPoolPerRequest: sum(pool) / sampled,
-      threadPoolByType: perRequest(pool),
-    };
-    log(
-      `${scenario.id} ${target.name}: ${(sum(calls) / sampled).toFixed(1)} system calls, ${(sum(pool) / sampled).toFixed(1)} thread-pool hops per request`,
-    );
-  }
-  return { sampled, targets: counted };
-}
-
-/**
- * The small-registry gateway against the one with 500 HTTP tools: one Noop
- * call per request, then GET /tools revalidating with the current ETag (every
- * answer must be a 304).
- */
-async function manyTools(small: Target, many: Target): Promise<ManyToolsReport> {
-  const etags = new Map<TargetName, string>();
-  for (const target of [small, many]) {
-    const listed = await fetch(`${target.url}/tools`);
-    const { tools } = (await listed.json()) as { tools: unknown[] };
-    const etag = listed.headers.get('etag');
-    const again = etag ? await fetch(`${target.url}/tools`, { headers: { 'if-none-match': etag } }) : undefined;
-    if (!etag || again?.status !== 304)
-      throw new Error(`${target.name}: GET /tools with its own ETag answered ${again?.status ?? 'no ETag'}, not 304`);
-    log(`${target.name}: GET /tools lists ${tools.length} tools`);
-    etags.set(target.name, etag);
-  }
-  const both = [small, many];
-  const noopScenario = SCENARIOS.find((s) => s.id === 'noop')!;
-  // The Noop calls first: each 304 of the large catalog leaves hundreds of kilobytes of garbage, whose collection would slow the runs after
-  // it.
-  const noop = await measure(both, `${MANY_TOOLS.id} noop`, (target, connections, durationS) =>
-    plan(target, noopScenario, connections, durationS),
-  );
-  const revalidate = await measure(both, `${MANY_TOOLS.id} GET /tools`, (target, connections, durationS) => ({
-    url: target.url,
-    connections,
-    durationS,
-    cycle: [{ method: 'GET', path: '/tools', headers: { 'if-none-match': etags.get(target.name)! } }],
-    callsPerRequest: 0,
-    status: 304,
-    usage: target.usage,
-  }));
-  return {
-    id: MANY_TOOLS.id,
-    title: MANY_TOOLS.title,
-    httpTools: MANY_TOOLS.httpTools,
-    cells: revalidate.map((cell, i) => ({ connections: cell.connections, revalidate: cell.targets, noop: noop[i]!.targets })),
-  };
-}
-
 /** Every target, every scenario, every connection count, in rounds with the targets alternating; then the many-tools scenario. */
 async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<BenchReport> {
   const targets = all.filter((t) => t.name !== 'many-tools');
@@ -246,7 +169,7 @@ async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<
     }
     if (countSys) {
       try {
-        report.syscalls = await countSyscalls(targets, scenario);
+        report.syscalls = await countSyscalls(targets, scenario, settings.syscallSample, log);
       } catch (err) {
         if (!(err instanceof StraceAttachError)) throw err;
         syscallsSkipped = err.message;
@@ -257,7 +180,7 @@ async function benchmark(all: Target[], redis: BenchRedis | undefined): Promise<
   }
   const small = targets.find((t) => t.name === 'memory');
   const many = all.find((t) => t.name === 'many-tools');
-  const manyToolsReport = small && many && chosen.includes(MANY_TOOLS.id) ? await manyTools(small, many) : undefined;
+  const manyToolsReport = small && many && chosen.includes(MANY_TOOLS.id) ? await manyTools(small, many, measure, log) : undefined;
   const searchReport = small && many && chosen.includes(SEARCH_SCENARIO.id) ? await searchLoad(small, many, measure) : undefined;
   const targetStats: BenchReport['targetStats'] = {};
   for (const target of all) targetStats[target.name] = await target.stats();

@@ -3,12 +3,13 @@ import ts from 'typescript';
 
 /*
  * The repository's TypeScript as one program (tsconfig.json's files), read
- * for two questions lint cannot answer alone: which files of src/ import
- * each other in a circle, and which exported names no other file uses.
+ * for two questions lint cannot answer alone: which files (of src/, test/,
+ * bench/ and scripts/) import each other in a circle, and which exported
+ * names of src/ no other file uses.
  */
 
 export interface SourceGraph {
-  /** Each src/ file's imports of other src/ files (static, type-only, re-exports and dynamic import()), by path from the root. */
+  /** Each file's imports of the repository's other files (static, type-only, re-exports and dynamic import()), by path from the root. */
   imports: Map<string, Set<string>>;
   /** Exported names of src/ files that no other file (src, test, bench, scripts) imports: "file: name". */
   unusedExports: string[];
@@ -55,7 +56,7 @@ export function readSourceGraph(root: string): SourceGraph {
     const edge = (specifier: ts.Expression | undefined) => {
       if (!specifier || !ts.isStringLiteralLike(specifier)) return undefined;
       const target = resolveFile(file, specifier.text);
-      if (target && isSrc(root, target)) edges.add(relative(root, target));
+      if (target) edges.add(relative(root, target));
       return target;
     };
     const visit = (node: ts.Node): void => {
@@ -78,7 +79,7 @@ export function readSourceGraph(root: string): SourceGraph {
       ts.forEachChild(node, visit);
     };
     visit(file);
-    if (isSrc(root, file.fileName)) imports.set(path(file), edges);
+    imports.set(path(file), edges);
   }
 
   const unusedExports: string[] = [];

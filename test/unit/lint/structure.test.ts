@@ -6,7 +6,7 @@ import { importCircles, readSourceGraph, type SourceGraph } from './source-graph
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-describe('the import graph of src/', () => {
+describe('the import graph of the repository (src, test, bench, scripts)', () => {
   let graph: SourceGraph;
   beforeAll(() => {
     graph = readSourceGraph(ROOT);
