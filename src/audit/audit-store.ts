@@ -21,11 +21,13 @@ export interface AuditStore {
    */
   open(replica: string): Promise<OpenedChain>;
   /**
-   * Append sealed lines to the opened chain, `first` the seq of the first,
-   * durably (flushed to disk, or stored as one object) before resolving. On
-   * rejection none of them is in the chain.
+   * Append sealed lines to the opened chain, `first` the seq of the first. With
+   * `durable`, they are on disk (flushed, or stored as one object) before it
+   * resolves; without, a store may leave them to the OS to flush, written
+   * where a killed process cannot lose them. On rejection none of them is in
+   * the chain.
    */
-  append(lines: readonly string[], first: number): Promise<void>;
+  append(lines: readonly string[], first: number, durable: boolean): Promise<void>;
   /** Every chain's name, sorted. */
   chains(): Promise<string[]>;
   /** A chain's segments, in seq order. */

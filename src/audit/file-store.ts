@@ -75,9 +75,12 @@ async function lastLine(handle: FileHandle, size: number): Promise<{ line: strin
 /**
  * Chains as directories of JSON Lines files: `<dir>/<chain>/<first seq>.jsonl`,
  * a new file once the current one passes `rotateBytes`. Each append is one
- * write and one fdatasync; a write that fails is cut off again, so the file
- * ends on a whole record. `writer.pid` in a chain's directory says which
- * process holds it; one whose process is gone is taken over.
+ * write, and a durable one an fdatasync too, which flushes the whole file and
+ * so every record written before it (a file is flushed before the next one
+ * starts, so no later file can outlive an earlier one's records); a write
+ * that fails is cut off again, so the file ends on a whole record.
+ * `writer.pid` in a chain's directory says which process holds it; one whose
+ * process is gone is taken over.
  */
 class FileAuditStore implements AuditStore {
   private chain: string | undefined;
@@ -151,7 +154,7 @@ class FileAuditStore implements AuditStore {
     return null;
   }
 
-  async append(lines: readonly string[], first: number): Promise<void> {
+  async append(lines: readonly string[], first: number, durable: boolean): Promise<void> {
     if (this.chain === undefined) throw new Error('no chain opened');
     if (this.handle && this.tornAt !== undefined) {
       await this.handle.truncate(this.tornAt);
@@ -162,7 +165,8 @@ class FileAuditStore implements AuditStore {
     const data = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
     try {
       for (let at = 0; at < data.length;) at += (await handle.write(data, at)).bytesWritten;
-      await handle.datasync();
+      // The flush, not the write, is what the trail costs a read-only load (docs/audit.md, "Cost, measured").
+      if (durable) await handle.datasync();
       this.size += data.length;
     } catch (err) {
       this.tornAt = this.size;
@@ -176,6 +180,8 @@ class FileAuditStore implements AuditStore {
 
   /** The file to append to: the one a restart found, while it has room, else a new one named by its first seq. */
   private async begin(first: number): Promise<void> {
+    // Records the last appends left to the OS are flushed before a later file can hold records that follow them.
+    await this.handle?.datasync();
     await this.handle?.close();
     this.handle = undefined;
     const resumed = this.current;
@@ -224,8 +230,13 @@ class FileAuditStore implements AuditStore {
   }
 
   async close(): Promise<void> {
-    await this.handle?.close();
-    this.handle = undefined;
+    // What the last appends left to the OS is on disk once the process has stopped cleanly.
+    try {
+      await this.handle?.datasync();
+    } finally {
+      await this.handle?.close();
+      this.handle = undefined;
+    }
     if (this.chain === undefined) return;
     const dir = join(this.options.dir, this.chain);
     held.delete(dir);

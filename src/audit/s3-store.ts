@@ -48,6 +48,7 @@ class S3AuditStore implements AuditStore {
     return null;
   }
 
+  // An object is stored whole once PUT answers, so every append is durable.
   async append(lines: readonly string[], first: number): Promise<void> {
     if (this.chain === undefined) throw new Error('no chain opened');
     const key = `${this.prefix}${this.chain}/${String(first).padStart(12, '0')}.jsonl`;

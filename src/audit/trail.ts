@@ -139,7 +139,9 @@ export class AuditTrail {
           : [];
         const sealed = this.sealAll([...resumed, ...batch]);
         try {
-          await this.options.store.append(sealed.lines, sealed.first);
+          // Flushed when a caller waits for it; records of read-only calls are left to the OS (docs/audit.md, Durability).
+          const durable = batch.some((pending) => pending.waiter !== undefined);
+          await this.options.store.append(sealed.lines, sealed.first, durable);
         } catch (err) {
           this.failed(batch, err);
           return;

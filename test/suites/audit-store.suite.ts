@@ -69,7 +69,7 @@ export function describeAuditStore(name: string, make: () => Promise<AuditStoreH
       const store = harness.open();
       let appends = 0;
       const append = store.append.bind(store);
-      store.append = (lines, first) => (appends++, append(lines, first));
+      store.append = (lines, first, durable) => (appends++, append(lines, first, durable));
       const trail = await openTrail(store);
       await Promise.all(Array.from({ length: 50 }, (_, i) => trail.record(callEntry(i + 1), true)));
       await trail.close();

@@ -117,7 +117,8 @@ describe('every answered call has its audit record', () => {
     t = await buildTestApp({ audit: trail });
     const append = store.append.bind(store);
     let failing = true;
-    store.append = (lines, first) => (failing ? Promise.reject(new Error('ENOSPC: no space left on device')) : append(lines, first));
+    store.append = (lines, first, durable) =>
+      failing ? Promise.reject(new Error('ENOSPC: no space left on device')) : append(lines, first, durable);
     // The first side-effecting call finds the outage: it has run, but its result is withheld.
     const first = await execute(t.app, { tool_calls: [{ id: 'w1', name: 'Write', arguments: { path: 'a.txt', content: 'x' } }] });
     expect(first.body.results[0].error).toMatchObject({ code: 'AUDIT_UNAVAILABLE', retryable: true });

@@ -1,7 +1,8 @@
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { open } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFileAuditStore } from '../../../src/audit/file-store.js';
 import { verifyChain } from '../../../src/audit/index.js';
 import { callEntry, describeAuditStore, openTrail } from '../../suites/audit-store.suite.js';
@@ -49,6 +50,31 @@ describe('file audit store', () => {
     await trail.record(callEntry(4), true);
     await trail.close();
     expect(await verifyChain(createFileAuditStore({ dir, rotateBytes: 1 << 20 }), 'r1')).toEqual({ chain: 'r1', records: 4 });
+  });
+
+  it('flushes an append a caller waits for, leaves one of read-only records to the OS, and flushes a file before the next and at close', async () => {
+    const probe = await open(join(dir, 'probe'), 'w');
+    const datasync = vi.spyOn(Object.getPrototypeOf(probe) as { datasync(): Promise<void> }, 'datasync');
+    await probe.close();
+    try {
+      // rotateBytes 1: every append after the first starts a file, after flushing the one it leaves.
+      const trail = await openTrail(createFileAuditStore({ dir, rotateBytes: 1 }));
+      datasync.mockClear();
+      trail.record(callEntry(1), false);
+      await trail.flush();
+      expect(datasync).toHaveBeenCalledTimes(0);
+      await trail.record(callEntry(2), true);
+      expect(datasync).toHaveBeenCalledTimes(2); // the first file, then the record waited for
+      for (let i = 3; i <= 6; i++) trail.record(callEntry(i), false);
+      await trail.flush();
+      expect(datasync).toHaveBeenCalledTimes(3); // only the file it left
+      await trail.close();
+      expect(datasync).toHaveBeenCalledTimes(4);
+      expect(readdirSync(join(dir, 'r1')).filter((f) => f.endsWith('.jsonl'))).toHaveLength(3);
+      expect(await verifyChain(createFileAuditStore({ dir, rotateBytes: 1 }), 'r1')).toEqual({ chain: 'r1', records: 6 });
+    } finally {
+      datasync.mockRestore();
+    }
   });
 
   it('gives a second writer of the same replica a chain of its own', async () => {

@@ -19,8 +19,8 @@ describe('audit trail when its store fails', () => {
     store = createFileAuditStore({ dir, rotateBytes: 1 << 20 });
     failing = false;
     const append = store.append.bind(store);
-    store.append = (lines, first) =>
-      failing ? Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) : append(lines, first);
+    store.append = (lines, first, durable) =>
+      failing ? Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) : append(lines, first, durable);
     events.length = 0;
     dropped = 0;
   });
