@@ -131,6 +131,16 @@ export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyT
       ),
     );
   }
+  if (read4k?.targets.audit) {
+    rows.push(
+      check(
+        'Audit trail on: ≥ 0.95 × its requests/s off (one Read of 4 KB, audit against memory)',
+        ratio(read4k.targets.audit.requestsPerS, read4k.targets.memory?.requestsPerS),
+        0.95,
+        (v) => x(v) + at(read4k),
+      ),
+    );
+  }
   rows.push(collectionSpiral(scenarios));
   const read = scenarios.find((s) => s.id === 'read4k')?.syscalls?.targets;
   const sampled = (v: number) => `${x(v)} (${read!.memory!.perRequest.toFixed(1)} against ${read!.floor!.perRequest.toFixed(1)})`;
