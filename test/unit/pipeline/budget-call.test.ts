@@ -1,42 +1,17 @@
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { applyBatchBudget, applyCallBudget, payloadBytes, truncationRecord, type Spill } from '../../../src/pipeline/budget.js';
+import { applyCallBudget, payloadBytes, truncationRecord } from '../../../src/pipeline/budget.js';
 import { visiblePayload } from '../../../src/protocol/result.js';
-import { createReadTool } from '../../../src/tools/builtin/read.js';
 import type { CallError } from '../../../src/protocol/errors.js';
 import type { Payload } from '../../../src/protocol/result.js';
 import { createFsSpillStore } from '../../../src/spill/fs.js';
 import { ManualClock } from '../../../src/shared/clock.js';
-
-const KB = 1024;
-const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
-
-/** A spill that records what it was given and answers with predictable ids. */
-function fakeSpill(): { spill: Spill; calls: string[] } {
-  const calls: string[] = [];
-  const spill: Spill = async (content) => {
-    calls.push(content);
-    const id = `spill-${String(calls.length).padStart(16, '0')}`;
-    return { id, uri: `file:///var/spill/${id}`, bytes: Buffer.byteLength(content, 'utf8'), sha256: sha256(content) };
-  };
-  return { spill, calls };
-}
-
-function ok(text: string, extra: Partial<Payload> = {}): Payload {
-  return { status: 'success', text, ...extra, truncated: extra.truncated ?? null };
-}
+import { fakeSpill, KB, ok, sha256, split } from './budget-fixtures.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** The kept part of a cut text and its note line (the note alone when nothing was kept). */
-function split(text: string): { kept: string; note: string } {
-  const at = text.lastIndexOf('\n');
-  return at === -1 ? { kept: '', note: text } : { kept: text.slice(0, at), note: text.slice(at + 1) };
-}
 
 /** A cut keeps whole lines of the original, and one more line would not fit. */
 function expectLineCut(original: string, cut: Payload, budget: number): void {
@@ -206,153 +181,5 @@ describe('applyCallBudget', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
-});
-
-describe('what the model sees of a cut: the record, never the store', () => {
-  const readHint = createReadTool({} as never).resumeHint!;
-  const numbered = (from: number, count: number) =>
-    Array.from({ length: count }, (_, i) => `${String(from + i).padStart(6)}\t${'é'.repeat(i % 50)} line ${from + i}`).join('\n');
-
-  it('counts and shows the record without the store uri; results keep it', async () => {
-    const { spill } = fakeSpill();
-    const { payload, bytes } = await applyCallBudget(ok('x\n'.repeat(4 * KB)), KB, spill);
-    expect(payload.truncated?.uri).toBe('file:///var/spill/spill-0000000000000001');
-    const visible = visiblePayload(payload);
-    expect(visible.truncated).toEqual({
-      original_bytes: 8 * KB,
-      url: '/outputs/spill-0000000000000001',
-      sha256: payload.truncated!.sha256,
-    });
-    expect(JSON.stringify(visible)).not.toContain('file:');
-    expect(bytes).toBe(Buffer.byteLength(JSON.stringify(visible)));
-  });
-
-  it('a cut Read ends on a whole line and says the offset to continue from, within every budget', async () => {
-    const text = numbered(120, 400);
-    for (let budget = 400; budget <= 6000; budget += 37) {
-      const { payload, bytes } = await applyCallBudget(ok(text), budget, fakeSpill().spill, readHint);
-      expect(bytes).toBeLessThanOrEqual(budget);
-      expect(bytes).toBe(payloadBytes(payload));
-      const { kept, note } = split(payload.text);
-      expect(text.startsWith(kept), `budget ${budget}`).toBe(true);
-      expect(text[kept.length], `budget ${budget}: ${payload.text}`).toBe('\n');
-      const last = Number(/(\d+)\t[^\n]*$/.exec(kept)![1]);
-      expect(note).toBe(
-        `[cut after line ${last}: call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${Buffer.byteLength(text)} bytes)]`,
-      );
-    }
-  });
-
-  it('a deeper batch cut replaces the note instead of keeping the old one', async () => {
-    const { spill, calls } = fakeSpill();
-    const first = await applyCallBudget(ok(numbered(1, 2000)), 50 * KB, spill, readHint);
-    const result = await applyBatchBudget([first.payload, ok('y'.repeat(20 * KB))], 30 * KB, spill, [readHint, undefined]);
-    expect(calls).toHaveLength(2);
-    const text = result.payloads[0]!.text;
-    expect(text.match(/\[cut /g)).toHaveLength(1);
-    const last = Number(/(\d+)\t[^\n]*\n\[cut/.exec(text)![1]);
-    expect(
-      text.endsWith(
-        `call Read with offset=${last + 1} to continue, or GET /outputs/spill-0000000000000001 for the whole output (${first.payload.truncated!.original_bytes} bytes)]`,
-      ),
-    ).toBe(true);
-    expect(result.payloads.reduce((sum, p) => sum + payloadBytes(p), 0)).toBeLessThanOrEqual(30 * KB);
-  });
-
-  it('a Read whose first line alone does not fit says to read it with a smaller limit', async () => {
-    const text = `${String(7).padStart(6)}\t${'z'.repeat(1500)}\n${String(8).padStart(6)}\tshort`;
-    const { payload, bytes } = await applyCallBudget(ok(text), 600, fakeSpill().spill, readHint);
-    expect(bytes).toBeLessThanOrEqual(600);
-    expect(payload.text).toMatch(
-      /^\[cut before line 7: call Read with offset=7 and a smaller limit, or GET \/outputs\/\S+ for the whole output \(\d+ bytes\)\]$/,
-    );
-  });
-});
-
-describe('applyBatchBudget', () => {
-  const total = (payloads: Payload[]) => payloads.reduce((sum, p) => sum + payloadBytes(p), 0);
-
-  it('leaves a batch within the budget untouched', async () => {
-    const { spill, calls } = fakeSpill();
-    const payloads = [ok('a'), ok('b'.repeat(1000))];
-    const result = await applyBatchBudget(payloads, 10 * KB, spill);
-    expect(result).toEqual({ payloads, spilledBytes: 0, cut: 0 });
-    expect(calls).toEqual([]);
-  });
-
-  it('cuts only the huge payload when the others fit beside it', async () => {
-    const { spill, calls } = fakeSpill();
-    const payloads = [ok('a'.repeat(KB)), ok('h'.repeat(100 * KB)), ok('b'.repeat(2 * KB))];
-    const budget = 20 * KB;
-    const result = await applyBatchBudget(payloads, budget, spill);
-    expect(result.cut).toBe(1);
-    expect(result.payloads[0]).toEqual(payloads[0]);
-    expect(result.payloads[2]).toEqual(payloads[2]);
-    expect(result.payloads[1]!.truncated?.original_bytes).toBe(100 * KB);
-    expect(calls).toEqual([payloads[1]!.text]);
-    expect(total(result.payloads)).toBeLessThanOrEqual(budget);
-    expect(budget - total(result.payloads)).toBeLessThan(8);
-  });
-
-  it('cuts payloads that are all large to the same size', async () => {
-    const { spill, calls } = fakeSpill();
-    const payloads = [30, 34, 31, 40, 33].map((kb, i) => ok(String(i).repeat(kb * KB)));
-    const budget = 100 * KB;
-    const result = await applyBatchBudget(payloads, budget, spill);
-    const sizes = result.payloads.map(payloadBytes);
-    expect(result.cut).toBe(5);
-    expect(calls).toHaveLength(5);
-    expect(total(result.payloads)).toBeLessThanOrEqual(budget);
-    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
-    for (const [i, p] of result.payloads.entries()) {
-      expect(p.status).toBe('partial');
-      expect(p.truncated?.sha256).toBe(sha256(payloads[i]!.text));
-    }
-  });
-
-  it('cuts the largest first, including one already cut, and reuses its record', async () => {
-    const { spill, calls } = fakeSpill();
-    const first = await applyCallBudget(ok('r'.repeat(80 * KB)), 50 * KB, spill);
-    const record = first.payload.truncated;
-    const payloads = [first.payload, ok('s'.repeat(10 * KB)), ok('t'.repeat(KB))];
-    const result = await applyBatchBudget(payloads, 30 * KB, spill);
-    expect(calls).toHaveLength(1);
-    expect(result.spilledBytes).toBe(0);
-    expect(result.payloads[0]!.truncated).toEqual(record);
-    expect(result.payloads[1]).toEqual(payloads[1]);
-    expect(result.payloads[2]).toEqual(payloads[2]);
-    expect(total(result.payloads)).toBeLessThanOrEqual(30 * KB);
-  });
-
-  it('is deterministic', async () => {
-    const make = () => [ok('😀'.repeat(20 * KB)), ok('漢'.repeat(15 * KB), { data: { n: 1 } }), ok('x'.repeat(500))];
-    const a = await applyBatchBudget(make(), 40 * KB, fakeSpill().spill);
-    const b = await applyBatchBudget(make(), 40 * KB, fakeSpill().spill);
-    expect(a).toEqual(b);
-    expect(total(a.payloads)).toBeLessThanOrEqual(40 * KB);
-  });
-
-  it('cuts every payload to its minimum when the minimums alone exceed the budget, spilling each once', async () => {
-    const { spill, calls } = fakeSpill();
-    const payloads = Array.from({ length: 10 }, (_, i) => ok(`${i}`.repeat(KB)));
-    const result = await applyBatchBudget(payloads, 100, spill);
-    expect(calls).toHaveLength(10);
-    expect(result.cut).toBe(10);
-    for (const p of result.payloads) {
-      expect(p.text).toBe('');
-      expect(p.truncated).not.toBeNull();
-    }
-    expect(result.spilledBytes).toBe(10 * KB);
-  });
-
-  it('drops data in the batch cut; the spill holds the text', async () => {
-    const { spill, calls } = fakeSpill();
-    const data = { rows: Array.from({ length: 200 }, (_, i) => ({ id: i, name: `row ${i}` })) };
-    const payloads = [ok('table of 200 rows', { data }), ok('q'.repeat(8 * KB))];
-    const result = await applyBatchBudget(payloads, 2 * KB, spill);
-    expect(result.payloads[0]).not.toHaveProperty('data');
-    expect(calls[0]).toBe('table of 200 rows');
-    expect(total(result.payloads)).toBeLessThanOrEqual(2 * KB);
   });
 });
