@@ -51,6 +51,10 @@ describe('RedisStateStore sharded (one script per slot), on one server', () => {
     server = await OwnRedis.start(redisServerBinary());
     admin = new Redis(server.url);
     watcher = new Redis(server.url);
+    // No other client may send while MONITOR starts: a line that comes in the same read as MONITOR's OK reaches ioredis before it
+    // knows the connection is monitoring (it learns so a microtask later), and fails its command queue ("Command queue state error",
+    // after another connection's ready-check INFO). Both connections are ready, and quiet, first.
+    await Promise.all([admin.ping(), watcher.ping()]);
     monitor = await watcher.monitor();
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       // Commands a script runs are reported too, from the server's Lua client; the script's own KEYS are what counts.
