@@ -253,5 +253,6 @@ describe('the screenshot in docs/', () => {
     } finally {
       await fresh.close();
     }
-  });
+    // A gateway of its own, five calls, a browser page and a full-page screenshot: 15-20 s on two cores busy with the rest of the suite.
+  }, 60_000);
 });
