@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLoopback } from '../config/checks.js';
 import type { Config, KeyConfig } from '../config/schema.js';
 import { allowedByAll, toolsetPatterns, type ToolsetsConfig } from '../policy/index.js';
@@ -115,18 +115,8 @@ export function installAuth(
     if (!route.config?.scope) return;
     route.schema = { ...route.schema, response: { ...errorResponses(401, 403, 429), ...(route.schema?.response as object | undefined) } };
   });
-  app.addHook('onRequest', async (request, reply) => {
-    const scope = request.routeOptions.config.scope;
-    if (!scope) return;
-    if (keys.length === 0) {
-      if (loopbackOnly && !hostIsLoopback(request.headers.host)) {
-        throw new GatewayError('FORBIDDEN', {
-          message: 'Without API keys the gateway answers requests addressed to localhost, 127.0.0.1 or [::1] only.',
-        });
-      }
-      request.caller = LOCAL_CALLER;
-      return;
-    }
+  /** With keys: the address's failure count, the key, its scope; the state store is asked, so this one is async. */
+  const withKey = async (request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<void> => {
     const subject = `auth-failures:${request.ip}`;
     const blocked = await failureCount(state, subject, limit, clock, 0);
     if (blocked) throw blocked;
@@ -145,6 +135,19 @@ export function installAuth(
       throw new GatewayError('FORBIDDEN', { message: `The API key lacks the "${scope}" scope.` });
     }
     request.caller = caller;
+  };
+  // `done` rather than async (see installRequestId): public routes and keyless gateways need no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return done();
+    if (keys.length > 0) return void withKey(request, reply, scope).then(() => done(), done);
+    if (loopbackOnly && !hostIsLoopback(request.headers.host)) {
+      throw new GatewayError('FORBIDDEN', {
+        message: 'Without API keys the gateway answers requests addressed to localhost, 127.0.0.1 or [::1] only.',
+      });
+    }
+    request.caller = LOCAL_CALLER;
+    done();
   });
 }
 

@@ -123,5 +123,7 @@ export async function admitBatch(calls: readonly PlannedCall[], ctx: ExecContext
       return stop(call, stateUnavailable(`${call.name} needs the state store, which is unreachable; nothing was run.`));
     });
   }
-  return Promise.all(calls.map((call, i) => interpret(call, requests[i]!, admissions[i]!, ctx, deps)));
+  const outcomes = calls.map((call, i) => interpret(call, requests[i]!, admissions[i]!, ctx, deps));
+  // Only a call another request is running waits; the rest are decided, with no promise each.
+  return outcomes.some((outcome) => outcome instanceof Promise) ? Promise.all(outcomes) : (outcomes as AdmitOutcome[]);
 }

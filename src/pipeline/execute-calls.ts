@@ -16,20 +16,25 @@ import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
 /** One batch: admission (gates 5-7) for the calls the local gates let on, gate 8 for those admitted to run, gate 9 for those that ran. */
 async function runBatch(batch: readonly PlannedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<Finished[]> {
+  // Arrays in batch order rather than maps keyed by call: this runs for every request, and the maps showed in the allocation profile.
   const runnable = batch.filter((c) => !c.failure);
   const outcomes = runnable.length > 0 ? await admitBatch(runnable, ctx, deps) : [];
-  const outcomeOf = new Map(runnable.map((call, i) => [call, outcomes[i]!]));
-  const toRun = runnable.filter((c) => outcomeOf.get(c)!.kind === 'run');
-  const executed = await mapBounded(toRun, deps.config.limits.concurrency, async (call): Promise<Settling> => ({
-    ...(await runCall(call, ctx, deps)),
-    outcome: outcomeOf.get(call) as Settling['outcome'],
-  }));
+  const toRun: Array<{ call: PlannedCall; outcome: Settling['outcome'] }> = [];
+  outcomes.forEach((outcome, i) => {
+    if (outcome.kind === 'run') toRun.push({ call: runnable[i]!, outcome });
+  });
+  const executed = await mapBounded(toRun, deps.config.limits.concurrency, async ({ call, outcome }): Promise<Settling> => {
+    const ran = await runCall(call, ctx, deps);
+    ran.outcome = outcome;
+    return ran as Settling;
+  });
   await settleBatch(executed, ctx, deps);
-  const byCall = new Map<PlannedCall, Finished>(executed.map((f) => [f.call, f]));
-  return batch.map((call) => {
-    const done = byCall.get(call);
-    if (done) return done;
-    const outcome = outcomeOf.get(call);
+  // runnable is the batch less the calls a local gate stopped, toRun (and executed) runnable less those admission did not run: all in order.
+  let r = 0;
+  let e = 0;
+  return batch.map((call): Finished => {
+    const outcome = call === runnable[r] ? outcomes[r++]! : undefined;
+    if (outcome?.kind === 'run') return executed[e++]!;
     if (outcome?.kind === 'replayed') return { call, result: replayedResult(call, outcome.result) };
     return { call, result: errorResult(call, call.failure!) };
   });

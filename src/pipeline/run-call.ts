@@ -44,11 +44,10 @@ function asGatewayError(err: unknown, call: PlannedCall, ctx: ExecContext): Gate
 }
 
 /** Gate 8: run the tool under its deadline; then the per-call budget. With tracing on, both in the call's span. */
-export async function runCall(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<Ran> {
-  const span = ctx.span?.child(callSpanName(call));
-  const finished = await runTool(call, ctx, deps, span);
-  if (span) Object.assign(finished, { span, ended: Date.now() });
-  return finished;
+export function runCall(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<Ran> {
+  if (!ctx.span) return runTool(call, ctx, deps, undefined);
+  const span = ctx.span.child(callSpanName(call));
+  return runTool(call, ctx, deps, span).then((finished) => Object.assign(finished, { span, ended: Date.now() }));
 }
 
 async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, span: TraceSpan | undefined): Promise<Ran> {

@@ -9,9 +9,10 @@ import { noRoute } from '../errors.js';
  * parser would misread.
  */
 export function installEarlyRefusals(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.is404) throw noRoute(request);
     const unreadable = unreadableBody(request.headers);
     if (unreadable) throw unreadable;
+    done();
   });
 }

@@ -9,17 +9,20 @@ import { GatewayError } from '../../protocol/errors.js';
 export function installInflightCap(app: FastifyInstance, limit: number): void {
   let inflight = 0;
   const admitted = new WeakSet<object>();
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     // Liveness is "200 while the process serves" (that is all it promises), also when the cap is reached.
-    if (request.routeOptions.url === '/healthz') return;
-    if (inflight >= limit) throw new GatewayError('OVERLOADED', { retryAfterMs: 1_000 });
-    inflight += 1;
-    admitted.add(request);
+    if (request.routeOptions.url !== '/healthz') {
+      if (inflight >= limit) throw new GatewayError('OVERLOADED', { retryAfterMs: 1_000 });
+      inflight += 1;
+      admitted.add(request);
+    }
+    done();
   });
   app.addHook('onRequestAbort', async (request) => {
     if (admitted.delete(request)) inflight -= 1;
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (admitted.delete(request)) inflight -= 1;
+    done();
   });
 }

@@ -8,7 +8,7 @@ export function requestLogOptions(): { logController: LogController } {
 
 /** One log line and the HTTP metrics per answered request. */
 export function installRequestLog(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
@@ -16,5 +16,6 @@ export function installRequestLog(app: FastifyInstance, metrics: Metrics): void 
       { method: request.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime), client_ip: request.ip },
       'request completed',
     );
+    done();
   });
 }

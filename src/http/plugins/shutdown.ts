@@ -10,7 +10,8 @@ export function installShutdown(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', (_request, _reply, done) => {
     if (closing) throw new GatewayError('NOT_READY', { retryAfterMs: 1_000 });
+    done();
   });
 }
