@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --min-semi-space-size=16
 import { createHash, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../src/node-flags.js';
 import type { ChildMessage, ParentMessage, ProcessUsage, ProfileKind, TargetStats } from '../targets/child.js';
 
 /** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
@@ -54,11 +55,14 @@ const ENTRY: Record<TargetName, string> = {
  * then loads toolgate itself from the build (see gateway.ts). stdout goes to
  * /dev/null: toolgate's JSON log lines are written (and paid for) but not kept.
  * With `cpus` (a `taskset -c` list) the process and all its threads run on
- * those CPUs only; taskset execs node, so the pid is node's.
+ * those CPUs only; taskset execs node, so the pid is node's. Every target runs
+ * with the Node flags toolgate ships with (src/node-flags.ts), the floor and
+ * the MCP peer too: the ratios compare code, not runtime settings.
  */
 export async function startTarget(name: TargetName, options: object, cpus?: string): Promise<Target> {
   const argv = [
     process.execPath,
+    ...NODE_FLAGS,
     '--import',
     'tsx',
     fileURLToPath(new URL(`../targets/${ENTRY[name]}`, import.meta.url)),

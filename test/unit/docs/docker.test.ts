@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/config/load.js';
+import { NODE_FLAGS } from '../../../src/node-flags.js';
 
 const root = new URL('../../../', import.meta.url);
 
@@ -54,7 +55,7 @@ describe('docker-compose stack', () => {
     // The image's health check asks /readyz, which a worker does not serve.
     expect(worker.healthcheck).toEqual({ disable: true });
     const dockerfile = await readFile(new URL('docker/Dockerfile', root), 'utf8');
-    expect(dockerfile).toContain('ENTRYPOINT ["node", "dist/cli.js"]');
+    expect(dockerfile).toContain(`ENTRYPOINT ${JSON.stringify(['node', ...NODE_FLAGS, 'dist/cli.js']).replaceAll(',', ', ')}`);
   });
 
   it('the mounted config file is a valid toolgate config for a container bound to 0.0.0.0', async () => {
