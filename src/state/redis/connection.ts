@@ -1,4 +1,4 @@
-import { Cluster, type ChainableCommander } from 'ioredis';
+import { Cluster, type ChainableCommander, type Redis } from 'ioredis';
 import { StateUnavailableError } from '../state-store.js';
 import { openRedis, reconnectDelay, type RedisClient, type RedisTopology } from './topology.js';
 
@@ -28,6 +28,8 @@ export class RedisConnection {
   private readonly owned: boolean;
   private readonly connectTimeoutMs: number;
   private lastError: unknown;
+  /** Whether this turn's commands are being held for one write (see `corkTurn`). */
+  private corked = false;
   private readyWait: Promise<boolean> | undefined;
   private nodesWait: Promise<unknown> | undefined;
 
@@ -45,9 +47,6 @@ export class RedisConnection {
         enableOfflineQueue: false,
         autoResendUnfulfilledCommands: false,
         maxRetriesPerRequest: 0,
-        // Commands issued in the same event-loop turn (the admits and settles of concurrent requests)
-        // leave in one socket write; each is still answered, or failed, on its own.
-        enableAutoPipelining: true,
         retryStrategy: reconnectDelay,
       });
     this.cluster = this.client instanceof Cluster ? this.client : undefined;
@@ -65,10 +64,36 @@ export class RedisConnection {
   async run<T>(operation: () => Promise<T>): Promise<T> {
     try {
       await this.connected();
+      this.corkTurn();
       return await operation();
     } catch (error) {
       throw error instanceof StateUnavailableError ? error : new StateUnavailableError(undefined, { cause: error });
     }
+  }
+
+  /**
+   * The commands of one event-loop turn (the admits and settles of the
+   * requests that arrived together) leave in one socket write per node, each
+   * still answered, or failed, on its own: the sockets are corked at the
+   * turn's first command and uncorked in its check phase, after the poll
+   * phase has delivered every request that was ready. ioredis's
+   * auto-pipelining batches the same way but keeps one batch in flight at a
+   * time, so under load each command waited for the previous batch's round
+   * trip, lived through young-generation collections and was promoted:
+   * scavenges three times as long, the old space growing 20 MiB a second
+   * (docs/performance.md, "Redis commands that outlived the young generation").
+   */
+  private corkTurn(): void {
+    if (this.corked) return;
+    const streams = this.cluster ? this.cluster.nodes('master').map((node) => node.stream) : [(this.client as Redis).stream];
+    const held = streams.filter((stream) => stream?.writable);
+    if (held.length === 0) return;
+    this.corked = true;
+    for (const stream of held) stream.cork();
+    setImmediate(() => {
+      this.corked = false;
+      for (const stream of held) stream.uncork();
+    });
   }
 
   /** Closes the connection the store opened; a `client` passed in stays its owner's. */

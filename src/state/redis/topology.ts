@@ -1,6 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../../config/schema.js';
-import { scriptCommand, SCRIPTS } from './scripts.js';
 
 export interface RedisNode {
   host: string;
@@ -89,10 +88,6 @@ export function openRedis(topology: RedisTopology, options: NodeOptions & { retr
   const { retryStrategy, enableOfflineQueue, ...nodeOptions } = options;
   const cluster: ClusterOptions = {
     enableOfflineQueue,
-    enableAutoPipelining: nodeOptions.enableAutoPipelining,
-    // ioredis groups a turn's commands by the slot of their first argument, which for a script command is its
-    // key count, not a key: scripts of two slots would share one pipeline and be refused. Each goes on its own.
-    autoPipeliningIgnoredCommands: SCRIPTS.map(scriptCommand),
     clusterRetryStrategy: retryStrategy,
     ...(nodeOptions.autoResendUnfulfilledCommands === false && { retryDelayOnFailover: 0, retryDelayOnClusterDown: 0 }),
     slotsRefreshTimeout: nodeOptions.connectTimeout,

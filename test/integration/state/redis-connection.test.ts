@@ -4,24 +4,64 @@ import { RedisConnection } from '../../../src/state/redis/connection.js';
 
 const url = inject('redisUrl');
 
+/** Counts what the client's socket hands to the kernel: one `_write` or `_writev` is one write system call. */
+function countHandOffs(client: Redis): { count: number } {
+  const counter = { count: 0 };
+  const stream = client.stream as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
+  for (const name of ['_write', '_writev'] as const) {
+    const original = stream[name].bind(stream);
+    stream[name] = (...args: unknown[]) => {
+      counter.count += 1;
+      original(...args);
+    };
+  }
+  return counter;
+}
+
+/** A connected RedisConnection, its client, and the count of its socket's writes from then on; closed after `test`. */
+async function withConnection(
+  test: (connection: RedisConnection, client: Redis, writes: { count: number }) => Promise<void>,
+): Promise<void> {
+  const connection = new RedisConnection({ url });
+  try {
+    const client = connection.client as Redis;
+    await connection.run(() => client.ping());
+    await test(connection, client, countHandOffs(client));
+  } finally {
+    await connection.close();
+  }
+}
+
 describe('RedisConnection', () => {
-  it('sends the commands of one event-loop turn in one socket write, each answered on its own', async () => {
-    const connection = new RedisConnection({ url });
-    try {
-      const client = connection.client as Redis;
-      await connection.run(() => client.ping());
-      let writes = 0;
-      const write = client.stream.write.bind(client.stream) as (...args: unknown[]) => boolean;
-      client.stream.write = ((...args: unknown[]) => {
-        writes += 1;
-        return write(...args);
-      }) as typeof client.stream.write;
+  it('sends the commands of one event-loop turn in one socket write, each answered on its own', () =>
+    withConnection(async (connection, client, writes) => {
       // As the admits of concurrent requests arrive: many commands in the same turn.
       const replies = await Promise.all(Array.from({ length: 32 }, (_, i) => connection.run(() => client.echo(`m${i}`))));
       expect(replies).toEqual(Array.from({ length: 32 }, (_, i) => `m${i}`));
-      expect(writes).toBe(1);
-    } finally {
-      await connection.close();
-    }
-  });
+      expect(writes.count).toBe(1);
+      // A failed command fails alone; the others of its turn are answered.
+      const mixed = await Promise.allSettled([
+        connection.run(() => client.echo('before')),
+        connection.run(() => client.call('no-such-command')),
+        connection.run(() => client.echo('after')),
+      ]);
+      expect(mixed.map((m) => m.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(writes.count).toBe(2);
+    }));
+
+  it('does not hold a turn behind the round trip of the one before', () =>
+    withConnection(async (connection, client, writes) => {
+      // A command of a later turn leaves before the earlier turn's answer is in:
+      // the earlier one blocks in Redis for 200 ms on a list nobody fills.
+      const blocked = connection.run(() => client.blpop(`connection-test-${Date.now()}`, 0.2));
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes.count).toBe(1);
+      const second = connection.run(() => client.echo('later'));
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes.count).toBe(2);
+      expect(await blocked).toBeNull();
+      expect(await second).toBe('later');
+    }));
 });
