@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { freePort } from './redis-global-setup.js';
 
@@ -84,4 +85,22 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
+}
+
+/**
+ * Counts what a client's socket hands to the kernel from now on: one `_write`
+ * or `_writev` is one write system call, however many commands it carries
+ * (the store's connection corks its socket for an event-loop turn).
+ */
+export function countSocketWrites(client: Redis): { count: number } {
+  const counter = { count: 0 };
+  const stream = client.stream as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
+  for (const name of ['_write', '_writev'] as const) {
+    const original = stream[name].bind(stream);
+    stream[name] = (...args: unknown[]) => {
+      counter.count += 1;
+      original(...args);
+    };
+  }
+  return counter;
 }

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStateStore, type RedisStateStore } from '../../src/state/redis/index.js';
 import { buildTestApp, execute, type TestApp } from '../helpers/app.js';
-import { OwnRedis, redisServerBinary } from '../helpers/redis.js';
+import { countSocketWrites, OwnRedis, redisServerBinary } from '../helpers/redis.js';
 
 const TOKEN = 'tg_round_trips_test_key';
 /** With keys configured every request also asks the store about failed logins; a deployment with Redis has keys. */
@@ -20,31 +20,27 @@ const LUA_CLIENT = '?:0';
 
 /**
  * Counts round trips on the gateway's one Redis connection: every write to
- * its socket is one request sent before waiting for the answer. ioredis
- * writes a pipeline in one go, so a pipeline counts once, as it costs once.
- * The server's slow log (threshold 0) lists the commands sent, to show that
- * no other connection carried any and what each round trip was.
+ * its socket is one request sent before waiting for the answer. The
+ * connection sends the commands of one event-loop turn in one write, and
+ * ioredis writes a pipeline in one go, so either counts once, as it costs
+ * once. The server's slow log (threshold 0) lists the commands sent, to show
+ * that no other connection carried any and what each round trip was.
  */
 class RoundTrips {
-  private writes = 0;
+  private readonly writes: { count: number };
 
   constructor(
     client: Redis,
     private readonly admin: Redis,
   ) {
-    const socket = client.stream;
-    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
-    socket.write = ((...args: unknown[]) => {
-      this.writes += 1;
-      return write(...args);
-    }) as typeof socket.write;
+    this.writes = countSocketWrites(client);
   }
 
   async during(work: () => Promise<void>): Promise<{ roundTrips: number; commands: string[] }> {
     await this.admin.slowlog('RESET');
-    this.writes = 0;
+    this.writes.count = 0;
     await work();
-    const roundTrips = this.writes;
+    const roundTrips = this.writes.count;
     const log = (await this.admin.slowlog('GET', 10_000)) as [number, number, number, string[], string, string][];
     // Commands a script runs are logged too, from the server's own Lua client.
     const sent = log.filter((e) => e[4] !== LUA_CLIENT && e[5] !== 'admin');
@@ -82,8 +78,9 @@ describe.each(LAYOUTS)('Redis round trips per request (house style: a number we 
     admin = new Redis(server.url, { connectionName: 'admin' });
     await admin.config('SET', 'slowlog-log-slower-than', '0');
     await admin.config('SET', 'slowlog-max-len', '10000');
-    // As the store's own connection does: scripts sent in one event-loop turn leave in one write.
-    client = new Redis(server.url, { connectionName: 'gateway', enableAutoPipelining: sharded });
+    // A client of the test's own, named so its commands can be told apart; the store's connection
+    // rule (one write per event-loop turn) applies to a given client as to its own.
+    client = new Redis(server.url, { connectionName: 'gateway' });
     await client.ping();
     store = createRedisStateStore({ client, keyPrefix: `round-trips-${randomUUID()}`, sharded });
     t = await buildTestApp({ state: store, config: { keys: KEYS } });

@@ -1,22 +1,9 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { RedisConnection } from '../../../src/state/redis/connection.js';
+import { countSocketWrites } from '../../helpers/redis.js';
 
 const url = inject('redisUrl');
-
-/** Counts what the client's socket hands to the kernel: one `_write` or `_writev` is one write system call. */
-function countHandOffs(client: Redis): { count: number } {
-  const counter = { count: 0 };
-  const stream = client.stream as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
-  for (const name of ['_write', '_writev'] as const) {
-    const original = stream[name].bind(stream);
-    stream[name] = (...args: unknown[]) => {
-      counter.count += 1;
-      original(...args);
-    };
-  }
-  return counter;
-}
 
 /** A connected RedisConnection, its client, and the count of its socket's writes from then on; closed after `test`. */
 async function withConnection(
@@ -26,7 +13,7 @@ async function withConnection(
   try {
     const client = connection.client as Redis;
     await connection.run(() => client.ping());
-    await test(connection, client, countHandOffs(client));
+    await test(connection, client, countSocketWrites(client));
   } finally {
     await connection.close();
   }
