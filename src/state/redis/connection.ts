@@ -8,6 +8,7 @@ const CONNECTING = new Set(['wait', 'connecting', 'connect']);
 export type RedisConnectionOptions = (
   | { url: string; topology?: never; client?: never }
   | { topology: RedisTopology; url?: never; client?: never }
+  /** A client of the caller's: its socket is corked for a turn like the store's own (see `corkTurn`), its other options are its owner's. */
   | { client: RedisClient; url?: never; topology?: never }
 ) & {
   /** Bound on opening a connection, and so on how long a call waits for one before StateUnavailableError. Default 500. */
@@ -82,18 +83,21 @@ export class RedisConnection {
    * trip, lived through young-generation collections and was promoted:
    * scavenges three times as long, the old space growing 20 MiB a second
    * (docs/performance.md, "Redis commands that outlived the young generation").
+   * On a Cluster every master is corked, used this turn or not: cheaper than
+   * finding which ones a turn's commands go to.
    */
   private corkTurn(): void {
     if (this.corked) return;
     const streams = this.cluster ? this.cluster.nodes('master').map((node) => node.stream) : [(this.client as Redis).stream];
     const held = streams.filter((stream) => stream?.writable);
     if (held.length === 0) return;
-    this.corked = true;
-    for (const stream of held) stream.cork();
+    // The uncork is scheduled before anything is corked: nothing in between can leave a socket corked for good.
     setImmediate(() => {
       this.corked = false;
       for (const stream of held) stream.uncork();
     });
+    this.corked = true;
+    for (const stream of held) stream.cork();
   }
 
   /** Closes the connection the store opened; a `client` passed in stays its owner's. */
