@@ -2,12 +2,8 @@ import { createHash } from 'node:crypto';
 import type { SpillOutcome, SpillStore } from './spill-store.js';
 
 /**
- * `store.put`, with a store failure turned into a `SpillFailure` (told to
- * `onFailure`) instead of a rejection: the content is counted and hashed on
- * its way in, and on failure the rest of a stream is read and dropped, so the
- * outcome still gives the whole output's size and sha256. A failure of the
- * content itself (an upstream reset mid-stream) still rejects: it is the
- * tool's, not the store's.
+ * `store.put` with a store failure turned into a `SpillFailure` (told to `onFailure`): the rest of a stream is still
+ * read, counted and hashed. A failure of the content itself (an upstream reset) still rejects: it is the tool's.
  */
 export async function putOrCount(
   store: SpillStore,

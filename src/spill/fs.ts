@@ -9,18 +9,14 @@ import { quotaFor, type QuotaEntry, type TenantQuota } from './quota.js';
 import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
 
 interface FsSpillStoreOptions {
-  /** Root directory; created on first use. */
   dir: string;
-  /** An entry expires this long after it was written. */
   ttlMs: number;
   clock: Clock;
   /** Spilled bytes a tenant may hold; past it its oldest outputs are removed. None when absent. */
   tenantQuotaBytes?: number;
-  /** Told of each output removed for the quota. */
   onQuotaRemoval?: () => void;
 }
 
-/** What `<id>.json` holds next to the content file `<id>`. */
 interface EntryMeta {
   tenant: string;
   size: number;
@@ -35,11 +31,8 @@ const META_SUFFIX = '.json';
 const TEMP_SUFFIX = '.tmp';
 
 /**
- * Spill store on a local directory:
- * `<dir>/<sha256(tenant)>/<id>` holds the bytes, `<id>.json` the metadata.
- * The tenant directory is a hash so no tenant string can name a path. Both
- * files are written under a temporary name and renamed, content first: the
- * metadata file is the commit, so a reader that finds it finds whole content.
+ * `<dir>/<sha256(tenant)>/<id>` holds the bytes, `<id>.json` the metadata; the tenant directory is a hash so no tenant
+ * string can name a path. Both are written under a temporary name and renamed, content first: the metadata is the commit.
  */
 export class FsSpillStore implements SpillStore {
   private readonly dir: string;
@@ -151,7 +144,6 @@ export class FsSpillStore implements SpillStore {
     await rm(probe, { force: true });
   }
 
-  /** The committed entries of a tenant, for the quota to count. */
   private async entries(tenant: string): Promise<QuotaEntry[]> {
     const dir = this.tenantDir(tenant);
     const names = await readdir(dir).catch((err: unknown) => {
@@ -180,7 +172,6 @@ export class FsSpillStore implements SpillStore {
     return entries.filter((e) => e.isDirectory() && TENANT_DIR_PATTERN.test(e.name)).map((e) => join(this.dir, e.name));
   }
 
-  /** The entry's metadata, or null when the id is malformed, absent, another tenant's or expired. */
   private async liveMeta(tenant: string, id: string): Promise<EntryMeta | null> {
     if (!ID_PATTERN.test(id)) return null;
     const meta = await readMeta(join(this.tenantDir(tenant), id + META_SUFFIX));

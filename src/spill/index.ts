@@ -13,19 +13,13 @@ import type { SpillStore } from './spill-store.js';
 export interface SpillStoreOptions {
   ttlMs: number;
   clock: Clock;
-  /** Spilled bytes a tenant may hold (config `spill.tenant_quota_bytes`); past it its oldest outputs are removed. */
+  /** Config `spill.tenant_quota_bytes`. */
   tenantQuotaBytes?: number;
   onQuotaRemoval?: () => void;
-  /** Where an `s3://` URL's bucket is and how to reach it: `S3_ENDPOINT`, `AWS_REGION` and the `AWS_*` credentials. */
   s3?: { endpoint?: string; region: string; credentials: Partial<S3Credentials>; timeoutMs: number };
 }
 
-/**
- * Whether a failed first ping is the configuration's fault: a directory that
- * cannot be written, or a bucket that answers no (wrong credentials, no such
- * bucket). An S3 store that is only unreachable or failing (network, 5xx) is
- * an outage like any later one.
- */
+/** Whether a failed first ping is the configuration's fault (an unwritable directory, a bucket that answers no), not an outage. */
 export function refusesStartup(err: unknown): boolean {
   return !(err instanceof S3Error) ? !isNetworkError(err) : err.status >= 400 && err.status < 500;
 }
@@ -40,19 +34,13 @@ function isNetworkError(err: unknown): boolean {
 
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
-/**
- * The spill store a `TOOLGATE_SPILL_URL` names: `file:///abs/dir`, or
- * `file://./rel/dir` resolved against the working directory, or
- * `s3://bucket/prefix` on an S3-compatible bucket. Throws on any
- * other URL, or an S3 one without credentials, for start-up to report.
- */
+/** `file:///abs/dir`, `file://./rel/dir` or `s3://bucket/prefix`; throws on any other URL, or S3 without credentials. */
 export function createSpillStore(url: string, options: SpillStoreOptions): SpillStore {
   if (/^file:\/\//i.test(url)) return createFsSpillStore({ dir: fileUrlToDir(url), ...options });
   if (/^s3:\/\//i.test(url)) return s3Store(url, options);
   throw new Error('Unsupported spill store URL: expected file://<dir> or s3://<bucket>/<prefix>.');
 }
 
-/** The directory a `file://` URL names; `file://./dir` is relative to the working directory. */
 export function fileUrlToDir(url: string): string {
   const rest = url.slice('file://'.length);
   // `file://./dir` is not a valid file URL (its host would be "."), but it is the natural way to write a relative directory.
@@ -63,11 +51,7 @@ export function fileUrlToDir(url: string): string {
 /** How to reach an `s3://` URL's bucket: from `S3_ENDPOINT`, `AWS_REGION` and the `AWS_*` credentials. */
 export type S3Settings = NonNullable<SpillStoreOptions['s3']>;
 
-/**
- * Where `s3://bucket/prefix` points and with what credentials; throws when
- * the bucket name is not one or the credentials are missing, for start-up to
- * report. `what` names the store in the message.
- */
+/** Throws when the bucket name is not one or the credentials are missing; `what` names the store in the message. */
 export function s3Target(url: string, s3: S3Settings | undefined, what: string): S3ClientOptions & { prefix: string } {
   const parsed = new URL(url);
   const bucket = parsed.hostname;

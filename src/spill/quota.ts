@@ -1,13 +1,11 @@
-/** One committed output as the quota counts it. */
 export interface QuotaEntry {
   id: string;
   bytes: number;
   createdAt: number;
 }
 
-/** What a spill store gives the quota: its committed entries of a tenant, and a way to remove one. */
 interface QuotaBackend {
-  /** Every committed entry of the tenant; read once per tenant, the first time it spills after start-up. */
+  /** Read once per tenant, the first time it spills after start-up. */
   list(tenant: string): Promise<QuotaEntry[]>;
   remove(tenant: string, id: string): Promise<void>;
 }
@@ -15,21 +13,12 @@ interface QuotaBackend {
 interface TenantQuotaOptions {
   quotaBytes: number;
   backend: QuotaBackend;
-  /**
-   * Other processes write to the same store (a bucket every replica spills
-   * to): the tenant's entries are listed afresh at each step instead of once.
-   */
+  /** Other processes write to the same store: the tenant's entries are listed afresh at each step. */
   shared?: boolean;
-  /** Told of each entry removed to bring a tenant back within its quota. */
   onRemove?: () => void;
 }
 
-/**
- * The rule every spill store applies: the entries to remove, oldest first
- * (ties in the order given), until the rest fit in `quotaBytes`. Those in
- * `keep` (outputs still being written, the one just written among them)
- * never go, even when they alone are over the quota.
- */
+/** The entries to remove, oldest first, until the rest fit; those in `keep` (still being written) never go. */
 function entriesOverQuota(entries: Iterable<QuotaEntry>, quotaBytes: number, keep: ReadonlySet<string>): QuotaEntry[] {
   const all = [...entries];
   let total = all.reduce((sum, e) => sum + e.bytes, 0);
@@ -49,13 +38,8 @@ interface Ledger {
 }
 
 /**
- * Per-tenant spilled bytes, counted from what the store holds (listed on the
- * tenant's first spill, so a restart forgets nothing) plus what is written
- * since. Each tenant's steps run one at a time: concurrent spills cannot both
- * count on the same room, and entries are keyed by id, so an entry the listing
- * already saw is not counted twice. An output is protected from the moment
- * since its put began (`writing`) until its own step has counted it, so it
- * is never chosen, and no entry is counted after it was removed.
+ * Per-tenant spilled bytes, counted from the store's listing plus what is written since. A tenant's steps run one at a
+ * time, entries are keyed by id, and an output is protected from `writing` until its own `add` counts it.
  */
 export class TenantQuota {
   private readonly ledgers = new Map<string, Ledger>();
@@ -70,14 +54,12 @@ export class TenantQuota {
     this.writes.set(tenant, ids.add(id));
   }
 
-  /** The write failed: nothing to count. */
   abandon(tenant: string, id: string): void {
     const ids = this.writes.get(tenant);
     ids?.delete(id);
     if (ids?.size === 0) this.writes.delete(tenant);
   }
 
-  /** Count a committed entry and remove the tenant's oldest until it is within its quota again. */
   add(tenant: string, entry: QuotaEntry): Promise<void> {
     const previous = this.queues.get(tenant) ?? Promise.resolve();
     const step = previous.then(() => this.enforce(tenant, entry)).finally(() => this.abandon(tenant, entry.id));
@@ -124,7 +106,6 @@ export class TenantQuota {
   }
 }
 
-/** The quota a store's `tenantQuotaBytes` and `onQuotaRemoval` options ask for, over its backend; none without a limit. */
 export function quotaFor(
   options: { tenantQuotaBytes?: number; onQuotaRemoval?: () => void },
   backend: QuotaBackend,

@@ -1,7 +1,7 @@
 import { AwsV4Signer } from 'aws4fetch';
 import { Agent, request, type Dispatcher } from 'undici';
 
-/** Where the bucket is: `endpoint` set means path-style addressing (MinIO, Ceph, R2, LocalStack…), else AWS's virtual-hosted style. */
+/** `endpoint` set means path-style addressing (MinIO, R2…), else AWS's virtual-hosted style. */
 export interface S3Location {
   bucket: string;
   region: string;
@@ -19,26 +19,21 @@ export interface S3ClientOptions {
   credentials: S3Credentials;
   /** Connect, answer headers and each body chunk of a write, each within this. */
   timeoutMs: number;
-  /** Tests and operators may pass their own; by default one keep-alive pool with `timeoutMs` timeouts. */
   dispatcher?: Dispatcher;
 }
 
 interface S3Request {
-  /** The operation's name, for errors and logs. */
   operation: string;
   method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE';
-  /** Null for the bucket itself. */
   key: string | null;
   query?: Record<string, string>;
   headers?: Record<string, string>;
   body?: Buffer | string;
   /** Statuses that are an answer rather than a failure (2xx always are). */
   accept?: readonly number[];
-  /** Time allowed between chunks of the answer's body; reads that stream to a slow client need longer than writes. */
   bodyTimeoutMs?: number;
 }
 
-/** An S3 answer the operation did not expect: a 5xx, a refused signature, a missing bucket. */
 export class S3Error extends Error {
   constructor(
     readonly operation: string,
@@ -50,7 +45,6 @@ export class S3Error extends Error {
   }
 }
 
-/** RFC 3986 unreserved characters stay; everything else is percent-encoded, as SigV4 canonicalizes it. */
 function encodeRfc3986(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
@@ -64,17 +58,13 @@ function unescapeXml(text: string): string {
   });
 }
 
-/** The text of every `<tag>…</tag>` in `xml`: S3's answers are flat enough that this is all the parsing they need. */
+/** S3's answers are flat enough that this is all the parsing they need. */
 export function xmlValues(xml: string, tag: string): string[] {
   const pattern = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g');
   return [...xml.matchAll(pattern)].map((m) => unescapeXml(m[1]!));
 }
 
-/**
- * A minimal S3 client: SigV4-signed requests (aws4fetch signs, undici sends
- * through one pooled dispatcher with explicit timeouts). Only the operations
- * the spill store uses, each a request the caller composes.
- */
+/** SigV4-signed requests (aws4fetch signs, undici sends), only the operations the spill store uses. */
 export class S3Client {
   readonly bucket: string;
   private readonly base: string;
@@ -95,7 +85,7 @@ export class S3Client {
       new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
   }
 
-  /** The answer, body unread; throws S3Error on a status neither 2xx nor accepted (its body consumed). */
+  /** Throws S3Error on a status neither 2xx nor accepted. */
   async send(req: S3Request): Promise<Dispatcher.ResponseData> {
     const path = req.key === null ? '/' : `/${req.key.split('/').map(encodeRfc3986).join('/')}`;
     const query = Object.entries(req.query ?? {})
@@ -123,14 +113,13 @@ export class S3Client {
     throw new S3Error(req.operation, response.statusCode, xmlValues(text, 'Code')[0] ?? '');
   }
 
-  /** The answer's XML; an `<Error>` in a 200 (CompleteMultipartUpload and CopyObject may answer so) is a failure. */
+  /** An `<Error>` in a 200 (CompleteMultipartUpload and CopyObject may answer so) is a failure. */
   async sendForXml(req: S3Request): Promise<string> {
     const text = await (await this.send(req)).body.text();
     if (/<Error>/.test(text)) throw new S3Error(req.operation, 200, xmlValues(text, 'Code')[0] ?? '');
     return text;
   }
 
-  /** Every object under `prefix`, page by page (ListObjectsV2). */
   async list(prefix: string): Promise<Array<{ key: string; bytes: number }>> {
     const found: Array<{ key: string; bytes: number }> = [];
     let token: string | undefined;
@@ -146,7 +135,6 @@ export class S3Client {
     return found;
   }
 
-  /** `/<bucket>/<key>` as CopyObject's source header names it. */
   copySource(key: string): string {
     return `/${encodeRfc3986(this.bucket)}/${key.split('/').map(encodeRfc3986).join('/')}`;
   }

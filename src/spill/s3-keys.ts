@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** How the S3 spill store names its objects: ids that tell their age, and a key segment per tenant. */
-
 /** 6 bytes of creation time (ms) then 16 random bytes, base64url: listing alone tells an entry's age. */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{30}$/;
 const SAFE_TENANT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
@@ -17,11 +15,7 @@ export function createdAt(id: string): number {
   return Buffer.from(id, 'base64url').readUIntBE(0, 6);
 }
 
-/**
- * The tenant's key segment: the tenant itself when it is a plain name (every
- * configured tenant is), else `~` and its sha256, so no tenant string can
- * add a level, collide with another or exceed S3's key length.
- */
+/** The tenant itself when a plain name, else `~` and its sha256: no tenant can add a level, collide or exceed S3's key length. */
 export function tenantSegment(tenant: string): string {
   return SAFE_TENANT.test(tenant) && tenant !== '..' ? tenant : `~${createHash('sha256').update(tenant, 'utf8').digest('hex')}`;
 }

@@ -10,26 +10,22 @@ import type { SpillRead, SpillRecord, SpillStore } from './spill-store.js';
 export interface S3SpillStoreOptions {
   location: S3Location;
   credentials: S3Credentials;
-  /** Key prefix inside the bucket, without slashes at either end; '' for the bucket's root. */
   prefix: string;
   ttlMs: number;
   clock: Clock;
-  /** Each S3 request must connect and answer within this: a slow store is a failed spill, not a stalled call. */
+  /** A slow store is a failed spill, not a stalled call. */
   timeoutMs: number;
   tenantQuotaBytes?: number;
   onQuotaRemoval?: () => void;
   dispatcher?: Dispatcher;
 }
 
-/** S3's smallest part but the last; parts are buffered one at a time (two while the next is read), so this bounds memory per spill. */
+/** S3's smallest part but the last; parts are buffered one at a time, so this bounds memory per spill. */
 const PART_BYTES = 5 * 1024 * 1024;
 const CONTENT_TYPE = 'text/plain; charset=utf-8';
-/** A reader of GET /outputs may be slow; S3 only has to keep sending within this. */
 const READ_BODY_TIMEOUT_MS = 300_000;
 
-/** The first `limit` bytes of `body`; the rest is dropped with the connection. */
 function firstBytes(body: Readable, limit: number): Readable {
-  // The source is destroyed once the limit is reached: its abort is expected, not an error to raise.
   body.on('error', () => {});
   return Readable.from(
     (async function* () {
@@ -47,49 +43,50 @@ function firstBytes(body: Readable, limit: number): Readable {
 }
 
 /**
- * The content as parts of exactly `PART_BYTES` (the last one shorter), counted
- * and hashed on the way. Full parts are copied into two buffers used in turn,
- * so a long output costs two parts of memory however long it is: the caller
- * must be done with a part before it reads the one after next (the store
- * uploads one part at a time).
+ * Parts of exactly `PART_BYTES`, counted and hashed, in two buffers used in turn: a part must be sent before the one after
+ * next is read. Each chunk is copied into its part as it comes, so at most the two parts are held; only until a first part
+ * fills are the chunks held as they came, so an output under one part never takes a part's buffer.
  */
 async function* inParts(content: string | Buffer | AsyncIterable<Buffer>, counted: { bytes: number; hash: ReturnType<typeof createHash> }) {
   const source = typeof content === 'string' ? [Buffer.from(content, 'utf8')] : Buffer.isBuffer(content) ? [content] : content;
   const buffers: Buffer[] = [];
   let turn = 0;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  let held: Buffer[] = [];
+  let filled = 0;
   for await (const chunk of source) {
     counted.hash.update(chunk);
     counted.bytes += chunk.length;
     let offset = 0;
-    while (pendingBytes + chunk.length - offset >= PART_BYTES) {
-      const part = (buffers[turn] ??= Buffer.allocUnsafe(PART_BYTES));
-      let at = 0;
-      for (const held of pending) at += held.copy(part, at);
-      offset += chunk.copy(part, at, offset, offset + PART_BYTES - at);
-      pending = [];
-      pendingBytes = 0;
-      turn = 1 - turn;
-      yield part;
-    }
-    if (offset < chunk.length) {
-      pending.push(offset === 0 ? chunk : chunk.subarray(offset));
-      pendingBytes += chunk.length - offset;
+    while (offset < chunk.length) {
+      let part = buffers[turn];
+      if (part === undefined) {
+        if (buffers.length === 0 && filled + chunk.length - offset < PART_BYTES) {
+          held.push(offset === 0 ? chunk : chunk.subarray(offset));
+          filled += chunk.length - offset;
+          break;
+        }
+        part = buffers[turn] = Buffer.allocUnsafe(PART_BYTES);
+        let at = 0;
+        for (const piece of held) at += piece.copy(part, at);
+        held = [];
+      }
+      const copied = chunk.copy(part, filled, offset, offset + PART_BYTES - filled);
+      offset += copied;
+      filled += copied;
+      if (filled === PART_BYTES) {
+        turn = 1 - turn;
+        filled = 0;
+        yield part;
+      }
     }
   }
   // No empty last part after full ones; an empty output is one empty part.
-  if (pendingBytes > 0 || buffers.length === 0) yield Buffer.concat(pending, pendingBytes);
+  if (filled > 0 || buffers.length === 0) yield buffers[turn]?.subarray(0, filled) ?? Buffer.concat(held, filled);
 }
 
 /**
- * Spill store on an S3-compatible bucket: `<prefix>/<tenant>/<id>` holds the
- * output, with its content type and, as metadata, its sha256 and tenant. An
- * output of one part is one PUT; a longer one streams as a multipart upload
- * and then gets its sha256 by a copy onto itself (the hash is known only at
- * the end). The sha256 is the commit: an object without it is not served.
- * Every replica on the bucket serves every output, and the quota is counted
- * from the bucket's listing each time, since other replicas write there too.
+ * `<prefix>/<tenant>/<id>` holds the output; its sha256 (metadata, set by a copy onto itself after a multipart upload)
+ * is the commit: an object without it is not served. The quota is counted from the bucket's listing each time.
  */
 export class S3SpillStore implements SpillStore {
   private readonly client: S3Client;
@@ -173,8 +170,7 @@ export class S3SpillStore implements SpillStore {
       const [segment, id, ...more] = key.slice(this.prefix.length).split('/');
       return more.length === 0 && segment !== undefined && id !== undefined && ID_PATTERN.test(id) && now - createdAt(id) >= this.ttlMs;
     });
-    // One at a time: the sweep is background work (bulk expiry is the lifecycle rule's), and some servers (s3rver) race on parallel
-    // deletes.
+    // One at a time: background work, and some servers (s3rver) race on parallel deletes.
     for (const { key } of expired) await this.remove(key);
     return expired.length;
   }
@@ -183,7 +179,6 @@ export class S3SpillStore implements SpillStore {
     await (await this.client.send({ operation: 'HeadBucket', method: 'HEAD', key: null })).body.dump();
   }
 
-  /** Writes the parts under `key` and commits them with their sha256 (`digest`, read once the last part is in); returns it. */
   private async upload(key: string, content: AsyncGenerator<Buffer>, meta: Record<string, string>, digest: () => string): Promise<string> {
     const first = await content.next();
     const second = await content.next();
@@ -230,7 +225,7 @@ export class S3SpillStore implements SpillStore {
       await this.client.sendForXml({ operation: 'CopyObject', method: 'PUT', key, headers: { ...meta, ...copy } });
       return sha256;
     } catch (err) {
-      // Best effort: a store that fails mid-put may fail these too; sweep and the lifecycle rule collect what stays.
+      // Best effort: sweep and the lifecycle rule collect what stays.
       if (completed) await this.remove(key).catch(() => {});
       else if (uploadId) {
         const abort = { operation: 'AbortMultipartUpload', method: 'DELETE', key, query: { uploadId } } as const;
@@ -247,12 +242,11 @@ export class S3SpillStore implements SpillStore {
     return `${this.prefix}${tenantSegment(tenant)}/${id}`;
   }
 
-  /** A well-formed id not past its TTL; the age is in the id, so an expired output costs no request. */
+  /** The age is in the id, so an expired output costs no request. */
   private live(id: string): boolean {
     return ID_PATTERN.test(id) && this.clock.now() - createdAt(id) < this.ttlMs;
   }
 
-  /** The object's sha256 when it is there, committed and this tenant's; else null. */
   private committedSha(tenant: string, response: Dispatcher.ResponseData): string | null {
     if (response.statusCode === 404) return null;
     const sha256 = response.headers['x-amz-meta-sha256'];

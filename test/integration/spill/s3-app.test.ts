@@ -73,8 +73,8 @@ async function s3App(store: S3SpillStore, clock: ManualClock, more: Parameters<t
 }
 
 describe('an S3 spill store behind the app', () => {
-  // 20 MB through a real S3 server: about 13 s alone on two cores, over 20 s when they are busy.
-  it('a 20 MB HTTP body streams to S3 as multipart and back out with bounded memory, Range and sha256 intact', async () => {
+  // 32 MiB through a real S3 server: about 8 s alone on two cores, several times that when they are busy.
+  it('a 32 MiB HTTP body streams to S3 as multipart and back out with bounded memory, Range and sha256 intact', async () => {
     const clock = new ManualClock();
     // The real client and server; the dispatcher only notes the size of each request body the store sends.
     const sent: Array<{ method: string; query: string; bytes: number }> = [];
@@ -90,11 +90,11 @@ describe('an S3 spill store behind the app', () => {
     const t = await s3App(store, clock, { config: { ...appConfig(), guardrails: { secrets: 'off' } } });
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      const total = 20 * MiB;
+      const total = 32 * MiB;
       // Warm up every path once, so the peak below measures the big output only.
       await execute(t.app, [{ id: 'warm', name: 'blob', arguments: { bytes: 2 * MiB } }], auth(KEYS.acme));
       // Live memory, not allocation: collect before each sample, so chunks already sent (garbage the next
-      // collection frees) do not count. Holding the output whole would keep 20 MiB live.
+      // collection frees) do not count. Holding the output whole would keep 32 MiB live.
       gc();
       sent.length = 0;
       const baseline = process.memoryUsage();
@@ -131,11 +131,12 @@ describe('an S3 spill store behind the app', () => {
       }
       // Bytes 10 MiB - 2 … 10 MiB + 1 straddle chunks 159 and 160 of the upstream's 64 KiB chunks.
       expect(served.toString()).toBe(`${String.fromCharCode(97 + (159 % 26)).repeat(2)}${String.fromCharCode(97 + (160 % 26)).repeat(2)}`);
-      // Two 5 MiB part buffers, the 1 MiB head and its text, chunks in flight; held whole, the output alone would be 20 MiB.
-      expect(peak).toBeLessThan(16 * MiB);
-      // Multipart: four parts of 5 MiB, no request carrying the whole output.
+      // Two 5 MiB part buffers, the 1 MiB head and its text, chunks in flight and bodies the HTTP client has not yet let
+      // go: 10-14 MiB measured, 17 MiB once on busy cores, whatever the output's size. Held whole it would be 32 MiB.
+      expect(peak).toBeLessThan(24 * MiB);
+      // Multipart: six parts of 5 MiB and the 2 MiB rest, no request carrying the whole output.
       const parts = sent.filter((r) => r.method === 'PUT' && r.query.includes('partNumber='));
-      expect(parts.map((p) => p.bytes)).toEqual([5 * MiB, 5 * MiB, 5 * MiB, 5 * MiB]);
+      expect(parts.map((p) => p.bytes)).toEqual([...Array<number>(6).fill(5 * MiB), 2 * MiB]);
       expect(Math.max(...sent.map((r) => r.bytes))).toBeLessThanOrEqual(5 * MiB);
       expect(rssPeak).toBeLessThan(total);
       const other = await request(`${address}${String(truncated.url)}`, { headers: auth(KEYS.globex) });
@@ -144,7 +145,7 @@ describe('an S3 spill store behind the app', () => {
     } finally {
       await t.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   it("serves only the key's own tenant: another tenant's id is 404, as a missing one", async () => {
     const clock = new ManualClock();

@@ -5,14 +5,11 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsSpillStore, type FsSpillStore } from '../../../src/spill/fs.js';
-import { createSpillStore } from '../../../src/spill/index.js';
-import { S3SpillStore } from '../../../src/spill/s3.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { describeSpillQuota } from '../../suites/spill-quota.suite.js';
 import { describeSpillStore, drain } from '../../suites/spill-store.suite.js';
 
 const TTL = 60_000;
-const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 /** Every file below `dir`, relative to it. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -144,42 +141,5 @@ describe('FsSpillStore ping', () => {
     await writeFile(join(root, 'a-file'), '');
     const broken = createFsSpillStore({ dir: join(root, 'a-file', 'spill'), ttlMs: TTL, clock });
     await expect(broken.ping()).rejects.toThrow();
-  });
-});
-
-describe('createSpillStore', () => {
-  it('opens a file store from an absolute file:// URL', async () => {
-    const fromUrl = createSpillStore(pathToFileURL(dir).href, { ttlMs: TTL, clock });
-    const record = await fromUrl.put('acme', 'via url');
-    expect(record.uri.startsWith(pathToFileURL(dir).href + '/')).toBe(true);
-    expect(await store.stat('acme', record.id)).toEqual({ size: 7, sha256: sha256('via url') });
-  });
-
-  it('resolves file://./relative against the working directory', async () => {
-    const cwd = process.cwd();
-    process.chdir(root);
-    try {
-      const relativeStore = createSpillStore('file://./data/spill', { ttlMs: TTL, clock });
-      const record = await relativeStore.put('acme', 'relative');
-      expect(record.uri.startsWith(pathToFileURL(join(root, 'data', 'spill')).href + '/')).toBe(true);
-    } finally {
-      process.chdir(cwd);
-    }
-  });
-
-  it('opens an S3 store only with credentials and a valid bucket name, and refuses other schemes', () => {
-    const s3 = (credentials: object) => ({ region: 'us-east-1', credentials, timeoutMs: 1000 });
-    expect(() => createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock })).toThrow(/AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
-    expect(() => createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k' }) })).toThrow(
-      /AWS_SECRET_ACCESS_KEY/,
-    );
-    expect(() => createSpillStore('s3://Bad_Bucket/p', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k', secretAccessKey: 's' }) })).toThrow(
-      /not a bucket name/,
-    );
-    expect(
-      createSpillStore('s3://bucket/prefix', { ttlMs: TTL, clock, s3: s3({ accessKeyId: 'k', secretAccessKey: 's' }) }),
-    ).toBeInstanceOf(S3SpillStore);
-    expect(() => createSpillStore('https://example.com/x', { ttlMs: TTL, clock })).toThrow(/Unsupported spill store URL/);
-    expect(() => createSpillStore('file://remote-host/dir', { ttlMs: TTL, clock })).toThrow();
   });
 });
