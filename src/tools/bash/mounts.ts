@@ -1,84 +1,54 @@
-import { chmod, lstat, mkdtemp, readdir, realpath, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import type { PathRules } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
+import { holdsCopies, isGitDir, PROTECTED_FILES, PROTECTED_IN_GIT, PROTECTED_IN_OBJECTS_INFO, SELF_COMMONDIR } from './git-dirs.js';
+import type { Identity } from './identity.js';
+import { canCreateIn, missingFolders, missingTarget, posix } from './missing-paths.js';
+import { isHeld } from './placeholders.js';
+import { gone, listFolder, locked, unchecked } from './walk-errors.js';
 
-/**
- * Files a later program runs or obeys without asking: git's per-folder files
- * and the shells' start files, and a `.git` file (its `gitdir:` names the
- * repository's config). Read-only inside the sandbox at the workspace
- * root and at the root of every repository below it, whatever the policy
- * says, so no command can change what a person's next git or shell would
- * run. Names are compared without case: on a case-insensitive file system
- * (a macOS or Windows folder mounted in) `.GITCONFIG` is `.gitconfig`.
- */
-const PROTECTED_FILES = [
-  '.gitconfig',
-  '.gitmodules',
-  '.gitattributes',
-  '.bashrc',
-  '.bash_profile',
-  '.profile',
-  '.zshrc',
-  '.zprofile',
-  '.bash_login',
-  '.bash_logout',
-];
-/** In a git directory (`.git`, and a submodule's or worktree's below it): its config files and its hooks. */
-const PROTECTED_IN_GIT = ['config', 'config.worktree', 'hooks'];
-
-/**
- * How many workspace entries one command's mounts may look at. The walk runs
- * before every sandboxed command (the files a rule names may have appeared
- * since the last one); past this many, the command is refused rather than
- * run with some rule left unmounted.
- */
+/** How many workspace entries one command's mount walk may look at; past it the command is refused, never run with a rule unmounted. */
 const MOUNT_WALK_LIMIT = 200_000;
 
-/**
- * An empty, read-only regular file bound over each masked file. Not
- * /dev/null: bubblewrap binds with `nodev`, where a device cannot be opened,
- * and a masked file reads as empty, not as one that is there but refused.
- */
-let emptyFile: Promise<string> | undefined;
-function emptySource(): Promise<string> {
-  emptyFile ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'toolgate-mask-'));
-    // Commands may run as another user (nobody, under a root gateway): bubblewrap opens the file as them.
-    await chmod(dir, 0o755);
-    const path = join(dir, 'empty');
-    await writeFile(path, '');
-    await chmod(path, 0o444);
-    return path;
-  })();
-  return emptyFile;
+/** The empty read-only file bound over a masked file (not /dev/null: bubblewrap binds with nodev). */
+const sources = new Map<string, Promise<string>>();
+function sourceFile(content: string): Promise<string> {
+  let made = sources.get(content);
+  if (!made) {
+    made = (async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'toolgate-mask-'));
+      // Commands may run as another user (nobody, under a root gateway): bubblewrap opens the file as them.
+      await chmod(dir, 0o755);
+      const path = join(dir, content === '' ? 'empty' : 'content');
+      await writeFile(path, content);
+      await chmod(path, 0o444);
+      return path;
+    })();
+    sources.set(content, made);
+  }
+  return made;
 }
 
 /**
- * One mount of the plan, by its workspace-relative path (`/`-separated):
- * - `mask-folder`: an empty read-only tmpfs (`creates`: where there was no
- *   folder, so bubblewrap makes the mount point);
- * - `mask-file`: the empty read-only file bound over it;
- * - `freeze`: bound read-only onto itself;
- * - `pin`: bound onto itself, still writable. A mount point cannot be renamed
- *   or removed, so a folder holding a mount cannot be moved away with what
- *   the mount hides or protects: the next command's walk would find it under
- *   a name no rule names.
+ * One mount of the plan (workspace-relative): a masked folder or file, a frozen (read-only) path, or a pinned folder (a mount point cannot
+ * be moved away).
  */
 interface PlannedMount {
   kind: 'mask-folder' | 'mask-file' | 'freeze' | 'pin';
   rel: string;
   creates?: boolean;
+  /** A placeholder of a missing protected path (placeholders.ts). */
+  placeholder?: boolean;
+  content?: string;
 }
 
+export type GitHistory = 'masked' | 'visible';
+
 /**
- * The folders rules for writing name by a fixed prefix and cover whole
- * (`^build/out/`: every path below `build/out` is denied or asked for
- * writing), which the sandbox keeps even before they exist, and the indexes
- * of the rules for writing whose new paths a command could still create
- * (`\.env$`, `^config/prod\.yml$`, `^out/.*\.js$`): the sandbox makes
- * what exists of those read-only, no more.
+ * The folders rules for writing cover whole (kept even before they exist), and the rules for writing whose new paths a command could still
+ * create.
  */
 export function keptFolders(rules: PathRules): { folders: string[]; creatable: number[] } {
   const folders = new Set<string>();
@@ -94,81 +64,58 @@ export function keptFolders(rules: PathRules): { folders: string[]; creatable: n
   return { folders: [...folders], creatable: [...creatable] };
 }
 
-/**
- * For each kept folder that does not exist, the shallowest missing folder on
- * the way to it, as an empty read-only folder that bubblewrap makes (inside
- * the sandbox, as the command's user, so a link on the way leads nowhere
- * outside): nothing can be created in it, and the next command's walk finds
- * it and keeps it read-only. Under a link or a file, nothing.
- */
-async function missingFolders(workspace: string, folders: readonly string[]): Promise<string[]> {
-  const missing = new Set<string>();
-  for (const folder of folders) {
-    const segments = folder.split('/');
-    for (let i = 1; i <= segments.length; i++) {
-      const rel = segments.slice(0, i).join('/');
-      const stat = await lstat(join(workspace, rel)).catch(() => undefined);
-      if (stat === undefined) missing.add(rel);
-      if (stat === undefined || !stat.isDirectory()) break;
-    }
-  }
-  return [...missing];
-}
-
 const depth = (rel: string) => rel.split('/').length;
 const isBelow = (rel: string, dir: string) => rel.startsWith(`${dir}/`);
 const lower = (name: string) => name.toLowerCase();
 
+interface Listed {
+  name: string;
+  real: string;
+  readOnly: boolean;
+  inGitTree: boolean;
+  via: readonly string[];
+}
+
+const child = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
+const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
+const baseOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
+
 /**
- * What the policy's rules on paths become inside the sandbox, for the
- * workspace as it is now, shallow mounts first:
- * - a path a rule DENIES or ASKs for reading is masked: a folder becomes an
- *   empty read-only tmpfs, a file reads as empty;
- * - a path a rule DENIES or ASKs for writing, and the protected files, are
- *   frozen (read-only, a folder with everything in it);
- * - a symbolic link that a rule names is followed to the workspace path it
- *   resolves to, and that path is mounted: a mount is on the file itself, so
- *   no link made later reaches it another way;
- * - every folder above a mount is pinned (see PlannedMount), up to the
- *   workspace root or a frozen folder.
- * A `.git` folder without hooks gets an empty read-only one, so that none can
- * be planted, and so does a folder a rule for writing keeps that does not
- * exist yet (see missingFolders). With `readOnly` (the whole workspace is
- * bound read-only) only the masks of what exists are needed.
+ * What the policy's rules on paths become inside the sandbox for the workspace as it is now, shallow first: masks, frozen paths, links
+ * followed, git copies hidden, pins, placeholders. See docs/bash.md, "How a rule becomes a mount".
  */
 export async function planMounts(
   workspace: string,
   rules: PathRules,
-  options: { readOnly?: boolean; limit?: number } = {},
+  options: { readOnly?: boolean; limit?: number; gitHistory?: GitHistory; identity?: Identity } = {},
 ): Promise<PlannedMount[]> {
   const limit = options.limit ?? MOUNT_WALK_LIMIT;
   const masks = new Map<string, PlannedMount>();
   const frozen = new Set<string>();
-  /** A link's target inside the workspace (undefined when it leaves it or dangles), with whether it is a folder. */
   const target = async (abs: string): Promise<{ rel: string; folder: boolean } | undefined> => {
     try {
       const real = await realpath(abs);
       const rel = relative(workspace, real);
       if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) return undefined;
       return { rel: posix(rel), folder: (await lstat(real)).isDirectory() };
-    } catch {
-      return undefined;
+    } catch (error) {
+      if (gone(error)) return undefined;
+      throw unchecked(posix(relative(workspace, abs)), error);
     }
   };
   const mask = (rel: string, folder: boolean, creates = false) => {
     if (!masks.has(rel)) masks.set(rel, { kind: folder ? 'mask-folder' : 'mask-file', rel, ...(creates && { creates }) });
   };
+  const placeholder = (rel: string, folder: boolean, content?: string) =>
+    masks.set(rel, { kind: folder ? 'mask-folder' : 'mask-file', rel, creates: true, placeholder: true, ...(content && { content }) });
+  const historyHidden = (gitDir: string) =>
+    options.gitHistory !== 'visible' && rules.mayMatchBelow('read', lower(baseOf(gitDir)) === '.git' ? parentOf(gitDir) : '');
   let seen = 0;
-  // Each folder with whether it is already read-only (frozen, or below a frozen one), and whether it is in a .git tree.
-  const queue: Array<{ dirRel: string; readOnly: boolean; inGitTree: boolean }> = [{ dirRel: '', readOnly: false, inGitTree: false }];
+  const queue: Listed[] = [{ name: '', real: '', readOnly: false, inGitTree: false, via: [] }];
   for (let next = queue.shift(); next; next = queue.shift()) {
-    const { dirRel, readOnly, inGitTree } = next;
-    let listed;
-    try {
-      listed = await readdir(dirRel === '' ? workspace : join(workspace, dirRel), { withFileTypes: true });
-    } catch {
-      continue;
-    }
+    const { name: dirName, real: dirReal, readOnly, inGitTree } = next;
+    const listed = await listFolder(workspace, dirReal);
+    if (listed === undefined) continue;
     seen += listed.length;
     if (seen > limit) {
       throw new GatewayError('EXECUTION_FAILED', {
@@ -178,41 +125,87 @@ export async function planMounts(
     }
     const entries = listed.map((entry) => ({ name: entry.name, folder: entry.isDirectory(), link: entry.isSymbolicLink() }));
     const names = new Set(entries.map((e) => lower(e.name)));
-    const dotGit = lower(dirRel.slice(dirRel.lastIndexOf('/') + 1)) === '.git';
+    const dotGit = lower(baseOf(dirReal)) === '.git';
     // A repository's root holds a .git folder, or a .git file naming its git directory (a submodule, a worktree).
-    const repository = dirRel === '' || names.has('.git');
-    // A submodule's or worktree's git directory lies inside the .git tree: it has a HEAD and a config or commondir.
-    const gitDir = dotGit || (inGitTree && names.has('head') && (names.has('config') || names.has('commondir')));
+    const repository = dirReal === '' || names.has('.git');
+    const gitDir = isGitDir(names, dotGit, inGitTree);
+    const objectsInfo = inGitTree && lower(baseOf(dirReal)) === 'info' && lower(baseOf(parentOf(dirReal))) === 'objects';
+    const copiesHidden = gitDir && historyHidden(dirName);
     for (const { name, folder, link } of entries) {
-      const rel = dirRel === '' ? name : `${dirRel}/${name}`;
-      const hidden = rules.reading(rel) !== 'allow' || (folder && rules.everyPathBelow('read', rel));
+      const rel = child(dirName, name);
+      const real = child(dirReal, name);
+      const hidden =
+        rules.reading(rel) !== 'allow' || (folder && rules.everyPathBelow('read', rel)) || (copiesHidden && holdsCopies(lower(name)));
+      const isProtected =
+        (repository && PROTECTED_FILES.includes(lower(name))) ||
+        (gitDir && PROTECTED_IN_GIT.includes(lower(name))) ||
+        (objectsInfo && PROTECTED_IN_OBJECTS_INFO.includes(lower(name)));
       const freezes =
         rules.writing(rel) !== 'allow' ||
         (folder && rules.everyPathBelow('write', rel)) ||
-        (repository && PROTECTED_FILES.includes(lower(name))) ||
-        (repository && lower(name) === '.git' && !folder && !link) ||
-        (gitDir && PROTECTED_IN_GIT.includes(lower(name)));
+        isProtected ||
+        (repository && lower(name) === '.git' && !folder && !link);
       if (link) {
-        const to = hidden || freezes ? await target(join(workspace, rel)) : undefined;
+        const through = !hidden && rules.anchoredBelow(rel);
+        const to = hidden || freezes || through ? await target(join(workspace, real)) : undefined;
         if (to && hidden) mask(to.rel, to.folder);
-        else if (to) frozen.add(to.rel);
+        else if (to && freezes) frozen.add(to.rel);
+        // A protected or frozen link that dangles would be written through: what is missing of its target is kept.
+        const missing = !to && freezes && !readOnly ? await missingTarget(workspace, join(workspace, real)) : undefined;
+        if (missing) placeholder(missing.rel, missing.folder);
+        const loops = to && (to.rel === dirReal || isBelow(dirReal, to.rel) || next.via.includes(to.rel));
+        if (to?.folder && through && !loops) {
+          queue.push({ name: rel, real: to.rel, readOnly: readOnly || freezes, inGitTree, via: [...next.via, to.rel] });
+        }
         continue;
       }
       if (hidden) {
-        mask(rel, folder);
+        mask(real, folder);
         continue;
       }
-      if (freezes && !readOnly) frozen.add(rel);
+      if (freezes && !readOnly) frozen.add(real);
+      // A placeholder some running command stands on is one for this command too: see placeholders.ts.
+      if (isProtected && !readOnly && isHeld(join(workspace, real)))
+        placeholder(real, folder, lower(name) === 'commondir' ? SELF_COMMONDIR : undefined);
       // Rules on the paths below a read-only folder still mask what they name.
-      if (folder) queue.push({ dirRel: rel, readOnly: readOnly || freezes, inGitTree: inGitTree || lower(name) === '.git' });
+      if (folder)
+        queue.push({ name: rel, real, readOnly: readOnly || freezes, inGitTree: inGitTree || lower(name) === '.git', via: next.via });
     }
-    if (dotGit && !readOnly && !names.has('hooks')) mask(`${dirRel}/hooks`, true, true);
+    if (readOnly) continue;
+    // What is missing of the protected paths here cannot be made: a read-only placeholder stands in its place.
+    const wanted: { name: string; folder: boolean; content?: string }[] = [
+      ...(repository ? PROTECTED_FILES.map((name) => ({ name, folder: false })) : []),
+      ...(dotGit
+        ? [
+            { name: 'config', folder: false },
+            { name: 'hooks', folder: true },
+          ]
+        : []),
+      ...(gitDir
+        ? [
+            { name: 'commondir', folder: false, content: SELF_COMMONDIR },
+            { name: 'config.worktree', folder: false },
+            { name: 'info', folder: true },
+          ]
+        : []),
+      ...(objectsInfo ? PROTECTED_IN_OBJECTS_INFO.map((name) => ({ name, folder: false })) : []),
+    ];
+    const exact = new Set(listed.map((entry) => entry.name));
+    // Where the command's user cannot make an entry, nothing needs keeping (and bubblewrap could make no placeholder).
+    const creatable = wanted.length > 0 && (await canCreateIn(join(workspace, dirReal), options.identity ?? {}));
+    if (creatable === 'locked') throw locked(dirReal || '.');
+    if (!creatable) continue;
+    for (const { name, folder, content } of wanted) {
+      // `.BASHRC` there does not make `.bashrc` on a case-sensitive file system; on one that ignores case, it is there.
+      const there = exact.has(name) || (names.has(name) && (await lstat(join(workspace, dirReal, name)).catch(() => undefined)));
+      if (!there) placeholder(child(dirReal, name), folder, content);
+    }
   }
   for (const rel of await missingFolders(workspace, keptFolders(rules).folders)) mask(rel, true, true);
   return arrange([...masks.values()], frozen, options.readOnly === true);
 }
 
-/** The plan in mount order: nothing below a masked folder (hidden already), pins above the rest, shallow first. */
+/** The plan in mount order: nothing below a masked folder, pins above the rest, shallow first. */
 function arrange(masked: PlannedMount[], frozen: Set<string>, readOnly: boolean): PlannedMount[] {
   const maskedFolders = masked.filter((m) => m.kind === 'mask-folder').map((m) => m.rel);
   const hiddenBelow = (rel: string) => maskedFolders.some((dir) => isBelow(rel, dir));
@@ -238,19 +231,15 @@ function arrange(masked: PlannedMount[], frozen: Set<string>, readOnly: boolean)
   return mounts.sort((a, b) => depth(a.rel) - depth(b.rel));
 }
 
-/** A workspace-relative path with `/` separators, as the policy's rules read paths. */
-const posix = (rel: string) => (sep === '/' ? rel : rel.split(sep).join('/'));
-
-/** bubblewrap's arguments for a plan over `workspace`. */
 export async function mountArgs(workspace: string, plan: readonly PlannedMount[]): Promise<string[]> {
-  const empty = plan.some((m) => m.kind === 'mask-file') ? await emptySource() : '';
-  return plan.flatMap(({ kind, rel }) => {
+  const files = await Promise.all(plan.map(async (m) => (m.kind === 'mask-file' ? sourceFile(m.content ?? '') : '')));
+  return plan.flatMap(({ kind, rel }, i) => {
     const abs = join(workspace, rel);
     switch (kind) {
       case 'mask-folder':
         return ['--tmpfs', abs, '--remount-ro', abs];
       case 'mask-file':
-        return ['--ro-bind', empty, abs];
+        return ['--ro-bind', files[i]!, abs];
       case 'freeze':
         return ['--ro-bind', abs, abs];
       case 'pin':

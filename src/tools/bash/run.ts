@@ -5,7 +5,10 @@ import type { ToolContext } from '../tool.js';
 import type { Identity } from './identity.js';
 import type { Launch } from './sandbox.js';
 
-/** One output stream of a command: its first `cap` bytes, how many it wrote in all, and where the whole stream went when it wrote more. */
+/** Bytes kept past the cap, scanned with the head and cut after the scan (the longest credential on one line). */
+const SCANNED_PAST_CAP = 16 * 1024;
+
+/** One output stream: its head, how many bytes it wrote, and where the whole went when it wrote more than the cap. */
 export interface Captured {
   head: Buffer;
   bytes: number;
@@ -15,7 +18,7 @@ export interface Captured {
 export interface RunOutcome {
   exitCode: number | null;
   signal: string | null;
-  /** Killed at the deadline (its own or the call's). */
+  /** Killed at `deadline` or on the call's abort. */
   timedOut: boolean;
   stdout: Captured;
   stderr: Captured;
@@ -26,27 +29,18 @@ interface RunRequest {
   cwd: string;
   env: NodeJS.ProcessEnv;
   identity: Identity;
-  /** Epoch ms at which the whole process group is killed. */
-  deadline: number;
-  /** The call's own abort (its deadline in the pipeline): kills the group as well. */
+  /** Epoch ms at which the whole process group is killed, when the command's is before the call's. */
+  deadline?: number;
+  /** The call's abort at its deadline (pipeline/timeout.ts) or on cancel: kills the group. */
   signal: AbortSignal;
   capBytes: number;
   spill: ToolContext['spill'];
 }
 
-/**
- * After the command's first process exits, how long its streams may still
- * drain. Its process group is killed at that exit, so only a process that
- * left the group (possible without the sandbox) can hold them open longer.
- */
+/** How long the streams may drain once the first process exited (and its group was killed). */
 const DRAIN_MS = 2_000;
 
-/**
- * Reads a stream whole up to `capBytes`; past that, the head read so far and
- * the rest of the stream go to the spill store as they arrive, so memory
- * holds about `capBytes` whatever the command writes. A stream torn down at
- * the deadline ends the capture with what was read.
- */
+/** Reads a stream up to `capBytes`; past that the head and the rest go to the spill store as they arrive. */
 async function capture(stream: Readable, capBytes: number, spill: ToolContext['spill']): Promise<Captured> {
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const head: Buffer[] = [];
@@ -58,10 +52,17 @@ async function capture(stream: Readable, capBytes: number, spill: ToolContext['s
       head.push(next.value);
       size += next.value.length;
     }
+    // Past the cap: read on to SCANNED_PAST_CAP more, which the spill gets with the rest, in order.
+    while (size < capBytes + SCANNED_PAST_CAP) {
+      const next = await iterator.next();
+      if (next.done) break;
+      head.push(next.value);
+      size += next.value.length;
+    }
   } catch {
-    return { head: Buffer.concat(head, size).subarray(0, capBytes), bytes: size };
+    return { head: Buffer.concat(head, size).subarray(0, capBytes + SCANNED_PAST_CAP), bytes: size };
   }
-  const kept = Buffer.from(Buffer.concat(head, size).subarray(0, capBytes));
+  const kept = Buffer.from(Buffer.concat(head, size).subarray(0, capBytes + SCANNED_PAST_CAP));
   const whole = async function* () {
     while (head.length > 0) yield head.shift()!;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
@@ -85,12 +86,8 @@ function killGroup(pgid: number | undefined): void {
 }
 
 /**
- * Runs one command to its end or its deadline. The child leads a process
- * group of its own (detached), so one kill reaches everything it started
- * that stayed in the group; in bubblewrap, its PID namespace ends with it and
- * takes every other process in it along. The group is killed at the
- * deadline, on the call's abort, and once the first process exits (nothing a
- * command starts outlives its call). stdin is /dev/null.
+ * Runs one command in a process group of its own, killed at `deadline`, on the call's abort and once the first process exits. stdin is
+ * /dev/null.
  */
 export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   const { launch, identity } = request;
@@ -112,7 +109,7 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   });
   const stdout = capture(child.stdout, request.capBytes, request.spill);
   const stderr = capture(child.stderr, request.capBytes, request.spill);
-  const timer = setTimeout(expire, Math.max(0, request.deadline - Date.now()));
+  const timer = request.deadline === undefined ? undefined : setTimeout(expire, Math.max(0, request.deadline - Date.now()));
   if (request.signal.aborted) expire();
   request.signal.addEventListener('abort', expire, { once: true });
   try {

@@ -1,14 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { PathRules } from '../../policy/index.js';
-import type { SandboxInfo } from '../tool.js';
+import type { SandboxInfo } from '../capabilities.js';
 import type { Identity } from './identity.js';
-import { mountArgs, planMounts } from './mounts.js';
+import { mountArgs, planMounts, type GitHistory } from './mounts.js';
+import { hold, release } from './placeholders.js';
 
 /** How a command is started: the program, its arguments, and the identity it runs as. */
 export interface Launch {
   file: string;
   args: string[];
+  /** Called once the command has ended: removes its placeholders. */
+  release?: () => Promise<void>;
 }
 
 /** The resource limits a command runs under (setrlimit, through util-linux `prlimit`). */
@@ -22,13 +27,15 @@ export interface ResourceLimits {
 /** Where commands run: bubblewrap (the binary found) or straight on the host. */
 export interface Sandbox {
   info: SandboxInfo;
-  /**
-   * The launch of `bash -c command` under `limits`, confined to `workspace`
-   * when sandboxed, with the policy's rules on paths mounted as they hold
-   * for the workspace now (see planMounts); with `readOnly`, the whole
-   * workspace is read-only.
-   */
-  launch(command: string, workspace: string, limits: ResourceLimits, rules: PathRules, readOnly: boolean): Promise<Launch>;
+  /** `bash -c command` under `limits`, confined to `workspace` with the rules mounted (planMounts); `readOnly`: all of it read-only. */
+  launch(
+    command: string,
+    workspace: string,
+    limits: ResourceLimits,
+    rules: PathRules,
+    readOnly: boolean,
+    gitHistory?: GitHistory,
+  ): Promise<Launch>;
 }
 
 /** What start-up learns choosing the sandbox: the choice, a problem that stops start-up, or a warning to log. */
@@ -40,21 +47,10 @@ interface SandboxChoice {
 
 const BWRAP = '/usr/bin/bwrap';
 const PRLIMIT = '/usr/bin/prlimit';
-/**
- * Where bash may be, /usr first: the sandbox binds /usr (and the system
- * links into it), so a bash found here runs the same inside and out.
- */
+/** Where bash may be, /usr first: the sandbox binds /usr, so the same bash runs inside and out. */
 const BASH_PATHS = ['/usr/bin/bash', '/bin/bash'];
 
-/**
- * The shell the classifier models (mvdan-sh's LangBash), and nothing else:
- * /bin/sh is dash on Debian, which reads `echo $'\' ; rm -rf src ; #'` as three
- * commands where bash reads one echo. No profile, no rc file; the
- * environment holds no BASH_ENV or ENV (commandEnv), so bash reads no file
- * before the command. extglob on, as LangBash always parses it: without it
- * bash reads `!(rm -rf src)` as a negated subshell where the classifier
- * sees one pattern word.
- */
+/** bash, the shell the classifier models (not dash), with no profile or rc file and extglob on, as mvdan-sh's LangBash parses. */
 const shellArgs = (bash: string, command: string) => [bash, '--noprofile', '--norc', '-O', 'extglob', '-c', command];
 
 /** The first executable bash of `candidates`; undefined when there is none. */
@@ -69,20 +65,11 @@ function findBash(candidates: readonly string[] = BASH_PATHS): string | undefine
   });
 }
 
-/** The top-level system paths a shell needs besides /usr; on merged-/usr systems they are links into it. */
 const SYSTEM_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
-/**
- * The few files of /etc that programs in /usr read: the dynamic linker's
- * cache and Debian's alternatives (`awk`, `editor`… are links through it).
- * Not passwd, hosts or anything naming the host's users or network.
- */
+/** The few files of /etc that programs in /usr read; nothing naming the host's users or network. */
 const ETC_READ_ONLY = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime'];
 
-/**
- * `prlimit` then `bash -c command`: setrlimit from inside, so bwrap's own
- * set-up is not bounded by the command's limits. prlimit and bwrap exec
- * their arguments directly; bash is the one shell that reads the command.
- */
+/** `prlimit` then `bash -c command`: the limits bound the command, not bwrap's set-up. */
 function limited(bash: string, command: string, limits: ResourceLimits): string[] {
   return [
     PRLIMIT,
@@ -96,7 +83,6 @@ function limited(bash: string, command: string, limits: ResourceLimits): string[
   ];
 }
 
-/** `--symlink` for the top-level paths that link into /usr, `--ro-bind` for those that are directories of their own. */
 function systemPaths(): string[] {
   return SYSTEM_LINKS.flatMap((name) => {
     const path = `/${name}`;
@@ -107,13 +93,8 @@ function systemPaths(): string[] {
 }
 
 /**
- * bubblewrap's arguments: a new mount namespace holding only read-only /usr
- * (with the system links and the few /etc files above), a fresh /proc of its
- * own PID namespace, a minimal /dev, a private /tmp, and the workspace, the
- * one writable bind (read-only with `readOnly`), at its own path, with
- * `mounts` over it (the policy's masks and read-only paths). Every namespace is unshared (network
- * included: only a loopback of its own), every capability dropped, and the
- * sandbox dies with the gateway's child.
+ * bubblewrap's arguments: read-only /usr, its own /proc, /dev and /tmp, the workspace (read-only with `readOnly`) with `mounts` over it;
+ * every namespace unshared, every capability dropped.
  */
 export function bwrapArgs(workspace: string, mounts: readonly string[] = [], readOnly = false): string[] {
   return [
@@ -144,16 +125,17 @@ export function bwrapArgs(workspace: string, mounts: readonly string[] = [], rea
   ];
 }
 
-const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string, bash: string): Sandbox => ({
+const bwrapSandbox = (setting: SandboxInfo['setting'], bwrap: string, bash: string, identity: Identity, shared: boolean): Sandbox => ({
   info: { mode: 'bwrap', setting },
-  launch: async (command, workspace, limits, rules, readOnly) => ({
-    file: bwrap,
-    args: [
-      ...bwrapArgs(workspace, await mountArgs(workspace, await planMounts(workspace, rules, { readOnly })), readOnly),
-      '--',
-      ...limited(bash, command, limits),
-    ],
-  }),
+  launch: async (command, workspace, limits, rules, readOnly, gitHistory) => {
+    const plan = await planMounts(workspace, rules, { readOnly, gitHistory, identity });
+    const args = [...bwrapArgs(workspace, await mountArgs(workspace, plan), readOnly), '--', ...limited(bash, command, limits)];
+    const placeholders = plan.filter((m) => m.placeholder).map((m) => join(workspace, m.rel));
+    // A placeholder with content is written by the gateway, so that programs outside the sandbox read it too while the command runs.
+    for (const { rel, content } of plan) if (content) await writeFile(join(workspace, rel), content, { flag: 'wx' }).catch(() => undefined);
+    hold(placeholders);
+    return { file: bwrap, args, release: () => release(placeholders, !shared) };
+  },
 });
 
 const hostSandbox = (setting: SandboxInfo['setting'], bash: string): Sandbox => ({
@@ -162,7 +144,6 @@ const hostSandbox = (setting: SandboxInfo['setting'], bash: string): Sandbox => 
   launch: (command, _workspace, limits) => Promise.resolve({ file: PRLIMIT, args: limited(bash, command, limits).slice(1) }),
 });
 
-/** How long a probe may take: bwrap is up in milliseconds, a hung one must not hold start-up. */
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** Runs `file args` as `identity`; undefined when it exited 0, else why not. */
@@ -179,20 +160,19 @@ function probe(file: string, args: string[], identity: Identity): string | undef
   return `exited with ${run.status ?? run.signal}${stderr ? `: ${stderr}` : ''}`;
 }
 
-/**
- * The sandbox `setting` gives on this host, after running a command in it:
- * bubblewrap can be installed and still be refused by the kernel (user
- * namespaces off, seccomp in a container), so only a sandbox that ran
- * `true` counts. bash and `prlimit` must work in every mode: without bash
- * no command would run as the classifier read it, without prlimit there are
- * no resource limits; either way no command runs.
- */
+interface SandboxOptions {
+  /** Other processes may run commands on the workspace: placeholders stay (placeholders.ts). */
+  shared?: boolean;
+  bwrap?: string;
+  bashPaths?: readonly string[];
+}
+
+/** The sandbox `setting` gives on this host, tried by running `true` in it; bash and prlimit must work in every mode. */
 export function chooseSandbox(
   setting: SandboxInfo['setting'],
   workspace: string,
   identity: Identity,
-  bwrap = BWRAP,
-  bashPaths = BASH_PATHS,
+  { shared = false, bwrap = BWRAP, bashPaths = BASH_PATHS }: SandboxOptions = {},
 ): SandboxChoice {
   const bash = findBash(bashPaths);
   if (!bash) {
@@ -215,7 +195,7 @@ export function chooseSandbox(
     };
   }
   const refused = probe(bwrap, [...bwrapArgs(workspace), '--', ...limited(bash, 'true', limits)], identity);
-  if (!refused) return { sandbox: bwrapSandbox(setting, bwrap, bash) };
+  if (!refused) return { sandbox: bwrapSandbox(setting, bwrap, bash, identity, shared) };
   const why = `bubblewrap (${bwrap}) does not work here: ${refused}`;
   if (setting === 'required') {
     return {

@@ -1,11 +1,13 @@
 import type { BashConfig } from '../../config/schema.js';
-import type { PathRules, ToolClassification } from '../../policy/index.js';
+import type { PathRules } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
+import { redactedHead, type RedactionCounts } from '../../guardrails/index.js';
 import { isSpillFailure } from '../../spill/spill-store.js';
-import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import { utf8Prefix } from '../utf8.js';
+import { tierOf } from '../capabilities.js';
+import type { Tool, ToolContext, ToolOutput, ToolSecrets } from '../tool.js';
+import { decodeText } from '../../shared/decode-text.js';
 import { bashPermissionHooks } from './classify/index.js';
-import { commandEnv } from './env.js';
+import { commandEnv, emptyHome, SANDBOX_HOME } from './env.js';
 import type { Identity } from './identity.js';
 import { runCommand, type Captured, type RunOutcome } from './run.js';
 import type { ResourceLimits, Sandbox } from './sandbox.js';
@@ -49,9 +51,18 @@ const PARAMETERS = {
 /** The line between stdout and stderr in `text`. */
 export const STDERR_MARKER = '--- stderr ---';
 
+/** A stream's first `capBytes`, scanned whole before the cut so no credential's first characters stay readable. */
+function keptText(head: Buffer, capBytes: number, secrets: ToolSecrets | undefined): string {
+  if (!secrets || head.length <= capBytes) return decodeText(head, capBytes);
+  const counts: RedactionCounts = {};
+  const text = redactedHead(secrets.scanner, head, capBytes, counts);
+  secrets.count(counts);
+  return text;
+}
+
 /** A stream's kept text; when it was cut, a line saying so and where the whole stream is. */
-function shown(name: string, captured: Captured, capBytes: number, noted: boolean): string {
-  const text = utf8Prefix(captured.head, capBytes);
+function shown(name: string, captured: Captured, capBytes: number, noted: boolean, secrets: ToolSecrets | undefined): string {
+  const text = keptText(captured.head, capBytes, secrets);
   if (!captured.spilled || !noted) return text;
   const where = isSpillFailure(captured.spilled)
     ? 'the rest was not kept (the spill store is unavailable)'
@@ -59,18 +70,12 @@ function shown(name: string, captured: Captured, capBytes: number, noted: boolea
   return `${text}${text.endsWith('\n') ? '' : '\n'}[${name} cut at ${capBytes} of ${counted(captured.bytes, 'byte')}; ${where}]\n`;
 }
 
-/**
- * `text` is stdout, then stderr after a `--- stderr ---` line when there is
- * any. When the text is a single stream that was cut, that stream's spill is
- * the call's `truncated` record (it is the whole output); when both streams
- * have output, a cut one says inline where it is whole, and the budget
- * treats the joined text like any other output.
- */
-export function commandOutput(outcome: RunOutcome, capBytes: number): ToolOutput {
+/** `text` is stdout, then stderr after a `--- stderr ---` line; a single cut stream's spill is the call's `truncated` record. */
+export function commandOutput(outcome: RunOutcome, capBytes: number, secrets?: ToolSecrets): ToolOutput {
   const { stdout, stderr } = outcome;
   const single = stdout.bytes === 0 || stderr.bytes === 0;
-  const out = shown('stdout', stdout, capBytes, !single);
-  const err = shown('stderr', stderr, capBytes, !single);
+  const out = shown('stdout', stdout, capBytes, !single, secrets);
+  const err = shown('stderr', stderr, capBytes, !single, secrets);
   const text = stderr.bytes === 0 ? out : `${out}${out === '' || out.endsWith('\n') ? '' : '\n'}${STDERR_MARKER}\n${err}`;
   const data = { exit_code: outcome.exitCode, signal: outcome.signal, stdout_bytes: stdout.bytes, stderr_bytes: stderr.bytes };
   const output: ToolOutput = { text, data };
@@ -91,12 +96,18 @@ export function commandOutput(outcome: RunOutcome, capBytes: number): ToolOutput
 }
 
 interface BashToolOptions {
+  /** The configured workspace: where the none tier's checks look when a call names no tenant's (the classify command). */
   workspace: string;
   settings: BashConfig;
   sandbox: Sandbox;
   identity: Identity;
   /** The policy's rules on paths, which the sandbox mounts for each command. */
   rules: PathRules;
+}
+
+interface RunOptions extends BashToolOptions {
+  /** HOME outside the sandbox (see emptyHome). */
+  home: () => string;
 }
 
 function limitsOf(settings: BashConfig): ResourceLimits {
@@ -110,53 +121,50 @@ function limitsOf(settings: BashConfig): ResourceLimits {
 }
 
 /**
- * Whether the classifier reads every part of the command as read-only
- * (ALLOW by its own class, before policy rules). Such a command runs with the
- * whole workspace read-only: whatever it runs that the classifier did not
- * see (a program a repository's `.git/config` names for `git diff`, a
- * textconv or filter driver), it can change nothing. A command a rule
- * widened or a person approved runs with the workspace writable.
+ * Runs as the permission gate decided: read-only by its class (ctx.readOnly), the sandbox binds the workspace read-only. The call's
+ * deadline is the pipeline's (ctx.signal); `timeout_ms` only sets an earlier one.
  */
-function readOnlyClass(classification: ToolClassification | undefined): boolean {
-  return typeof classification === 'object' && 'parts' in classification && classification.parts.every((part) => part.decision === 'allow');
-}
-
-async function run(
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-  options: BashToolOptions,
-  classify: Tool['classify'],
-): Promise<ToolOutput> {
-  const { workspace, settings, sandbox } = options;
+async function run(args: Record<string, unknown>, ctx: ToolContext, options: RunOptions): Promise<ToolOutput> {
+  const { settings, sandbox } = options;
+  // The caller's tenant's root: the sandbox binds it and nothing else of the workspace.
+  const workspace = ctx.workspace.root;
   const command = args.command as string;
-  const readOnly = sandbox.info.mode === 'bwrap' && readOnlyClass(classify?.(args));
+  const readOnly = sandbox.info.mode === 'bwrap' && ctx.readOnly === true;
   const started = Date.now();
   const own = typeof args.timeout_ms === 'number' ? started + args.timeout_ms : Infinity;
-  const deadline = Math.min(own, ctx.deadline);
+  const lowered = own <= ctx.deadline;
+  const deadline = lowered ? own : ctx.deadline;
+  const launch = await sandbox.launch(command, workspace, limitsOf(settings), options.rules, readOnly, settings.git_history);
   const outcome = await runCommand({
-    launch: await sandbox.launch(command, workspace, limitsOf(settings), options.rules, readOnly),
+    launch,
     cwd: workspace,
-    env: commandEnv(workspace),
+    env: commandEnv(workspace, sandbox.info.mode === 'bwrap' ? SANDBOX_HOME : options.home()),
     identity: options.identity,
-    deadline,
+    ...(lowered && { deadline }),
     signal: ctx.signal,
     capBytes: settings.output_cap_bytes,
     spill: ctx.spill,
-  });
+  }).finally(() => launch.release?.());
   if (outcome.timedOut) {
     throw new GatewayError('TIMEOUT', {
       message: `The command did not finish within ${deadline - started} ms; its processes were killed.`,
       // A deadline the call's own timeout_ms set is the caller's choice: the breaker does not count it (gates/breaker.ts).
-      details: { timeout_ms: deadline - started, lowered_by_arguments: own <= ctx.deadline },
+      details: { timeout_ms: deadline - started, lowered_by_arguments: lowered },
       suggestion: "Run less in one command, or give it a longer timeout_ms (up to the tool's timeout).",
     });
   }
-  return commandOutput(outcome, settings.output_cap_bytes);
+  return commandOutput(outcome, settings.output_cap_bytes, ctx.secrets);
 }
 
 /** The Bash tool: not concurrency-safe (a command may change anything in the workspace); classified before it runs. */
 export function createBashTool(options: BashToolOptions): Tool {
-  const hooks = bashPermissionHooks(options.sandbox.info.fail_closed === true);
+  const hooks = bashPermissionHooks({
+    tier: tierOf(options.sandbox.info),
+    workspace: options.workspace,
+    rules: options.rules,
+    failClosed: options.sandbox.info.fail_closed === true,
+  });
+  const runOptions: RunOptions = { ...options, home: emptyHome() };
   return {
     ...hooks,
     name: 'Bash',
@@ -164,6 +172,6 @@ export function createBashTool(options: BashToolOptions): Tool {
     parameters: PARAMETERS,
     concurrencySafe: false,
     sandbox: options.sandbox.info,
-    run: (args, ctx) => run(args, ctx, options, hooks.classify),
+    run: (args, ctx) => run(args, ctx, runOptions),
   };
 }

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { chown, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
@@ -8,9 +10,12 @@ import { ManualClock } from '../../../src/shared/clock.js';
 import { createFsSpillStore } from '../../../src/spill/fs.js';
 import type { SpillStore } from '../../../src/spill/spill-store.js';
 import { setUpBash } from '../../../src/tools/bash/index.js';
-import { createPathRules } from '../../../src/policy/index.js';
+import { createPolicy, type Policy } from '../../../src/policy/index.js';
 import type { Tool, ToolOutput } from '../../../src/tools/tool.js';
+import { createWorkspace } from '../../../src/tools/workspace.js';
+import type { Workspace } from '../../../src/tools/workspace-types.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
 /** The unprivileged user commands run as when the tests run as root (the workspace is chowned to it). */
 export const NOBODY = 65534;
@@ -30,12 +35,19 @@ export async function makeWorkspace(): Promise<string> {
 const INSTALL_HINT =
   'The Bash sandbox tests need a working bubblewrap: apt-get install bubblewrap (.ci/run installs it), on a kernel that allows user namespaces.';
 
+/** The workspace each tool of bashTool runs its commands in, as a call's context gives it, and the policy that judges them. */
+const workspaces = new WeakMap<Tool, Workspace>();
+const policies = new WeakMap<Tool, Policy>();
+
 /** Bash on `workspace` with these settings (`builtins.Bash`), enabled; a set-up problem fails the test, with an install hint for bwrap. */
 export function bashTool(workspace: string, settings: Record<string, unknown> = {}): Tool {
   const config = configFrom({ workspace, builtins: { Bash: { enabled: true, ...settings } } });
-  const setup = setUpBash(config.builtins.Bash, workspace, true, createPathRules(config.policy.rules));
+  const policy = createPolicy(config.policy.rules);
+  const setup = setUpBash(config.builtins.Bash, workspace, true, policy);
   if (setup.problems.length > 0) throw new Error(`${setup.problems.join('\n')}\n${INSTALL_HINT}`);
   if (settings.sandbox === 'required' && setup.tool.sandbox?.mode !== 'bwrap') throw new Error(INSTALL_HINT);
+  workspaces.set(setup.tool, createWorkspace(workspace));
+  policies.set(setup.tool, policy);
   return setup.tool;
 }
 
@@ -48,7 +60,7 @@ export async function makeSpill(): Promise<{ store: SpillStore; dir: string }> {
 /** What one call of the tool gave: its output, or the error it threw. */
 export type Ran = { output: ToolOutput; error?: undefined } | { output?: undefined; error: { code: string; message: string } };
 
-/** Runs `command` as the pipeline would: a call deadline, its abort signal, a spill for the tenant. */
+/** Runs `command` as the pipeline would: the permission gate's verdict on it, a call deadline, its abort signal, a spill for the tenant. */
 export async function run(
   tool: Tool,
   command: string,
@@ -58,17 +70,30 @@ export async function run(
   const callMs = options.callMs ?? 15_000;
   const timer = setTimeout(() => controller.abort(), callMs);
   const spill = options.spill;
+  const workspace = workspaces.get(tool)!;
+  const args = options.timeoutMs === undefined ? { command } : { command, timeout_ms: options.timeoutMs };
+  const { readOnly } = policies.get(tool)!.decideCall({
+    tool: 'Bash',
+    args,
+    spellings: await tool.canonicalArgs!(args, workspace),
+    requiresApproval: false,
+    classify: (spelled) => tool.classify!(spelled, workspace),
+  });
   try {
-    const output = await tool.run(options.timeoutMs === undefined ? { command } : { command, timeout_ms: options.timeoutMs }, {
+    const output = await tool.run(args, {
       signal: controller.signal,
+      readOnly,
       get aborted() {
         return controller.signal.aborted;
       },
-      tenant: 't1',
+      workspace,
+      caller: { tenant: 't1', keyId: 'k1', user: undefined },
+      credentials: createEnvCredentials({}).for('test_tool'),
       sessionId: 's1',
       callId: 'c1',
       deadline: Date.now() + callMs,
       imageBytes: 5_242_880,
+      fileLocks: { acquire: () => Promise.reject(new Error('Bash takes no file locks')) },
       spill: async (content) => {
         if (!spill) throw new Error('this test gives no spill store');
         return spill.put('t1', content);
@@ -164,4 +189,20 @@ export function gatewayPerTest(): { readonly workspace: string; start(config?: R
       return t.app;
     },
   };
+}
+
+/** A loopback TCP server for the suite that counts the connections it gets (each answered `reply`). */
+export function loopbackCounter(reply: string): { readonly port: number; readonly connections: number } {
+  const state = { port: 0, connections: 0 };
+  const server = createServer((socket) => {
+    state.connections++;
+    socket.end(reply);
+  });
+  beforeAll(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    state.port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return state;
 }

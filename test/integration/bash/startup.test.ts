@@ -10,7 +10,7 @@ import { commandIdentity } from '../../../src/tools/bash/identity.js';
 import { setUpBash } from '../../../src/tools/bash/index.js';
 import { chooseSandbox } from '../../../src/tools/bash/sandbox.js';
 import { createBashTool } from '../../../src/tools/bash/tool.js';
-import { createPathRules } from '../../../src/policy/index.js';
+import { createPolicy } from '../../../src/policy/index.js';
 import { createHttpDispatchers } from '../../../src/tools/http/index.js';
 import { makeWorkspace, removeAll } from './helpers.js';
 
@@ -50,7 +50,7 @@ describe('choosing the sandbox: a probe that runs a command in it', () => {
   });
 
   it('required with a bwrap the kernel refuses: a problem naming why and what to do, no sandbox', () => {
-    const choice = chooseSandbox('required', workspace, as(), refusingBwrap);
+    const choice = chooseSandbox('required', workspace, as(), { bwrap: refusingBwrap });
     expect(choice.sandbox).toBeUndefined();
     expect(choice.problem).toMatch(
       /builtins\.Bash\.sandbox is required, but bubblewrap .* does not work here: exited with 1: bwrap: No permissions/,
@@ -59,23 +59,23 @@ describe('choosing the sandbox: a probe that runs a command in it', () => {
   });
 
   it('required with no bwrap at all: the same problem', () => {
-    expect(chooseSandbox('required', workspace, as(), join(scratch, 'missing-bwrap')).problem).toMatch(/ENOENT/);
+    expect(chooseSandbox('required', workspace, as(), { bwrap: join(scratch, 'missing-bwrap') }).problem).toMatch(/ENOENT/);
   });
 
   it.each(['required', 'none'] as const)('%s without bash: a problem naming it, never another shell in its place', (setting) => {
-    const choice = chooseSandbox(setting, workspace, as(), undefined, [join(scratch, 'no-bash'), join(scratch, 'nor-this')]);
+    const choice = chooseSandbox(setting, workspace, as(), { bashPaths: [join(scratch, 'no-bash'), join(scratch, 'nor-this')] });
     expect(choice.sandbox).toBeUndefined();
     expect(choice.problem).toMatch(/^builtins\.Bash: bash is not installed \(looked for .*no-bash, .*nor-this\).*apt-get install bash/);
   });
 
   it('auto with a refused bwrap: fails closed, every command that is not DENY asks, and says so loudly', () => {
-    const choice = chooseSandbox('auto', workspace, as(), refusingBwrap);
+    const choice = chooseSandbox('auto', workspace, as(), { bwrap: refusingBwrap });
     expect(choice.sandbox?.info).toEqual({ mode: 'none', setting: 'auto', fail_closed: true });
     expect(choice.warning).toMatch(
       /WITHOUT a sandbox: bubblewrap .* does not work here: .*every command that is not refused asks for an approval/,
     );
     const settings = configFrom({ builtins: { Bash: { enabled: true } } }).builtins.Bash;
-    const tool = createBashTool({ workspace, settings, sandbox: choice.sandbox!, identity: {}, rules: createPathRules([]) });
+    const tool = createBashTool({ workspace, settings, sandbox: choice.sandbox!, identity: {}, rules: createPolicy([]) });
     expect(tool.sandbox).toEqual({ mode: 'none', setting: 'auto', fail_closed: true });
     expect(tool.classify!({ command: 'ls -la && cat README.md' })).toEqual({
       parts: [
@@ -92,15 +92,15 @@ describe('choosing the sandbox: a probe that runs a command in it', () => {
   });
 
   it('none keeps the classes: a read-only command is ALLOW without a sandbox, said in the warning', () => {
-    const choice = chooseSandbox('none', workspace, as(), refusingBwrap);
+    const choice = chooseSandbox('none', workspace, as(), { bwrap: refusingBwrap });
     const settings = configFrom({ builtins: { Bash: { enabled: true, sandbox: 'none' } } }).builtins.Bash;
-    const tool = createBashTool({ workspace, settings, sandbox: choice.sandbox!, identity: {}, rules: createPathRules([]) });
+    const tool = createBashTool({ workspace, settings, sandbox: choice.sandbox!, identity: {}, rules: createPolicy([]) });
     expect(tool.classify!({ command: 'ls -la' })).toMatchObject({ parts: [{ decision: 'allow' }] });
     expect(choice.warning).toMatch(/read-only commands run without an approval/);
   });
 
   it('none: no probe of bwrap, and a warning', () => {
-    const choice = chooseSandbox('none', workspace, as(), refusingBwrap);
+    const choice = chooseSandbox('none', workspace, as(), { bwrap: refusingBwrap });
     expect(choice.sandbox?.info).toEqual({ mode: 'none', setting: 'none' });
     expect(choice.warning).toMatch(/WITHOUT a sandbox \(builtins\.Bash\.sandbox: none\)/);
   });
@@ -122,7 +122,13 @@ describe('start-up', () => {
     const { prepared, lines } = await start({ enabled: true, sandbox: 'required' });
     expect(prepared.registry.get('Bash')?.tool.sandbox).toEqual({ mode: 'bwrap', setting: 'required' });
     expect(lines).toContainEqual(
-      expect.objectContaining({ level: 30, tool: 'Bash', sandbox: 'bwrap', msg: 'Bash enabled: commands run in bubblewrap' }),
+      expect.objectContaining({
+        level: 30,
+        tool: 'Bash',
+        sandbox: 'bwrap',
+        tier: 'sandbox',
+        msg: 'Bash enabled: commands run in bubblewrap (tier sandbox: the read-only table runs without an approval)',
+      }),
     );
   });
 
@@ -130,7 +136,12 @@ describe('start-up', () => {
     const { lines } = await start({ enabled: true, sandbox: 'none' });
     expect(lines).toContainEqual(expect.objectContaining({ level: 40, tool: 'Bash', msg: expect.stringContaining('WITHOUT a sandbox') }));
     expect(lines).toContainEqual(
-      expect.objectContaining({ level: 30, sandbox: 'none', msg: 'Bash enabled: commands run WITHOUT a sandbox' }),
+      expect.objectContaining({
+        level: 30,
+        sandbox: 'none',
+        tier: 'none',
+        msg: 'Bash enabled: commands run WITHOUT a sandbox (tier none: only the inert core runs without an approval)',
+      }),
     );
   });
 
@@ -149,7 +160,7 @@ describe('start-up', () => {
 
 describe('rules for writing that the sandbox holds only where their paths exist', () => {
   it('each is named in a start-up warning; one that keeps a folder whole is not', () => {
-    const rules = createPathRules([
+    const rules = createPolicy([
       { tool: 'Write', when: { path: '\\.env$' }, decision: 'deny' },
       { tool: 'Write', when: { path: '^deploy/' }, decision: 'deny' },
       { tool: 'Read', when: { path: 'secret' }, decision: 'deny' },

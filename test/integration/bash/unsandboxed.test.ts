@@ -47,7 +47,7 @@ describe('sandbox: none — the environment and the working directory', () => {
     expect(tool.sandbox).toEqual({ mode: 'none', setting: 'none' });
   });
 
-  it('the environment is built from scratch: PATH, HOME = the workspace, LANG, the git settings, and nothing of the gateway', async () => {
+  it('the environment is built from scratch: PATH, HOME and its kin (an empty folder outside the workspace), LANG, the git settings, and nothing of the gateway', async () => {
     process.env.TOOLGATE_UNSANDBOXED_SECRET = token;
     try {
       const ran = await run(tool, 'env | sort');
@@ -56,9 +56,21 @@ describe('sandbox: none — the environment and the working directory', () => {
         .filter(Boolean)
         .map((line) => line.split('=')[0]!);
       // PWD, SHLVL and _ are bash's own.
-      expect(names.filter((name) => !name.startsWith('GIT_'))).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'SHLVL', '_']);
+      expect(names.filter((name) => !name.startsWith('GIT_'))).toEqual([
+        'GNUPGHOME',
+        'HOME',
+        'LANG',
+        'PATH',
+        'PWD',
+        'SHLVL',
+        'XDG_CACHE_HOME',
+        'XDG_CONFIG_HOME',
+        'XDG_DATA_HOME',
+        'XDG_STATE_HOME',
+        '_',
+      ]);
       expect(names).toContain('GIT_CONFIG_GLOBAL');
-      expect(ran.output!.text).toContain(`HOME=${workspace}\n`);
+      expect(ran.output!.text).not.toContain(`HOME=${workspace}`);
       expect(ran.output!.text).toContain('PATH=/usr/local/bin:/usr/bin:/bin\n');
       expect(ran.output!.text).not.toContain(token);
     } finally {

@@ -1,14 +1,10 @@
 import { skipOptions, type Arg } from './options.js';
 import { allow, ask, deny, worst, type Verdict } from './verdict.js';
 
-/**
- * awk: ALLOW for programs that print. Running a program (`system()`,
- * `print | "cmd"`, `"cmd" | getline`, gawk's `|&` coprocesses, `@load` and
- * indirect calls, which may call system) is DENY, a nested shell (contract
- * 4.1); output redirection (`print > "f"`), `-f` and the other options that
- * read a program from a file or write one are ASK. `-e`/`--source` programs
- * are judged like the first operand.
- */
+/** gawk's options that write a file (pretty-print, profile, dump-variables) or start its debugger: read as flags, and ASK. */
+const WRITES_A_FILE = ['-o', '--pretty-print', '-p', '--profile', '-d', '--dump-variables', '-D', '--debug'];
+
+/** awk: ALLOW for programs that print; running a program DENY, writing a file or reading a program from one ASK (docs/bash.md). */
 export function judgeAwk(args: readonly Arg[]): Verdict {
   if (args.some((a) => /^(-l|--lo)/.test(a.value ?? '')))
     return deny('awk -l/--load loads a shared library, code the classifier cannot see');
@@ -32,32 +28,10 @@ export function judgeAwk(args: readonly Arg[]): Verdict {
       '--no-optimize',
       '-O',
       '--optimize',
-      '-o',
-      '--pretty-print',
-      '-p',
-      '--profile',
-      '-d',
-      '--dump-variables',
-      '-D',
-      '--debug',
+      ...WRITES_A_FILE,
     ],
     valued: ['-F', '-v', '--field-separator', '--assign', '-e', '--source'],
-    risky: [
-      '-f',
-      '--file',
-      '-i',
-      '--include',
-      '-E',
-      '--exec',
-      '-o',
-      '--pretty-print',
-      '-p',
-      '--profile',
-      '-d',
-      '--dump-variables',
-      '-D',
-      '--debug',
-    ],
+    risky: ['-f', '--file', '-i', '--include', '-E', '--exec', ...WRITES_A_FILE],
   });
   // Past an option it does not know, any later word could be the program.
   if (unread) return unread.reduce((acc, a) => (a.value === undefined ? acc : worst(acc, judgeAwkProgram(a.value))), verdict!);
@@ -77,17 +51,15 @@ export function judgeAwk(args: readonly Arg[]): Verdict {
 // Not getline: `getline / 2` divides.
 const KEYWORDS = new Set('print printf return in if while for do else case delete exit'.split(' '));
 
-/** What runs or writes, looked for in the whole text when the tokens cannot be trusted: `system`, a lone `|`, `@`, `>`, ENVIRON. */
-const HAZARD = /\bsystem\b|(^|[^|])\|(?!\|)|@|>|\bENVIRON\b/;
+/**
+ * What runs, writes or connects, looked for in the whole text when the tokens cannot be trusted: `system`, a lone `|`, `@`, `>`,
+ * ENVIRON, getline (`< "/inet/…"`).
+ */
+const HAZARD = /\bsystem\b|(^|[^|])\|(?!\|)|@|>|\bENVIRON\b|\bgetline\b|\/inet/;
 
 /**
- * Reads an awk program token by token (strings, regular expressions and
- * comments skipped, `\` line continuations joined) for what runs a program
- * or writes a file. What it cannot read is ASK. Whether a `/` starts a
- * regular expression or divides depends on the grammar (`if (x) /"/` is a
- * regular expression), and a wrong guess would hide code inside a string:
- * so with any `/` in the code, a hazard that the tokens put inside a string,
- * regular expression or comment still makes it ASK, and `system(` DENY.
+ * Reads an awk program token by token for what runs a program or writes a file; what it cannot read is ASK. With any `/` in the code (a
+ * regular expression or a division), a hazard the tokens put in a literal still counts.
  */
 function judgeAwkProgram(source: string): Verdict {
   const src = source.replace(/\\\r?\n/g, ' ');
@@ -124,6 +96,11 @@ function readAwk(src: string): { verdict: Verdict; slash: boolean } {
       const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i))![0];
       i += word.length;
       if (word === 'system') return done(deny('the awk program runs a shell (system)'));
+      if (word === 'getline') {
+        const read = getlineFile(src, i);
+        if (read.decision !== 'allow') verdict = worst(verdict, read);
+        if (read.decision === 'deny') return done(read);
+      }
       if (word === 'ENVIRON') verdict = worst(verdict, ask('the awk program reads ENVIRON'));
       operand = !KEYWORDS.has(word);
     } else if (c === '@') {
@@ -146,11 +123,28 @@ function readAwk(src: string): { verdict: Verdict; slash: boolean } {
       if (c === '(') depth++;
       if (c === ')') depth = Math.max(0, depth - 1);
       operand = /[0-9.)\]]/.test(c);
-      if (/[0-9.]/.test(c)) while (i + 1 < src.length && /[0-9.a-zA-Z]/.test(src[i + 1]!)) i++;
-      i++;
+      // A number ends where its digits do: `1system(…)` is 1 then system (awk concatenates them).
+      const number = /[0-9.]/.test(c) ? NUMBER.exec(src.slice(i)) : null;
+      i += number ? number[0].length : 1;
     }
   }
   return { verdict, slash };
+}
+
+/** An awk number: hexadecimal (gawk), or digits with a fraction and an exponent. */
+const NUMBER = /^(0[xX][0-9a-fA-F]+|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)/;
+
+/** What `getline` after `at` reads: a `/inet/…` file (a network connection) is DENY, a file named at run time ASK. */
+function getlineFile(src: string, at: number): Verdict {
+  const rest = src.slice(at).replace(/^[ \t]*[A-Za-z_$][A-Za-z0-9_]*(\[[^\]]*\])?/, '');
+  const redirect = /^[ \t]*<(?!=)[ \t]*/.exec(rest);
+  if (!redirect) return allow('getline reads its input');
+  const file = rest.slice(redirect[0].length);
+  const end = file.startsWith('"') ? skipLiteral(file, 0) : undefined;
+  if (end === undefined || !/^[ \t]*($|[;})\n]|&&|\|\|)/.test(file.slice(end)))
+    return ask('getline < reads a file named at run time, which may be a gawk /inet/ network connection');
+  if (/^"\/inet[46]?\//.test(file)) return deny('getline < "/inet/…" opens a network connection (gawk)');
+  return allow('getline reads a file');
 }
 
 /**

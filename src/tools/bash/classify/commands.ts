@@ -20,12 +20,7 @@ denyAll(
   'dd mkfs mount umount shutdown reboot halt poweroff init telinit systemctl kill killall pkill chown chmod chgrp chattr fdisk sfdisk parted wipefs losetup swapon swapoff insmod rmmod modprobe iptables nft crontab at batch',
 );
 
-/**
- * Programs that run a command named among their words, with options the
- * classifier does not model (a CPU mask, limits, a lock file): never ALLOW,
- * and every later word that could be a program name is judged as the start
- * of that command (`prlimit rm -rf x`, `taskset 1 bash -c id` are DENY).
- */
+/** Programs that run a command named among their words: the command is judged as well. */
 const RUNNERS = new Set(
   (
     'prlimit taskset chrt numactl flock unbuffer stdbuf strace ltrace valgrind cgexec firejail systemd-run runcon chronic ifne catchsegv gdb ' +
@@ -52,13 +47,7 @@ const WRAPPERS: Record<string, { table: OptionTable; skip?: number }> = {
   },
 };
 
-/**
- * Judges one simple command from its words: the program's name first. A name
- * only the run time knows is DENY (the classifier cannot say what runs); a
- * path outside the system folders is at least ASK and judged by its base name
- * too (`./rm` is still `rm`); wrappers are judged by the command they run. An
- * ALLOW needs the program to be a system one (see isSystemProgram).
- */
+/** Judges one simple command from its words, the program's name first. */
 export function judgeArgv(argv: readonly Arg[]): Verdict {
   if (argv.length === 0) return allow('nothing runs');
   const written = argv[0]!.value;
@@ -94,13 +83,7 @@ function judgeProgram(name: string, args: readonly Arg[], path: boolean): Verdic
   return ask(`${name} is not a command the classifier knows to be read-only`);
 }
 
-/**
- * A wrapper's own options, then the command it runs. Where an option is not
- * known, where the command starts is not either: every later word that could
- * be a program name is judged as its start (see judgeUnread). `env`'s
- * `NAME=value` words are assignments: ASK, and DENY for the variables that
- * change what runs.
- */
+/** A wrapper's own options, then the command it runs, judged as one; the stricter wins. */
 function judgeWrapper(name: string, args: readonly Arg[], { table, skip = 0 }: { table: OptionTable; skip?: number }): Verdict {
   const read = readOptions(name, args, table, { posix: true, prefixes: true });
   if (read.verdict.decision === 'deny') return read.verdict;

@@ -5,28 +5,23 @@ import { literalValue } from './words.js';
 
 const NUMBER = /^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)$/;
 
-/**
- * Bash evaluates the value of a variable named in arithmetic as arithmetic
- * again, and an array subscript in it (`a[$(cmd)]`) runs cmd: arithmetic on
- * anything but numbers is ASK, since the value may come from a file.
- */
+/** What arithmetic evaluates as a string of its own: a quoted word's value is read again as an expression (`$(( '$(cmd)' ))`). */
+const EVALUATED: Record<string, string> = { ParamExp: '$', CmdSubst: '$(…)', ProcSubst: '<(…)', SglQuoted: "'…'", DblQuoted: '"…"' };
+
+/** Arithmetic on anything but bare numbers is ASK: bash evaluates variables, subscripts and quoted strings in it, running `$(cmd)`. */
 export function judgeArithmetic(node: Node): Verdict {
   let named: string | undefined;
   syntax.Walk(node, (n) => {
     if (!n || named) return false;
     const type = typeOf(n);
-    if (type === 'ParamExp' || type === 'CmdSubst') named = type === 'ParamExp' ? '$' : '$(…)';
+    if (EVALUATED[type]) named = EVALUATED[type];
     else if (type === 'Lit' && !NUMBER.test(n.Value as string) && n.Value !== '@' && n.Value !== '*') named = n.Value as string;
     return !named;
   });
   return named ? ask(`arithmetic on ${named}, whose value can hold a[$(cmd)] and run cmd`) : allow('arithmetic on numbers');
 }
 
-/**
- * `${!x}` and subscripts or offsets that name variables evaluate what the
- * variable holds; `${x@P}` expands the value as a prompt, running the
- * command substitutions in it: an evaluator, DENY.
- */
+/** `${!x}` and named subscripts evaluate what a variable holds (ASK); `${x@P}` runs the commands in a value (DENY). */
 export function judgeParamExp(node: Node, source: string): Verdict {
   if (/@P\}$/.test(source)) return deny('${…@P} expands a value as a prompt, running the commands in it');
   if (node.Excl) return ask('indirect expansion ${!…} evaluates the name a variable holds');

@@ -24,12 +24,7 @@ export interface OptionTable {
 export interface Style {
   /** Options stop at the first operand (`env`, `timeout`, `xargs`: what follows is the command they run); otherwise GNU permutation. */
   posix?: boolean;
-  /**
-   * Whether a long option's unique prefix names it (getopt_long). Only for
-   * tables that list every long option the program has: a prefix is resolved
-   * among them as the program resolves it. Without it, a long option is known
-   * only spelled in full.
-   */
+  /** A unique prefix names a long option (getopt_long); only for tables listing every long option the program has. */
   prefixes?: boolean;
   /** Each option is a word of its own, never a cluster (xxd reads `-pl` as `-p`). */
   words?: boolean;
@@ -80,12 +75,8 @@ export interface Read {
 }
 
 /**
- * Reads `args` the way getopt_long does: GNU permutation (options anywhere
- * before `--`) unless `posix`, each letter of a short cluster an option of
- * its own (the rest of the cluster, or else the next word, the value of one
- * that takes a value), `--name=value` or `--name value`, and with `prefixes`
- * a unique prefix of a long option counted as that option. An option the
- * table does not list is ASK: it is not known to be safe.
+ * Reads `args` as getopt_long does (GNU permutation unless `posix`, clusters, `--name=value`, unique prefixes); an option the table does
+ * not list is ASK.
  */
 export function readOptions(name: string, args: readonly Arg[], table: OptionTable, style: Style = {}): Read {
   const read: Read = { options: [], operands: [], verdict: allow(`${name} reads`), computed: false };
@@ -162,9 +153,8 @@ function resolveLong(written: string, table: OptionTable, prefixes: boolean): st
 }
 
 /**
- * The verdict on a program's words, read by `readOptions`: a word only the
- * run time knows is ASK when the table lists an option that is not read-only
- * (it could be that one), as is an operand past `maxOperands`.
+ * The verdict on a program's words: a word only the run time knows is ASK where it could be a risky option, as is an operand past
+ * `maxOperands`.
  */
 export function judgeOptions(name: string, read: Read, table: OptionTable, maxOperands?: [count: number, why: string]): Verdict {
   let verdict = read.verdict;

@@ -21,12 +21,7 @@ const LOG_DIFF =
   '--min-parents= --exclude= --glob= --diff-algorithm= --ws-error-highlight= --submodule[=] --no-notes --notes[=] --show-notes[=] ' +
   '--count --objects --objects-edge --no-index ?--output= ?--ext-diff ?--textconv ?--show-signature';
 
-/**
- * The read-only subcommands and every option of theirs known to be safe:
- * each a word of its own, spelled in full (git's revision options take no
- * abbreviation, and its others do: an abbreviation is ASK rather than
- * resolved among options this table may not list), anywhere before `--`.
- */
+/** The read-only subcommands and every option of theirs known to be safe. */
 const GIT_READ: Record<string, OptionTable> = {};
 const readable = (subs: string, spec: string) => subs.split(' ').forEach((sub) => (GIT_READ[sub] = optionTable(`git ${sub}`, spec)));
 readable('log show diff whatchanged rev-list', LOG_DIFF);
@@ -76,11 +71,7 @@ readable('name-rev', '--tags --refs= --exclude= --all --name-only --no-undefined
 readable('merge-base', '-a --all --octopus --independent --is-ancestor --fork-point');
 readable('count-objects', '-vH --verbose --human-readable');
 readable('version', '--build-options');
-/**
- * Subcommands that list with only listing options and change things with
- * other words. `git stash` alone is `git stash push`, so it needs a word;
- * the others list when given none.
- */
+/** Subcommands that list with only listing options (ALLOW) and change things with any other. */
 const GIT_LISTING: Record<string, RegExp> = {
   branch: /^(-a|--all|-r|--remotes|-v|-vv|--verbose|-l|--list|--show-current|--merged|--no-merged|--contains|--no-color|--color)$/,
   tag: /^(-l|--list|-n\d*|--contains|--merged|--sort=.*)$/,
@@ -95,11 +86,7 @@ const HARMLESS_CONFIG =
 const CODE_CONFIG =
   /^(alias\..*|core\.(pager|sshcommand|fsmonitor|hookspath|editor|askpass|gitproxy)|pager\..*|diff\..*\.(textconv|command)|diff\.external|filter\..*|credential\..*|sequence\.editor|gpg\..*program|include\..*|includeif\..*|uploadpack\..*|protocol\..*)$/;
 
-/**
- * git: the read-only subcommands ALLOW; history rewriting (reset, clean,
- * push --force, filter-branch) and rm DENY; everything else ASK. `-c` may
- * define aliases or programs git runs: only display keys pass.
- */
+/** git: the read-only subcommands ALLOW; history rewriting DENY; the rest ASK (docs/bash.md). */
 export function judgeGit(args: readonly Arg[]): Verdict {
   let verdict = allow('git reads the repository');
   let i = 0;
@@ -115,9 +102,10 @@ export function judgeGit(args: readonly Arg[]): Verdict {
       continue;
     }
     if (/^--(exec-path|config-env)/.test(word)) return deny(`git ${word} makes git run other programs`);
-    if (/^(--no-pager|-P|-p|--paginate|--bare|--no-replace-objects|--literal-pathspecs|--no-optional-locks|--version|--help)$/.test(word))
+    if (/^(--no-pager|-P|-p|--paginate|--no-replace-objects|--literal-pathspecs|--no-optional-locks|--version|--help)$/.test(word))
       continue;
-    if (/^--(git-dir|work-tree|namespace)=/.test(word)) {
+    // --bare makes the current folder the repository: a folder of written files (HEAD, config naming a textconv) would be one.
+    if (word === '--bare' || /^--(git-dir|work-tree|namespace)=/.test(word)) {
       verdict = worst(verdict, ask(`git ${word} points git at another repository`));
       continue;
     }

@@ -1,5 +1,7 @@
 import type { Node } from 'mvdan-sh';
 import { judgeArgv } from './commands.js';
+import { judgeCore } from './core.js';
+import { outsideBySpelling, type CoreNeeds, type Tier } from './inside.js';
 import { judgeArithmetic, judgeParamExp, judgeTestClause } from './expansions.js';
 import { judgeProcPath } from './proc.js';
 import { child, list, parseBash, syntax, typeOf, type Parsed } from './parser.js';
@@ -13,6 +15,8 @@ interface Unit {
   /** The part as policy rules see it: canonical words (quotes removed, re-quoted only where needed), single-spaced. */
   text: string;
   verdict: Verdict;
+  /** In the none tier, what is checked on disk before the verdict holds (see checks.ts). */
+  needs?: CoreNeeds;
 }
 
 /** A parsed command's classification. */
@@ -34,18 +38,10 @@ const STRUCTURE = new Set(
   ).split(' '),
 );
 
-/**
- * The longest command classified. mvdan-sh's GopherJS build costs tens of
- * microseconds per syntax node, on the event loop: a 50,000-character command
- * of one-letter words takes seconds. Agents' commands are far shorter; a file's
- * content belongs in Write, not in a here-document.
- */
+/** The longest command classified: parsing is slow per syntax node, on the event loop; a file's content belongs in Write. */
 export const MAX_CLASSIFIED_CHARS = 10_000;
 
-/**
- * How deep the syntax tree may nest: a bound well inside the stack the GopherJS walk needs, so the outcome does not depend on the stack
- * size.
- */
+/** How deep the syntax tree may nest, well inside the stack the parser's walk needs. */
 export const MAX_DEPTH = 256;
 
 /** Why a command is not classified (DENY at the gate). */
@@ -59,20 +55,17 @@ const RECENT_MAX = 64;
 
 class TooDeep extends Error {}
 
-/**
- * Classifies a shell command; Unclassified (DENY at the gate) when bash
- * cannot parse it, when it is longer than MAX_CLASSIFIED_CHARS, or when its
- * syntax tree nests deeper than MAX_DEPTH.
- */
-export function classifyCommand(command: string): Classified | Unclassified {
+/** Classifies a shell command; Unclassified (DENY) when bash cannot parse it, or it is too long or nests too deep. */
+export function classifyCommand(command: string, tier: Tier = 'sandbox'): Classified | Unclassified {
   if (command.length > MAX_CLASSIFIED_CHARS) {
     return { problem: `the command is ${command.length} characters long, over the ${MAX_CLASSIFIED_CHARS} the classifier reads` };
   }
-  const known = recent.get(command);
+  const key = `${tier}\0${command}`;
+  const known = recent.get(key);
   if (known) return known;
   let classified: Classified | Unclassified;
   try {
-    classified = classifyParsed(command);
+    classified = classifyParsed(command, tier);
   } catch (err) {
     const deep = err instanceof TooDeep || err instanceof RangeError;
     classified = {
@@ -82,29 +75,34 @@ export function classifyCommand(command: string): Classified | Unclassified {
     };
   }
   if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
-  recent.set(command, classified);
+  recent.set(key, classified);
   return classified;
 }
 
-function classifyParsed(command: string): Classified | Unclassified {
+function classifyParsed(command: string, tier: Tier): Classified | Unclassified {
   const parsed = parseBash(command);
   if ('problem' in parsed) return { problem: `bash cannot parse the command: ${parsed.problem}` };
   const units: Unit[] = [];
-  const walk: Walk = { rewrites: [], prefixes: new Set() };
+  const walk: Walk = { rewrites: [], prefixes: new Set(), tier, loops: 0 };
   let depth = 0;
+  const open: string[] = [];
   syntax.Walk(parsed.file, (node) => {
     if (!node) {
       depth--;
+      if (LOOPS.has(open.pop()!)) walk.loops--;
       return true;
     }
     if (++depth > MAX_DEPTH) throw new TooDeep();
     const type = typeOf(node);
+    open.push(type);
+    if (LOOPS.has(type)) walk.loops++;
     const judged = judgeNode(type, node, parsed, walk);
     if (judged) units.push(...judged);
     else if (!STRUCTURE.has(type))
       units.push({ text: parsed.source(node), verdict: ask(`a shell construct the classifier does not know (${type})`) });
     return true;
   });
+  if (tier === 'none') fromRootOnly(units);
   const verdict = units.reduce((acc, u) => worst(acc, u.verdict), allow('nothing runs'));
   return { units, verdict, canonical: rewrite(command, parsed, walk.rewrites) };
 }
@@ -113,12 +111,31 @@ function classifyParsed(command: string): Classified | Unclassified {
 interface Walk {
   rewrites: Array<{ from: number; to: number; text: string }>;
   prefixes: Set<number>;
+  tier: Tier;
+  /** How many loops or function bodies the node being judged is inside. */
+  loops: number;
 }
 
-function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Unit[] | undefined {
+/**
+ * Loops (`for`, `select`, `while`, `until`, `for ((…))`) and functions (called any number of times, under any name: `true() { cd d; };
+ * true; true`): what their body does, it may do again from where it left off.
+ */
+const LOOPS = new Set(['ForClause', 'WhileClause', 'CStyleLoop', 'FuncDecl']);
+
+/** Without a sandbox git runs only on the workspace's own repository, from its root: not after a cd anywhere in the command. */
+function fromRootOnly(units: Unit[]): void {
+  if (!units.some((u) => u.needs?.cd !== undefined)) return;
+  for (const unit of units) {
+    if (unit.needs?.git)
+      unit.verdict = worst(unit.verdict, ask('without a sandbox, git runs only from the workspace root, not after a cd'));
+  }
+}
+
+function judgeNode(type: string, node: Node, parsed: Parsed, walk: Walk): Unit[] | undefined {
+  const { prefixes } = walk;
   switch (type) {
     case 'Stmt':
-      return judgeStmt(node, parsed, { rewrites, prefixes });
+      return judgeStmt(node, parsed, walk);
     case 'Assign': {
       const name = child(node, 'Name')?.Value as string | undefined;
       // IFS before a command only splits inside that command (`IFS= read -r line`); set on its own, it re-splits every later word.
@@ -162,10 +179,20 @@ function judgeNode(type: string, node: Node, parsed: Parsed, { rewrites, prefixe
  * A statement: its simple command with the statement's redirections as one unit; a statement of another kind gives each redirection its
  * own.
  */
-function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Unit[] {
+function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes, tier, loops }: Walk): Unit[] {
   const cmd = child(stmt, 'Cmd');
   const redirects = list(stmt, 'Redirs').map((r) => judgeRedirect(r, parsed));
-  if (!cmd || typeOf(cmd) !== 'CallExpr') return redirects.map((r) => ({ text: r.text, verdict: r.verdict }));
+  const needs: CoreNeeds = { paths: [] };
+  if (tier === 'none') {
+    for (const r of redirects) {
+      if (r.reads === undefined) continue;
+      const outside = outsideBySpelling(r.reads);
+      if (outside && !/^\/dev\/(null|stdin)$/.test(r.reads))
+        r.verdict = worst(r.verdict, ask(`without a sandbox, a redirection reads only inside the workspace: ${outside}`));
+      else needs.paths.push(r.reads);
+    }
+  }
+  if (!cmd || typeOf(cmd) !== 'CallExpr') return redirects.map((r) => ({ text: r.text, verdict: r.verdict, needs }));
   const words = list(cmd, 'Args');
   const assigns = list(cmd, 'Assigns');
   if (words.length > 0) for (const assign of assigns) prefixes.add(assign.Pos().Offset());
@@ -187,9 +214,30 @@ function judgeStmt(stmt: Node, parsed: Parsed, { rewrites, prefixes }: Walk): Un
   );
   // `LC_ALL=x grep`, `GCONV_PATH=./gc git log`: a variable set for one command changes what the program does.
   if (words.length > 0 && assigns.length > 0) verdict = worst(verdict, ask('a variable set before the command changes what it does'));
+  if (tier === 'none' && words.length > 0) {
+    const core = judgeCore(
+      values.map((value, i) =>
+        value !== undefined ? { value } : i > 0 && procSubst(words[i]!) ? { value: '/dev/fd/63' } : { value, source: spelled[i] },
+      ),
+      words.map(quotedOnly),
+    );
+    // Both ALLOW: the core's reason says why without a sandbox.
+    verdict = verdict.decision === 'allow' && core.verdict.decision === 'allow' ? core.verdict : worst(verdict, core.verdict);
+    needs.paths.push(...core.needs.paths);
+    if (core.needs.cd !== undefined) needs.cd = core.needs.cd;
+    // The on-disk check follows each cd once: in a loop `cd d` goes down again on every pass (d/d/…, through links it never saw).
+    if (core.needs.cd !== undefined && loops > 0)
+      verdict = worst(verdict, ask('without a sandbox, a cd inside a loop or function may go down again on every pass or call'));
+    if (core.needs.git) needs.git = true;
+    if (core.needs.walks) needs.walks = true;
+    if (core.needs.files) needs.files = core.needs.files;
+  }
   for (const r of redirects) verdict = worst(verdict, r.verdict);
-  return [{ text: [call, ...redirects.map((r) => r.text)].join(' '), verdict }];
+  return [{ text: [call, ...redirects.map((r) => r.text)].join(' '), verdict, needs }];
 }
+
+/** A word made only of quoted parts: the shell neither splits nor globs it, so an expansion in it stays one string. */
+const quotedOnly = (word: Node) => list(word, 'Parts').every((part) => ['SglQuoted', 'DblQuoted'].includes(typeOf(part)));
 
 /**
  * declare/local/export/readonly/typeset set variables: outside the harmless

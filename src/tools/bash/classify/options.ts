@@ -37,12 +37,7 @@ interface Parsed {
   unread?: Arg[];
 }
 
-/**
- * Skips a program's options the way getopt does (stopping at `--` or the
- * first operand). A word only the run time knows could be any option, and an
- * option this table does not know could take a value and so hide where the
- * operands start: both stop the walk with a verdict instead of a guess.
- */
+/** Skips options as getopt does (to `--` or the first operand); a run-time word or an unknown option stops it with a verdict. */
 export function skipOptions(name: string, args: readonly Arg[], spec: OptionSpec): Parsed {
   const flags = new Set(spec.flags ?? []);
   const valued = new Set(spec.valued ?? []);
@@ -93,13 +88,7 @@ export function values(args: readonly Arg[]): string[] | undefined {
 const MAX_UNREAD_LINES = 32;
 let unreadDepth = 0;
 
-/**
- * The verdict of a walk that gave up at an unknown option (`nice -5 rm x`,
- * `xargs -q rm`): where the command starts is unknown, so every later word
- * that could be a program name is judged as its start, the worst winning and
- * never below the walk's ASK. A give-up inside one of those judges by name
- * alone, so nested wrappers cost linear time, not exponential.
- */
+/** After an unknown option each later word may start the command: each is judged so, the worst winning (nested: by name). */
 export function judgeUnread(verdict: Verdict, unread: readonly Arg[], judge: (argv: readonly Arg[]) => Verdict): Verdict {
   let lines = 0;
   for (let k = 0; k < unread.length; k++) {

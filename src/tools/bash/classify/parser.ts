@@ -4,11 +4,7 @@ import type { Node, Parser } from 'mvdan-sh';
 
 type Sh = typeof sh;
 
-/**
- * mvdan-sh, loaded once. Its GopherJS runtime sets `Error.stackTraceLimit` to
- * Infinity and `global.require` as it loads: both are put back, so every
- * error the gateway builds afterwards does not capture its whole stack.
- */
+/** mvdan-sh, loaded once, with the `Error.stackTraceLimit` and `global.require` its runtime changes put back. */
 function load(): Sh {
   const limit = Error.stackTraceLimit;
   const hadRequire = Object.hasOwn(globalThis, 'require');

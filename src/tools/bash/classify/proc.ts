@@ -1,28 +1,23 @@
 import type { Arg } from './options.js';
 import { allow, ask, deny, type Verdict } from './verdict.js';
 
-/*
- * Without the sandbox a command runs as the gateway's own user, so the
- * gateway's /proc files are open to it: its environment (API keys, the
- * redis password) in /proc/<pid>/environ and its memory in /proc/<pid>/mem.
- * Naming either is DENY; another per-process file that is not plainly harmless
- * is ASK, as is a process's folder itself (a recursive read reaches environ).
- * cmdline stays ALLOW: `ps` shows every command line anyway.
+/**
+ * /proc: without the sandbox a command runs as the gateway's user and could read the gateway's environment; see docs/bash.md, "The
+ * gateway's own process".
  */
 
-/** `…/environ` as a path segment: a process's environment, however the path got there (`/proc/*\/environ`, `cd /proc; cat 1/environ`). */
-const ENVIRON = /\/environ(?![\w.-])/;
+/**
+ * `environ` as a path segment: a process's environment, however the path got there (`/proc/*\/environ`, `cd /proc; cat 1/environ`,
+ * `cd $PPID; cat environ`).
+ */
+const ENVIRON = /(^|\/)environ(?![\w.-])/;
 const MEM = /\/proc\/.*\bmem(?![\w.-])/;
 const PER_PROCESS = /\/proc\/+([^/]*)(\/.*)?$/;
 const HARMLESS = new Set(
   'stat status statm cmdline comm limits cgroup io oom_score oom_score_adj wchan sched schedstat loginuid sessionid'.split(' '),
 );
 
-/**
- * A word of a command or a redirection's target, as its value or (computed
- * at run time) its source: DENY for a process's environment or memory, ASK
- * for its other files and folder.
- */
+/** A word or a redirection's target, as its value or (computed) its literal parts. */
 export function judgeProcPath(word: string, computed: boolean): Verdict | undefined {
   // An option's attached value (`--files0-from=/proc/…`, `-f/proc/…`) is a path as well.
   const slash = word.indexOf('/');
@@ -70,11 +65,7 @@ function throughProc(path: string): string {
   return `/${out.join('/')}${text.endsWith('/') && out.length > 0 ? '/' : ''}`;
 }
 
-/**
- * Whether an absolute word only the run time knows (a glob, an expansion)
- * could name something under /proc or /dev/fd: its first folder, read as a
- * pattern, matches `proc` or `dev` (`/pro[c]/$PPID/envi*`, `/*\/1/environ`).
- */
+/** Whether an absolute word only the run time knows (a glob, an expansion) may name /proc. */
 function mayNameProc(written: string): boolean {
   const source = written.replace(/["']/g, '');
   if (!source.startsWith('/')) return false;
@@ -100,13 +91,7 @@ function mayNameProc(written: string): boolean {
 const PS_VALUED = { unix: 'oOpuUgGtCqs', bsd: 'oOpUtkq' };
 const PS_LONG_VALUED = /^--(format|sort|pid|ppid|quick-pid|user|User|group|Group|tty|sid|cols|columns|rows|lines|width|context)$/;
 
-/**
- * ps: ALLOW, except what shows a process's environment (the gateway's
- * secrets, see above): BSD `e` (`ps e`, `ps auxe`, `ps eww`), `-E`, and a format
- * naming `environ` (`ps -o pid,environ`, `--format=env`) are DENY; any word
- * holding `env` is taken for such a format, rather than reading every
- * option's value. `ps -e` (every process) is not that.
- */
+/** ps: ALLOW, except what shows a process's environment (DENY). */
 export function judgePs(args: readonly Arg[]): Verdict {
   for (const { value } of args) {
     if (value === undefined) return ask('an argument of ps is computed at run time and could show environments');
@@ -136,11 +121,7 @@ export function judgePs(args: readonly Arg[]): Verdict {
 /** `/`, `//`, `/.`, `/..`: the root, from where a recursive read reaches /proc; and /proc itself. */
 const ROOT_OR_PROC = /^\/+((\.\.?|proc)(\/+|$))*$/;
 
-/**
- * A recursive read from the root or /proc reaches every process's environ:
- * `grep -r KEY /`, `rg KEY /proc` (rg is recursive by default), and a `cd /`
- * before a read of `.`, are ASK.
- */
+/** A recursive read from the root or /proc reaches every process's environ: ASK. */
 export function judgeRootRead(name: string, args: readonly Arg[], recursive: boolean): Verdict | undefined {
   const words = args.map((a) => (a.value === undefined ? undefined : throughProc(a.value)));
   recursive ||= words.some(

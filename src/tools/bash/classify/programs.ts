@@ -37,13 +37,12 @@ export const PROGRAMS: Record<string, Judge> = {
 
 const HARMLESS = 'cd, pwd, true, false, echo, printf without -v, test and [';
 
-/**
- * Every bash builtin (bash runs it before looking in PATH), judged. Only the
- * harmless set can be ALLOW; the others are ASK, or DENY by name (eval,
- * exec, trap … see DENIED) or by the variable they set.
- */
+/** Every bash builtin, judged (bash runs it before looking in PATH). */
 export const BUILTINS: Record<string, Judge> = {
-  cd: (args) => judgeRootRead('cd', args, true) ?? allow('cd changes the folder'),
+  // A folder named at run time may be a process's in /proc (`cd $PPID`), where a later bare `cat environ` reads its environment.
+  cd: (args) =>
+    judgeRootRead('cd', args, true) ??
+    (args.some((a) => a.value === undefined) ? ask('cd goes to a folder named at run time') : allow('cd changes the folder')),
   pwd: () => allow('pwd prints the folder'),
   true: () => allow('true does nothing'),
   false: () => allow('false does nothing'),
@@ -80,11 +79,7 @@ function judgeTest(args: readonly Arg[]): Verdict {
   return args.some((a) => a.value === '-v' || a.value === '-R') ? ask('test -v evaluates an array subscript') : allow('test only tests');
 }
 
-/**
- * Names a builtin sets: PATH and its kin are DENY (see dangerousVariable);
- * setting any variable is outside the harmless set, so ASK, and a name with a
- * subscript (`a[$(cmd)]`) makes bash evaluate it, running what is in it.
- */
+/** Names a builtin sets: PATH and its kin are DENY (see dangerousVariable). */
 function variableNames(name: string, names: ReadonlyArray<string | undefined>): Verdict {
   for (const word of names) {
     if (word === undefined) return deny(`a variable name given to ${name} is computed at run time`);
@@ -126,7 +121,7 @@ const XARGS_SAFE = new Set(['ls', 'cat', 'head', 'tail', 'wc', 'grep', 'echo', '
 const XARGS_TABLE = optionTable(
   'xargs',
   '-0prtxo -a: -d: -E: -I: -L: -n: -P: -s: -e:: -i:: -l:: --null --arg-file= --delimiter= --eof[=] --replace[=] --max-lines[=] --max-args= ' +
-    '--open-tty --max-procs= --interactive --process-slot-var= --no-run-if-empty --max-chars= --show-limits --verbose --exit --help --version',
+    '--open-tty --max-procs= --interactive ?--process-slot-var= --no-run-if-empty --max-chars= --show-limits --verbose --exit --help --version',
 );
 
 /** xargs runs its command with words read from its input added: only a program none of whose options writes or runs stays ALLOW. */

@@ -7,7 +7,7 @@ const OUTPUT = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 /** A redirection as policy rules see it, and its class: writing a file is ASK, bash's /dev/tcp and /dev/udp sockets DENY. */
-export function judgeRedirect(node: Node, parsed: Parsed): { text: string; verdict: Verdict } {
+export function judgeRedirect(node: Node, parsed: Parsed): { text: string; verdict: Verdict; reads?: string } {
   const word = child(node, 'Word')!;
   const written = parsed.between(node.Pos().Offset(), word.Pos().Offset()).trim();
   const op = written.replace(/^(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})/, '');
@@ -16,7 +16,7 @@ export function judgeRedirect(node: Node, parsed: Parsed): { text: string; verdi
   if (op === '<<' || op === '<<-' || op === '<<<') return { text, verdict: allow('feeds text to the command') };
   if (target === undefined) return { text, verdict: ask('redirects to a file named at run time') };
   if (/^\/dev\/(tcp|udp)\//.test(target)) return { text, verdict: deny(`${target} opens a network connection`) };
-  if (op === '<') return { text, verdict: allow('reads a file') };
+  if (op === '<') return { text, verdict: allow('reads a file'), reads: target };
   if ((op === '>&' || op === '<&') && /^([0-9]+-?|-)$/.test(target)) return { text, verdict: allow('duplicates a descriptor') };
   // `>&file` is `&>file`.
   if (OUTPUT.has(op) || op === '>&') {

@@ -3,12 +3,8 @@ import type { Arg } from './options.js';
 import type { Verdict } from './verdict.js';
 
 /**
- * The read-only programs ALLOW knows, each with every option it has (from
- * its `--help`, the GNU coreutils 9, grep 3, file 5 and util-linux 2.38 of
- * Debian 12): options that write or run are marked (`?` ASK, `!` DENY, see
- * optionTable), so an abbreviation is resolved among all of them the way
- * getopt_long resolves it, and a word only the run time knows can only be an
- * option of the program. Anything else on such a line is ASK.
+ * The read-only programs ALLOW knows, each with every option it has (`?` ASK, `!` DENY: see optionTable), so abbreviations resolve as
+ * getopt_long resolves them.
  */
 const SPECS: Record<string, string> = {
   cat: '-AbeEnstTuv --show-all --number-nonblank --show-ends --number --squeeze-blank --show-tabs --show-nonprinting --help --version',

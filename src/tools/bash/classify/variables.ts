@@ -12,6 +12,13 @@ const DANGEROUS_VARS = new Set([
   'BASHOPTS',
   'HOME',
   'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_STATE_HOME',
+  'XDG_CONFIG_DIRS',
+  'XDG_DATA_DIRS',
+  // gpg's home: gpg.conf and dirmngr.conf there name programs gpg runs.
+  'GNUPGHOME',
   'CDPATH',
   'PAGER',
   'EDITOR',

@@ -1,12 +1,7 @@
 import type { Node } from 'mvdan-sh';
 import { list, typeOf } from './parser.js';
 
-/**
- * What a word is once the shell has removed its quotes: its value, or
- * undefined when the value is only known at run time (a parameter, command
- * substitution, arithmetic, an unquoted glob, brace or tilde expansion, an
- * extended glob, `$"…"`). `'r''m'`, `\rm`, `"rm"` and `$'\x72m'` are all `rm`.
- */
+/** A word's value once the shell removed its quotes (`'r''m'`, `\rm`, `$'\x72m'` are `rm`); undefined when only the run time knows it. */
 export function literalValue(word: Node): string | undefined {
   let value = '';
   const parts = list(word, 'Parts');
@@ -38,12 +33,7 @@ function partValue(part: Node, first: boolean, last: boolean): string | undefine
   }
 }
 
-/**
- * An unquoted literal: backslashes escape the next character; an unescaped
- * glob, brace or leading tilde is an expansion. A `[` is a glob only with a
- * `]` after it, so the `[` command is itself (a `]` in a later part could
- * close it: not literal then either).
- */
+/** An unquoted literal: a backslash escapes the next character; an unescaped glob, brace or leading tilde is an expansion. */
 function unquotedLit(raw: string, first: boolean, last: boolean): string | undefined {
   let value = '';
   for (let i = 0; i < raw.length; i++) {

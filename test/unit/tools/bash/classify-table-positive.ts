@@ -45,7 +45,7 @@ export const POSITIVE_ROWS: ReadonlyArray<readonly [command: string, expected: '
   ['xxd --revert -pl hex.txt /any/path', 'ask'],
   ['xxd -bl in out', 'ask'],
   // 6. /dev/fd/.. is /proc/self; a pattern may name /proc
-  ["cd /dev/fd/../../$PPID && tr '\\0' '\\n' < environ", 'ask'],
+  ["cd /dev/fd/../../$PPID && tr '\\0' '\\n' < environ", 'deny'],
   ['cat /pro[c]/$PPID/envi*', 'ask'],
   ['grep -ra KEY /dev/fd/../..', 'ask'],
   // 7. no assignment before a command; the loaders' search paths are DENY

@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPathRules, type PolicyRuleSpec } from '../../../../src/policy/index.js';
+import { createPolicy, type PolicyRuleSpec } from '../../../../src/policy/index.js';
+import { PROTECTED_FILES } from '../../../../src/tools/bash/git-dirs.js';
 import { keptFolders, mountArgs, planMounts } from '../../../../src/tools/bash/mounts.js';
 
 let ws: string;
@@ -30,14 +31,15 @@ beforeAll(async () => {
 });
 afterAll(() => rm(ws, { recursive: true, force: true }));
 
-const rules = (specs: PolicyRuleSpec[]) => createPathRules(specs);
+const rules = (specs: PolicyRuleSpec[]) => createPolicy(specs);
 const NAMES = { 'mask-folder': 'empty folder', 'mask-file': 'empty file', freeze: 'read-only', pin: 'pinned' } as const;
-/** The plan as `what path` lines, sorted. */
+/** The plan as `what path` lines, sorted, without the placeholders of missing protected paths (their own test below). */
 const plan = async (specs: PolicyRuleSpec[], options: { readOnly?: boolean } = {}) =>
-  (await planMounts(ws, rules(specs), options)).map((m) => `${NAMES[m.kind]} ${m.rel}`).sort();
+  (await planMounts(ws, rules(specs), options))
+    .filter((m) => !m.placeholder)
+    .map((m) => `${NAMES[m.kind]} ${m.rel}`)
+    .sort();
 const PROTECTED = [
-  'empty folder Mixed/.GIT/hooks',
-  'empty folder sub/.git/hooks',
   'pinned Mixed',
   'pinned Mixed/.GIT',
   'pinned Mixed/.GIT/modules',
@@ -67,6 +69,36 @@ describe('the mounts a policy becomes inside the sandbox', () => {
 
   it("with no rules, only the protected files: in every repository, a submodule's git directory and .git file included, whatever their case", async () => {
     expect(await plan([])).toEqual(PROTECTED);
+  });
+
+  it('a missing protected path gets a read-only placeholder, at the root and in every repository, but not with the workspace read-only', async () => {
+    const placeholders = (await planMounts(ws, rules([]))).filter((m) => m.placeholder);
+    expect(placeholders.every((m) => m.creates)).toBe(true);
+    // A missing commondir names the git directory itself: an empty one would stop git.
+    expect(placeholders.filter((m) => m.content).map((m) => `${m.rel}: ${m.content}`)).toEqual(
+      expect.arrayContaining(['sub/.git/commondir: .\n']),
+    );
+    const lines = placeholders.map((m) => `${NAMES[m.kind]} ${m.rel}`);
+    const missing = (dir: string, present: string[]) =>
+      PROTECTED_FILES.filter((name) => !present.includes(name)).map((name) => `empty file ${dir}${name}`);
+    expect(lines.sort()).toEqual(
+      [
+        ...missing('', ['.bashrc']),
+        ...missing('sub/', ['.gitmodules']),
+        // `.GitAttributes` and `.GIT/Config` are there, but on this case-sensitive file system `.gitattributes` and `config` are not.
+        ...missing('Mixed/', []),
+        'empty file Mixed/.GIT/config',
+        ...missing('Mixed/lib/', []),
+        'empty folder Mixed/.GIT/hooks',
+        'empty folder sub/.git/hooks',
+        ...['Mixed/.GIT', 'Mixed/.GIT/modules/lib', 'sub/.git'].flatMap((git) => [
+          `empty file ${git}/commondir`,
+          `empty file ${git}/config.worktree`,
+          `empty folder ${git}/info`,
+        ]),
+      ].sort(),
+    );
+    expect((await planMounts(ws, rules([]), { readOnly: true })).filter((m) => m.placeholder)).toEqual([]);
   });
 
   it('pins every folder above a mount, so none can be moved away with what it hides; shallow mounts come first', async () => {
@@ -108,7 +140,7 @@ describe('the mounts a policy becomes inside the sandbox', () => {
       { tool: 'Read', when: { path: '^\\.env$' }, decision: 'deny' },
     ];
     const planned = (await planMounts(ws, rules(specs))).filter(
-      (m) => !m.rel.startsWith('Mixed') && !m.rel.startsWith('sub') && m.rel !== '.bashrc',
+      (m) => !m.rel.startsWith('Mixed') && !m.rel.startsWith('sub') && m.rel !== '.bashrc' && !m.placeholder,
     );
     const args = await mountArgs(ws, planned);
     const at = (rel: string) => join(ws, rel);

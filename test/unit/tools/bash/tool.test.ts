@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { configFrom } from '../../../../src/config/load.js';
 import type { SpillOutcome } from '../../../../src/spill/spill-store.js';
 import type { Captured, RunOutcome } from '../../../../src/tools/bash/run.js';
-import { commandEnv } from '../../../../src/tools/bash/env.js';
+import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { commandEnv, emptyHome } from '../../../../src/tools/bash/env.js';
 import { commandOutput, STDERR_MARKER } from '../../../../src/tools/bash/tool.js';
 import { inspectTools } from '../../../../src/tools/index.js';
 import { createHttpDispatchers } from '../../../../src/tools/http/index.js';
+import { createEnvCredentials } from '../../../../src/tools/credentials.js';
 
 /** The Bash result shape (docs/bash.md), from a finished command's streams. */
 
@@ -29,6 +32,20 @@ describe('Bash results', () => {
     expect(commandOutput(outcome(stream('a\n'), stream('b\n')), 100).text).toBe(`a\n${STDERR_MARKER}\nb\n`);
     expect(commandOutput(outcome(stream('no newline'), stream('b')), 100).text).toBe(`no newline\n${STDERR_MARKER}\nb`);
     expect(commandOutput(outcome(stream(''), stream('b\n')), 100).text).toBe(`${STDERR_MARKER}\nb\n`);
+  });
+
+  it('reads a stream in UTF-16 (a file PowerShell wrote, cat) as its text, with or without a byte-order mark, either order', () => {
+    const utf16 = (text: string, order: 'le' | 'be') => {
+      const bytes = Buffer.from(text, 'utf16le');
+      return order === 'le' ? bytes : bytes.swap16();
+    };
+    const captured = (bytes: Buffer): Captured => ({ head: bytes, bytes: bytes.length });
+    for (const order of ['le', 'be'] as const) {
+      expect(commandOutput(outcome(captured(utf16('\ufeffTOKEN=abc\r\n', order)), stream('')), 100).text).toBe('TOKEN=abc\r\n');
+      expect(commandOutput(outcome(captured(utf16('no mark\n', order)), stream('')), 100).text).toBe('no mark\n');
+    }
+    // Cut within the cap on a whole code unit.
+    expect(commandOutput(outcome(captured(utf16('abcdef', 'le')), stream('')), 5).text).toBe('ab');
   });
 
   it('data is exactly {exit_code, signal, stdout_bytes, stderr_bytes}; exit 0 has no error', () => {
@@ -69,18 +86,37 @@ describe('Bash results', () => {
     expect(output.text).toContain('[stderr cut at 4 of 9000 bytes; the rest was not kept (the spill store is unavailable)]');
   });
 
-  it("the environment is built from scratch: PATH, HOME, LANG and the git settings, nothing of the gateway's, no BASH_ENV or ENV", () => {
-    const env = commandEnv('/ws');
-    expect(env).toMatchObject({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/ws', LANG: 'C.UTF-8' });
+  it("the environment is built from scratch: PATH, HOME and its kin at the empty folder, LANG and the git settings, nothing of the gateway's", () => {
+    const env = commandEnv('/srv/ws', '/tmp/empty');
+    expect(env).toMatchObject({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp/empty', LANG: 'C.UTF-8' });
     expect(
       Object.keys(env)
         .filter((name) => !name.startsWith('GIT_'))
         .sort(),
-    ).toEqual(['HOME', 'LANG', 'PATH']);
+    ).toEqual(['GNUPGHOME', 'HOME', 'LANG', 'PATH', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME']);
+    for (const name of ['GNUPGHOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'])
+      expect(env[name]).toBe('/tmp/empty');
+    // git finds no repository above the workspace, and a status writes no index.
+    expect(env).toMatchObject({ GIT_CEILING_DIRECTORIES: '/srv', GIT_OPTIONAL_LOCKS: '0', GIT_ATTR_NOSYSTEM: '1' });
+  });
+
+  it('emptyHome: an empty folder read-only to all, made anew when a command left something in it', () => {
+    const home = emptyHome();
+    const first = home();
+    expect(readdirSync(first)).toEqual([]);
+    expect(statSync(first).mode & 0o777).toBe(0o555);
+    expect(home()).toBe(first);
+    chmodSync(first, 0o755);
+    writeFileSync(join(first, '.gitconfig'), '[core]\n');
+    const second = home();
+    expect(second).not.toBe(first);
+    expect(readdirSync(second)).toEqual([]);
+    rmSync(first, { recursive: true });
+    rmSync(second, { recursive: true });
   });
 
   it('git reads no global or system config, and the program-running keys are set at command-line precedence', () => {
-    const env = commandEnv('/ws');
+    const env = commandEnv('/ws', '/tmp/empty');
     expect(env).toMatchObject({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
     const count = Number(env.GIT_CONFIG_COUNT);
     const pairs = Object.fromEntries(Array.from({ length: count }, (_, i) => [env[`GIT_CONFIG_KEY_${i}`], env[`GIT_CONFIG_VALUE_${i}`]]));
@@ -97,7 +133,8 @@ describe('Bash results', () => {
 
 describe('Bash configuration', () => {
   const dispatchers = createHttpDispatchers();
-  const tools = (config: Record<string, unknown>) => inspectTools(configFrom(config), { workspace: process.cwd(), env: {}, dispatchers });
+  const tools = (config: Record<string, unknown>) =>
+    inspectTools(configFrom(config), { workspace: process.cwd(), credentials: createEnvCredentials({}), dispatchers });
 
   it('off by default: not served, yet a built-in that policy rules may name', () => {
     const set = tools({});
@@ -109,6 +146,7 @@ describe('Bash configuration', () => {
   it('defaults: sandbox auto, 1 MiB per stream, and limits on processes, file size, CPU time and open files', () => {
     expect(configFrom({}).builtins.Bash).toEqual({
       sandbox: 'auto',
+      git_history: 'masked',
       output_cap_bytes: 1_048_576,
       limits: { processes: 128, file_size_bytes: 268_435_456, cpu_seconds: 60, open_files: 1024 },
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bashPermissionHooks } from '../../../../src/tools/bash/classify/index.js';
-import { classifyCommand, MAX_CLASSIFIED_CHARS, MAX_DEPTH } from '../../../../src/tools/bash/classify/judge.js';
-import { TABLE } from './classify-table.js';
+import { bashPermissionHooks } from '../../../../../src/tools/bash/classify/index.js';
+import { classifyCommand, MAX_CLASSIFIED_CHARS, MAX_DEPTH } from '../../../../../src/tools/bash/classify/judge.js';
+import { TABLE } from '../classify-table.js';
 
 const hooks = bashPermissionHooks();
 /** The class the tool hands the gate: the most restrictive part, or `unknown`. */
