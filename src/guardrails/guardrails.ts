@@ -1,29 +1,23 @@
 import type { Config } from '../config/schema.js';
-import { compilePolicyPattern, toolNameMatcher } from '../policy/index.js';
+import { secretsSettingFor } from '../config/secrets-setting.js';
+import { compilePolicyPattern } from '../policy/index.js';
 import { createSecretScanner, type SecretScanner } from './scanner.js';
 
-/** The guardrails of one configuration, by tool. */
 export interface Guardrails {
-  /** The scanner for a tool's output; undefined when `guardrails.secrets` is off for it. */
+  /** Undefined when `guardrails.secrets` is off for the tool. */
   forTool(name: string): SecretScanner | undefined;
+  /** For arguments given to people and stores (approvals, log lines, audit), whatever `guardrails.secrets` says. */
+  records: SecretScanner;
 }
 
-/**
- * `guardrails.secrets` for every tool, unless `guardrails.tools` names the
- * tool (exactly, else by the first glob that matches it) with its own;
- * `guardrails.secrets_allow` holds RE2 patterns of values never redacted,
- * as the config checks compiled them at start-up.
- */
+/** `guardrails.tools` overrides `guardrails.secrets` by exact name, else by the first matching glob. */
 export function createGuardrails(config: Config['guardrails']): Guardrails {
   const scanner = createSecretScanner(config.secrets_allow.map(compilePolicyPattern));
-  const globs = Object.entries(config.tools).map(([glob, setting]) => ({ matches: toolNameMatcher(glob), setting }));
   const settings = new Map<string, SecretScanner | undefined>();
   return {
+    records: scanner,
     forTool(name) {
-      if (!settings.has(name)) {
-        const setting = config.tools[name] ?? globs.find((glob) => glob.matches(name))?.setting;
-        settings.set(name, (setting?.secrets ?? config.secrets) === 'redact' ? scanner : undefined);
-      }
+      if (!settings.has(name)) settings.set(name, secretsSettingFor(config, name).secrets === 'redact' ? scanner : undefined);
       return settings.get(name);
     },
   };

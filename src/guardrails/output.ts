@@ -5,7 +5,6 @@ import { counted } from '../shared/count.js';
 import type { RedactionCounts, SecretScanner } from './scanner.js';
 import { redactStream } from './stream.js';
 
-/** What of a call's output leaves the gateway: a tool's answer, or the result of a failed call. */
 interface Output {
   text: string;
   content?: ContentBlock[];
@@ -13,45 +12,42 @@ interface Output {
   error?: CallError;
 }
 
-/** Content for the spill store, as a tool hands it over. */
 type SpillContent = string | Buffer | AsyncIterable<Buffer>;
 
-/** The one line a model reads above a redacted output. */
 function redactionNote(counts: RedactionCounts): string {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const kinds = Object.keys(counts).sort().join(', ');
   return `[${counted(total, 'value')} that looked like credentials (${kinds}) ${total === 1 ? 'was' : 'were'} redacted before this output reached you: each shows as [REDACTED:<kind>], and Edit cannot match text that holds one]`;
 }
 
-/** Adds `found` to `into`, per kind the larger count: a cut output's head and its spilled whole hold the same credentials. */
+/** Per kind the larger count: a cut output's head and its spilled whole hold the same credentials. */
 function mergeCounts(into: RedactionCounts, found: RedactionCounts): void {
   for (const [kind, count] of Object.entries(found)) into[kind] = Math.max(into[kind] ?? 0, count);
 }
 
-/**
- * Blocks with their text scanned: an embedded resource's `text` reaches the
- * model as text does. Base64 payloads (images, audio, blobs) are not text and
- * pass as they are.
- */
+/** Every text field of a block is scanned; base64 payloads (images, audio, blobs) pass as they are. */
 function redactBlocks(scanner: SecretScanner, content: ContentBlock[], counts: RedactionCounts): ContentBlock[] {
-  return content.map((block) => ('text' in block ? (scanner.redactValue(block, counts) as ContentBlock) : block));
+  return content.map((block) => {
+    const { data, ...fields } = block as ContentBlock & { data?: string };
+    const redacted = scanner.redactValue(fields, counts);
+    if (redacted === fields) return block;
+    return (data === undefined ? redacted : { ...(redacted as object), data }) as ContentBlock;
+  });
 }
 
 /**
- * `output` with every credential in its text, content blocks' text, data and error replaced by its
- * marker; when any was, its text starts with the note line and its data (an
- * object, or none) holds `redactions`, what was redacted by kind. `spilled`
- * counts what the tool's own spill held (see guardSpill), counted with the
- * rest. The same object when nothing was redacted.
+ * `output` with every credential in its text, blocks, data and error replaced by its marker, the note line above and
+ * `redactions` by kind in its data; `spilled` and `own` are counted with the rest. The same object when nothing was.
  */
 export function redactOutput<T extends Output>(
   scanner: SecretScanner,
   output: T,
   spilled: RedactionCounts = {},
+  own: RedactionCounts = {},
 ): { output: T; counts?: RedactionCounts } {
-  const counts: RedactionCounts = {};
+  const counts: RedactionCounts = { ...own };
   const { text, counts: inText } = scanner.redact(output.text);
-  if (inText) Object.assign(counts, inText);
+  for (const [kind, count] of Object.entries(inText ?? {})) counts[kind] = (counts[kind] ?? 0) + count;
   const data = output.data === undefined ? undefined : scanner.redactValue(output.data, counts);
   const error = output.error === undefined ? undefined : (scanner.redactValue(output.error, counts) as CallError);
   const content = output.content === undefined ? undefined : redactBlocks(scanner, output.content, counts);
@@ -65,11 +61,7 @@ export function redactOutput<T extends Output>(
   return { output: redacted, counts };
 }
 
-/**
- * A tool's spill with what it stores redacted first, a stream as it streams
- * (see redactStream): `/outputs` serves only what a model may read. What
- * was redacted is added to `counts`.
- */
+/** The spill redacted before it is stored, a stream as it streams: `/outputs` serves only what a model may read. */
 export function guardSpill<R>(
   scanner: SecretScanner,
   spill: (content: SpillContent) => Promise<R>,

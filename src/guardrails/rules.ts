@@ -1,37 +1,29 @@
 /**
- * The credentials found by their own shape: a fixed prefix (`ghp_`, `AKIA`,
- * `sk-ant-`) or a fixed frame (a PEM block, a JWT's three segments). The
- * regular expressions and keywords follow those of the widely used open
- * scanners (gitleaks, trufflehog), narrowed where a test showed a false
- * positive; see docs/guardrails.md for why each is as it is.
+ * The credentials found by their own shape: a fixed prefix (`ghp_`, `AKIA`) or frame (a PEM block, a JWT), after
+ * gitleaks' and trufflehog's, narrowed where a test showed a false positive (docs/guardrails.md says why each is as it is).
  */
 
-/** A credential found: `start`..`end` is replaced; `extent` is where the whole match ends (a name and separator before, a quote after). */
+/** `start`..`end` is replaced (by `replacement` when spelt otherwise, in UTF-16); `extent` is where the whole match ends. */
 export interface Hit {
   kind: string;
   start: number;
   end: number;
   extent: number;
+  replacement?: string;
 }
 
 /**
- * One rule of the set. `keywords` are literals one of which every match
- * holds, case and all: a text holding none of them is not searched with the
- * rule. Each starts with a character that is rare in text and code (`yJ` for
- * a JWT's `eyJ`, `k-` for `sk-`): a search for a literal runs at memory speed
- * to its first character's occurrences, so most texts cost a few microseconds.
- * `pattern` has the `g` flag; its group 1, where it has one, is the value
- * replaced, else the whole match. `accept` refuses a candidate that has the
- * shape but not the randomness of a credential.
+ * `keywords`: literals every match holds, case and all; a text holding none is not searched. `pattern` has `g`; its
+ * group 1, where it has one, is the value replaced. `accept` refuses a candidate without a credential's randomness.
  */
-interface PatternRule {
+export interface PatternRule {
   kind: string;
   keywords: readonly string[];
   pattern: RegExp;
   accept?: (value: string) => boolean;
 }
 
-/** Shannon entropy of `value` in bits per character: a random key scores 4 to 6, an English word or a repeated filler 2 to 3. */
+/** Shannon entropy in bits a character: a random key scores 4 to 6, a word 2 to 3. */
 export function entropy(value: string): number {
   const counts = new Map<number, number>();
   for (let i = 0; i < value.length; i++) {
@@ -48,18 +40,19 @@ export function entropy(value: string): number {
 
 const atLeast = (bits: number) => (value: string) => entropy(value) >= bits;
 
-// A PEM body: base64 lines, or headers of an encrypted key ("Proc-Type: 4,ENCRYPTED"), each ended by real or
-// JSON-escaped line breaks. Every repetition is bounded, and no two can take the same characters, so a text that
-// fails to match costs linear time.
+function pemBodyLength(block: string): number {
+  const body = block.replace(/-----(?:BEGIN|END) [^-]{1,64}-----/g, '');
+  return (body.match(/[A-Za-z0-9+/=]{16,}/g) ?? []).reduce((sum, run) => sum + run.length, 0);
+}
+
+// Every repetition is bounded and no two can take the same characters: a text that fails to match costs linear time.
 const PEM_LABEL = '(?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----';
 const BREAK = '(?:\\s|\\\\[rn]){1,8}';
-const PEM_BODY = `(?:[A-Za-z0-9+/=]{1,128}${BREAK}|[A-Za-z-]{1,32}: [^\\r\\n\\\\]{0,128}${BREAK}){0,400}`;
+// What may stand before a block's line (a diff's `-`, `> `, `# `); never `+` or `/`, which are base64.
+const LINE_PREFIX = '(?:[-#>;!*|]{1,3} ?)?';
+const PEM_BODY = `(?:${LINE_PREFIX}[A-Za-z0-9+/=]{1,128}${BREAK}|(?:[-+#>;!*|]{1,3} ?)?[A-Za-z-]{1,32}: [^\\r\\n\\\\]{0,128}${BREAK}|[-+#>;!*|]{1,3}${BREAK}){0,400}`;
 
-/**
- * The rules by shape, most specific first: where two match the same text the
- * earlier one names it (an Anthropic key before anything `sk-`, a service
- * account's JSON key before a bare PEM block).
- */
+/** Most specific first: where two match the same text the earlier one names it. */
 export const PATTERN_RULES: readonly PatternRule[] = [
   {
     kind: 'gcp_service_account_key',
@@ -67,11 +60,12 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     pattern: /"private_key"\s{0,16}:\s{0,16}"(-----BEGIN PRIVATE KEY-----\\n[A-Za-z0-9+/=\\]{64,16384}-----END PRIVATE KEY-----(?:\\n)?)"/g,
   },
   {
-    // An unterminated block (an output cut inside it) is redacted up to where its body ends, if its last run looks like
-    // key material (16 characters or more), not a line number Read put before "...".
+    // An unterminated block (an output cut inside it) is redacted up to where its body ends.
     kind: 'private_key',
     keywords: ['PRIVATE KEY'],
-    pattern: new RegExp(`-----BEGIN ${PEM_LABEL}${BREAK}${PEM_BODY}(?:-----END ${PEM_LABEL}|[A-Za-z0-9+/=]{16,128})`, 'g'),
+    pattern: new RegExp(`-----BEGIN ${PEM_LABEL}${BREAK}${PEM_BODY}(?:${LINE_PREFIX}-----END ${PEM_LABEL}|[A-Za-z0-9+/=]{16,128})`, 'g'),
+    // The shortest key body (Ed25519's) holds about 160 characters of base64: under 64 is a placeholder.
+    accept: (value) => pemBodyLength(value) >= 64,
   },
   {
     // AWS's own documentation key (…EXAMPLE) is no one's credential.
@@ -102,11 +96,11 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     accept: atLeast(3),
   },
   {
-    // Every Slack token holds its team's or app's numeric id: "xoxb-your-token" in a README does not.
+    // Every Slack token holds its team's or app's numeric id between dashes: "xoxb-your-token" does not.
     kind: 'slack_token',
     keywords: ['xox', 'xapp-'],
     pattern: /(?<![A-Za-z0-9-])(?:xox[abeoprs]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g,
-    accept: (value) => /\d{8}/.test(value),
+    accept: (value) => /-\d{8,}-/.test(value) && !value.endsWith('-'),
   },
   {
     kind: 'slack_webhook_url',
@@ -121,17 +115,18 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     accept: atLeast(2),
   },
   {
+    // API and admin keys (sk-ant-api03-, sk-ant-admin01-) are the rule file's, which knows their exact length.
     kind: 'anthropic_api_key',
     keywords: ['k-ant-'],
-    pattern: /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort|sid)\d\d-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g,
+    pattern: /(?<![A-Za-z0-9_-])sk-ant-(?:oat|ort|sid)\d\d-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g,
     accept: atLeast(3),
   },
   {
-    // Project, service-account and admin keys, and the older sk-<48> form (its middle is "openai" in base64: T3BlbkFJ).
+    // Every form holds "openai" in base64 (T3BlbkFJ), as gitleaks requires: a key-shaped string without it is a fixture.
     kind: 'openai_api_key',
     keywords: ['k-'],
     pattern:
-      /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48})(?![A-Za-z0-9_-])/g,
+      /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}T3BlbkFJ[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})(?![A-Za-z0-9_-])/g,
     accept: atLeast(3),
   },
   {
@@ -141,13 +136,13 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     accept: atLeast(3),
   },
   {
-    // Header and payload are base64url JSON objects, so both start "eyJ" ('{"'); an unsigned token ends in its second dot.
+    // Header and payload are base64url JSON objects, so both start "eyJ"; an unsigned token ends in its second dot.
     kind: 'jwt',
     keywords: ['yJ'],
     pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,4096}\.eyJ[A-Za-z0-9_-]{10,8192}\.(?:[A-Za-z0-9_-]{10,4096}={0,2})?(?![A-Za-z0-9_=-])/g,
   },
   {
-    // What follows "Bearer" in a header or a log line; a word or a placeholder (no digit, low entropy) is prose.
+    // A word or a placeholder (no digit, low entropy) after "Bearer" is prose.
     kind: 'bearer_token',
     keywords: ['Bearer', 'bearer', 'BEARER'],
     pattern: /(?<![A-Za-z0-9])[Bb]earer[ \t]{1,16}([A-Za-z0-9._~+/-]{16,4096}={0,2})(?![A-Za-z0-9._~+/=-])/g,

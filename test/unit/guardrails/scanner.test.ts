@@ -18,6 +18,21 @@ describe('the secret rules', () => {
     expect(scanner.redact(text)).toEqual({ text });
   });
 
+  it("leave a value a vendor's rule refused under its prefix, and a key or token holding a colon, but not a password holding one", () => {
+    const misses = [
+      `"token1": "xoxp-1234567890"`,
+      `"token3": "xoxp-1234-1234-1234-${random('0123456789abcdef', 32)}"`,
+      `telegram_api_token = "3716:A${random('abcdefghijklmnopqrstuvwxyz0123456789_', 34)}"`,
+      `SERVICE_TOKEN=${random('abcdefghijklmnopqrstuvwxyz', 12)}:${random('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 24)}`,
+    ];
+    for (const text of misses) expect(scanner.redact(text)).toEqual({ text });
+    const token = `xoxp-${random('0123456789', 11)}-${random('0123456789', 11)}-${random('0123456789', 12)}-${random('0123456789abcdef', 32)}`;
+    expect(scanner.redact(`"token": "${token}"`).text).not.toContain(token);
+    expect(scanner.redact('DB_PASSWORD=s3cr:et-Pass').text).toBe(`DB_PASSWORD=${marker('password')}`);
+    const unprefixed = random('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 32);
+    expect(scanner.redact(`SERVICE_TOKEN=${unprefixed}`).text).toBe(`SERVICE_TOKEN=${marker('secret')}`);
+  });
+
   it('keep the name of a NAME=value pair and the rest of a URL, replacing only the value', () => {
     expect(scanner.redact('DB_PASSWORD=Tr0ub4dor&3x # local').text).toBe('DB_PASSWORD=[REDACTED:password] # local');
     expect(scanner.redact('postgres://app:S3cr3t-pw9@db:5432/app').text).toBe('postgres://app:[REDACTED:password]@db:5432/app');
