@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApprovalRecord } from '../protocol/approval.js';
-import type { AdmitRequest, ApprovalDecision, ApprovalOpening } from './state-store.js';
+import type { AdmitRequest } from './admission.js';
+import type { ApprovalDecision, ApprovalOpening } from './approvals.js';
 
 /** A new approval request's id; drawn in TypeScript for the Redis store too, as random numbers inside a Lua script are deterministic. */
 export function newApprovalId(): string {
@@ -12,12 +13,10 @@ export function byCreation(a: ApprovalRecord, b: ApprovalRecord): number {
   return a.created_at - b.created_at || a.id.localeCompare(b.id);
 }
 
-/** How both stores list decided approvals: the most recent decision first. */
 export function byDecision(a: ApprovalRecord, b: ApprovalRecord): number {
   return (b.decided_at ?? 0) - (a.decided_at ?? 0) || a.id.localeCompare(b.id);
 }
 
-/** The pending request an admission opens, as both stores keep it. */
 export function openedRecord(r: AdmitRequest, open: ApprovalOpening, id: string, ttlMs: number, now: number): ApprovalRecord {
   return {
     id,
@@ -32,17 +31,13 @@ export function openedRecord(r: AdmitRequest, open: ApprovalOpening, id: string,
   };
 }
 
-/** A pending record with the decision taken on it. */
 export function decidedRecord(record: ApprovalRecord, decision: ApprovalDecision, now: number): ApprovalRecord {
   const decided: ApprovalRecord = { ...record, status: decision.status, decided_at: now, decided_by: decision.by };
   if (decision.reason !== undefined) decided.reason = decision.reason;
   return decided;
 }
 
-/**
- * A decided record as it reads now: an approval whose call did not come back
- * before the request expired admits nothing any more, and says so.
- */
+/** An approval whose call did not come back before the request expired admits nothing, and says so. */
 export function asKept(record: ApprovalRecord, ran: boolean, now: number): ApprovalRecord {
   return record.status === 'approved' && !ran && record.expires_at <= now ? { ...record, status: 'expired' } : record;
 }

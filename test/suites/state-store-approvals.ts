@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalRecord } from '../../src/protocol/approval.js';
+import type { ApprovalFilter, ApprovalRecord } from '../../src/protocol/approval.js';
 import type { ManualClock } from '../../src/shared/clock.js';
-import type { Admission, AdmitRequest, ApprovalDecision, ApprovalOpening, StateStore } from '../../src/state/state-store.js';
+import type { Admission, AdmissionStore, AdmitRequest } from '../../src/state/admission.js';
+import type { ApprovalDecision, ApprovalOpening, ApprovalStore } from '../../src/state/approvals.js';
+import type { CircuitStore } from '../../src/state/circuits.js';
 
 /** What a new request shows: its arguments and a preview, kept as given. */
 export const OPEN: ApprovalOpening = {
@@ -33,12 +35,12 @@ export function pendingId(answer: Admission): string {
 }
 
 /**
- * The approval transitions every store implements alike: opened only with
+ * ApprovalStore: the approval transitions every store implements alike: opened only with
  * what the request shows, found by id, decided once (a second decision
  * names the first), kept after the decision within the history's bounds.
  */
-export function describeApprovals(
-  ctx: () => { store: StateStore; clock: ManualClock },
+export function describeApprovalStore(
+  ctx: () => { store: AdmissionStore & ApprovalStore & CircuitStore; clock: ManualClock },
   call: (overrides?: Partial<AdmitRequest>) => AdmitRequest,
   admit1: (request: AdmitRequest) => Promise<Admission>,
 ): void {
@@ -48,8 +50,8 @@ export function describeApprovals(
     const open = async (overrides: Partial<AdmitRequest> = {}) => pendingId(await admit1(ask(overrides)));
     const pending = (tenant: string | null = 'acme', limit = 50) =>
       ctx().store.listApprovals(tenant, { status: 'pending', limit }, ctx().clock.now());
-    const decided = (tenant: string | null = 'acme', limit = 50) =>
-      ctx().store.listApprovals(tenant, { status: 'decided', limit }, ctx().clock.now());
+    const decided = (tenant: string | null = 'acme', limit = 50, status: ApprovalFilter = 'decided') =>
+      ctx().store.listApprovals(tenant, { status, limit }, ctx().clock.now());
     const decide = (id: string, d: ApprovalDecision, tenant: string | null = 'acme') =>
       ctx().store.decideApproval(id, tenant, d, ctx().clock.now());
     const get = (id: string, tenant: string | null = 'acme') => ctx().store.getApproval(id, tenant, ctx().clock.now());
@@ -136,7 +138,8 @@ export function describeApprovals(
       expect(await get(id)).toEqual(first!.record);
       expect(await pending()).toEqual([]);
       expect(await ctx().store.countPendingApprovals(clock.now())).toBe(0);
-      expect(await admit1(ask())).toEqual({ outcome: 'approval_denied', approvalId: id, reason: 'not on prod' });
+      // The denial names who denied, for the call's audit record.
+      expect(await admit1(ask())).toEqual({ outcome: 'approval_denied', approvalId: id, decidedBy: 'ops-key', reason: 'not on prod' });
       expect(await decide('apr_unknown', decision('approved'))).toBeNull();
     });
 
@@ -167,6 +170,34 @@ export function describeApprovals(
       expect((await decided(null, 1)).map((r) => r.id)).toEqual([unused]);
     });
 
+    it('lists decided requests of one status, most recent first, `limit` of the matches however far back they are', async () => {
+      const { clock } = ctx();
+      const wide = { history: { ttlMs: 86_400_000, count: 500 } };
+      const first = await open({ sessionId: 'first' });
+      await decide(first, decision('approved', wide));
+      const other = await open({ tenant: 'globex', sessionId: 'other' });
+      await decide(other, decision('denied', wide), 'globex');
+      // More denials than a page of the decided index holds, all after the one approval.
+      const denials: string[] = [];
+      for (let i = 0; i < 120; i++) {
+        clock.advance(1);
+        denials.push(await open({ sessionId: `d${i}` }));
+        await decide(denials[i]!, decision('denied', wide));
+      }
+      expect((await decided('acme', 1, 'approved')).map((r) => r.id)).toEqual([first]);
+      expect((await decided(null, 5, 'approved')).map((r) => r.id)).toEqual([first]);
+      expect((await decided('acme', 2, 'denied')).map((r) => r.id)).toEqual([denials[119], denials[118]]);
+      expect(await decided('acme', 500, 'denied')).toHaveLength(120);
+      expect(await decided('globex', 50, 'denied')).toEqual([
+        expect.objectContaining({ id: other, status: 'denied', decided_by: 'ops-key' }),
+      ]);
+      expect(await decided('acme', 50, 'expired')).toEqual([]);
+      clock.advance(TTL);
+      expect((await decided('acme', 50, 'expired')).map((r) => [r.id, r.status])).toEqual([[first, 'expired']]);
+      expect(await decided('acme', 50, 'approved')).toEqual([]);
+      expect((await decided('acme', 121)).map((r) => r.id)).toEqual([...denials].reverse().concat(first));
+    });
+
     it('keeps decided requests within the history: the oldest past its count go, and all past its age', async () => {
       const { clock } = ctx();
       const ids: string[] = [];
@@ -180,6 +211,29 @@ export function describeApprovals(
       clock.advance(60_000);
       expect(await decided()).toEqual([]);
       expect(await decided(null)).toEqual([]);
+    });
+
+    it('opens at most maxPending pending requests per tenant: past it approval_limit, until one is decided or expires', async () => {
+      const { clock } = ctx();
+      const bounded = (session: string, tenant = 'acme') =>
+        call({ tenant, sessionId: session, approval: { argsHash: 'h1', ttlMs: TTL, maxPending: 2, open: OPEN } });
+      const first = pendingId(await admit1(bounded('s1')));
+      clock.advance(10);
+      const second = pendingId(await admit1(bounded('s2')));
+      clock.advance(10);
+      expect(await admit1(bounded('s3'))).toEqual({ outcome: 'approval_limit', retryAfterMs: TTL - 20 });
+      // A request already pending is answered as before, and another tenant has its own count.
+      expect(await admit1(bounded('s1'))).toEqual({ outcome: 'approval_pending', approvalId: first });
+      pendingId(await admit1(bounded('s1', 'globex')));
+      expect((await pending()).map((r) => r.id)).toEqual([first, second]);
+
+      await decide(first, decision('denied'));
+      const third = pendingId(await admit1(bounded('s3')));
+      expect((await admit1(bounded('s4'))).outcome).toBe('approval_limit');
+      clock.advance(TTL - 10);
+      // The second expired: its place is free again.
+      expect(pendingId(await admit1(bounded('s4')))).not.toBe(third);
+      expect((await pending()).map((r) => r.id)).toEqual([third, expect.any(String)]);
     });
 
     it('does not consume an approval when a later gate stops the call', async () => {

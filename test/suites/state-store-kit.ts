@@ -1,5 +1,6 @@
 import type { ManualClock } from '../../src/shared/clock.js';
-import type { Admission, AdmitRequest, SettleRequest, StateStore } from '../../src/state/state-store.js';
+import type { Admission, AdmitRequest, SettleRequest } from '../../src/state/admission.js';
+import type { StateStore } from '../../src/state/state-store.js';
 
 /** What the parts of the state-store suite share: the requests they send, and the store of the running test. */
 
@@ -27,7 +28,7 @@ export function outcome(
 }
 
 /** The store of the running test and its clock, as the suite's beforeEach made them. */
-export type StoreUnderTest = () => { store: StateStore; clock: ManualClock };
+export type StoreUnderTest<S = StateStore> = () => { store: S; clock: ManualClock };
 
 /** The suite's shorthands, bound to the store of the running test. */
 export interface SuiteOps {

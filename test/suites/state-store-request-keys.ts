@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
-import type { StateStore } from '../../src/state/state-store.js';
+import type { RequestKeyStore } from '../../src/state/request-keys.js';
 import { TENANT, type StoreUnderTest } from './state-store-kit.js';
 
-/** Idempotency-Key claims of whole requests. */
-export function describeRequestKeys(ctx: StoreUnderTest): void {
-  let store: StateStore;
+/** RequestKeyStore: Idempotency-Key claims of whole requests. */
+export function describeRequestKeyStore(ctx: StoreUnderTest<RequestKeyStore>): void {
+  let store: RequestKeyStore;
   let clock: ManualClock;
   beforeEach(() => {
     ({ store, clock } = ctx());

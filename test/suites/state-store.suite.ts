@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
-import type { Admission, AdmitRequest, SettleRequest, StateStore } from '../../src/state/state-store.js';
-import { describeAdmitAndReplay } from './state-store-admit.js';
-import { describeApprovals } from './state-store-approvals.js';
-import { describeBreaker } from './state-store-breaker.js';
-import { describeGateOrderAndLocks } from './state-store-gates.js';
-import { describeHit } from './state-store-hit.js';
+import type { Admission, AdmitRequest, SettleRequest } from '../../src/state/admission.js';
+import type { StateStore } from '../../src/state/state-store.js';
+import { describeAdmissionStore } from './state-store-admission.js';
+import { describeApprovalStore } from './state-store-approvals.js';
+import { describeCircuitStore } from './state-store-circuits.js';
+import { describeFileLockStore } from './state-store-file-locks.js';
+import { describeHitCounter } from './state-store-hit-counter.js';
 import { call, outcome } from './state-store-kit.js';
-import { describeRateLimit } from './state-store-rate-limit.js';
-import { describeRequestKeys } from './state-store-request-keys.js';
+import { describeRequestKeyStore } from './state-store-request-keys.js';
 
 /** A fresh, isolated store whose `now`-less operations read `clock`. */
 export interface StateStoreHarness {
@@ -17,7 +17,7 @@ export interface StateStoreHarness {
   cleanup(): Promise<void>;
 }
 
-/** The state-store suite; every implementation runs it unchanged. */
+/** The state-store suite: one part per interface StateStore composes; every implementation runs them all, unchanged. */
 export function describeStateStore(name: string, make: () => Promise<StateStoreHarness>): void {
   describe(`StateStore suite: ${name}`, () => {
     let harness: StateStoreHarness;
@@ -42,13 +42,12 @@ export function describeStateStore(name: string, make: () => Promise<StateStoreH
     const ctx = () => ({ store, clock });
     const ops = { admit1, settle, openBreaker };
 
-    describeAdmitAndReplay(ctx, ops);
-    describeApprovals(ctx, call, admit1);
-    describeGateOrderAndLocks(ctx, ops);
-    describeBreaker(ctx, ops);
-    describeRateLimit(ctx, ops);
-    describeRequestKeys(ctx);
-    describeHit(ctx);
+    describeAdmissionStore(ctx, ops);
+    describeApprovalStore(ctx, call, admit1);
+    describeCircuitStore(ctx, ops);
+    describeRequestKeyStore(ctx);
+    describeHitCounter(ctx);
+    describeFileLockStore(ctx);
 
     it('answers ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();

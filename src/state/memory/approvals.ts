@@ -1,8 +1,9 @@
 import type { ApprovalRecord } from '../../protocol/approval.js';
 import { asKept, byCreation, byDecision, decidedRecord, newApprovalId, openedRecord } from '../approval-records.js';
-import type { Admission, AdmitRequest, ApprovalDecision, ApprovalQuery, DecideOutcome } from '../state-store.js';
+import type { Admission, AdmitRequest } from '../admission.js';
+import type { ApprovalDecision, ApprovalQuery, DecideOutcome } from '../approvals.js';
 
-type ApprovalStop = Extract<Admission, { outcome: 'approval_absent' | 'approval_pending' | 'approval_denied' }>;
+type ApprovalStop = Extract<Admission, { outcome: 'approval_absent' | 'approval_pending' | 'approval_denied' | 'approval_limit' }>;
 
 /** A decided request kept for listing and lookup, and whether its approved call ran. */
 interface Kept {
@@ -11,18 +12,10 @@ interface Kept {
   until: number;
 }
 
-/**
- * The approval transitions of the memory store (as lua/includes/approval.lua
- * and lua/decide.lua for Redis): admission opens a pending request for a
- * call's arguments, or answers with the one there, and an approved request
- * is consumed by the one call it admits; an operator decides pending ones,
- * and decided ones are kept apart, within the history's age and count.
- */
+/** Approvals (lua/includes/approval.lua, lua/decide.lua for Redis); an approved request admits one call. */
 export class MemoryApprovals {
   private readonly byKey = new Map<string, ApprovalRecord>();
-  /** Approval id → its key, so an operator can decide by id. */
   private readonly keyOfId = new Map<string, string>();
-  /** Decided requests by id, in the order they were decided. */
   private readonly decided = new Map<string, Kept>();
 
   /** A pending or denied request stops the call (a new one is opened when none is live and `open` says how); an approved one passes. */
@@ -30,6 +23,8 @@ export class MemoryApprovals {
     const found = this.live(key, now);
     if (!found) {
       if (!approval.open) return { outcome: 'approval_absent' };
+      const full = approval.maxPending === undefined ? undefined : this.full(r.tenant, approval.maxPending, now);
+      if (full) return full;
       const record = openedRecord(r, structuredClone(approval.open), newApprovalId(), approval.ttlMs, now);
       this.byKey.set(key, record);
       this.keyOfId.set(record.id, key);
@@ -37,14 +32,12 @@ export class MemoryApprovals {
     }
     if (found.status === 'pending') return { outcome: 'approval_pending', approvalId: found.id };
     if (found.status === 'denied') {
-      return found.reason === undefined
-        ? { outcome: 'approval_denied', approvalId: found.id }
-        : { outcome: 'approval_denied', approvalId: found.id, reason: found.reason };
+      const denied = { outcome: 'approval_denied', approvalId: found.id, decidedBy: found.decided_by ?? '' } as const;
+      return found.reason === undefined ? denied : { ...denied, reason: found.reason };
     }
     return 'approved';
   }
 
-  /** The approved request under `key` and who approved it, for the admitted call's audit record. */
   approved(key: string): { id: string; decidedBy: string } | undefined {
     const record = this.byKey.get(key);
     return record && { id: record.id, decidedBy: record.decided_by ?? '' };
@@ -72,6 +65,7 @@ export class MemoryApprovals {
     const kept = [...this.decided.values()].filter((entry) => mine(entry.record));
     return kept
       .map((entry) => asKept(structuredClone(entry.record), entry.ran, now))
+      .filter((record) => query.status === 'decided' || record.status === query.status)
       .sort(byDecision)
       .slice(0, query.limit);
   }
@@ -91,12 +85,28 @@ export class MemoryApprovals {
     const record = decidedRecord(found.record, decision, now);
     this.byKey.set(this.keyOfId.get(id)!, record);
     this.decided.set(id, { record: structuredClone(record), ran: false, until: now + decision.history.ttlMs });
-    // Oldest decisions first out, past the count.
-    for (const old of this.decided.keys()) {
-      if (this.decided.size <= decision.history.count) break;
+    // The count is per tenant: only that tenant's oldest decisions go.
+    let over = -decision.history.count;
+    for (const kept of this.decided.values()) if (kept.record.tenant === record.tenant) over++;
+    for (const [old, kept] of this.decided) {
+      if (over <= 0) break;
+      if (kept.record.tenant !== record.tenant) continue;
       this.decided.delete(old);
+      over--;
     }
     return { outcome: 'decided', record: structuredClone(record) };
+  }
+
+  /** `approval_limit` when `tenant` has `max` pending requests or more, retryable when the first of them expires. */
+  private full(tenant: string, max: number, now: number): ApprovalStop | undefined {
+    let count = 0;
+    let first = Infinity;
+    for (const record of this.byKey.values()) {
+      if (record.tenant !== tenant || record.status !== 'pending' || record.expires_at <= now) continue;
+      count++;
+      first = Math.min(first, record.expires_at);
+    }
+    return count < max ? undefined : { outcome: 'approval_limit', retryAfterMs: Math.max(1, first - now) };
   }
 
   countPending(now: number): number {
@@ -110,7 +120,6 @@ export class MemoryApprovals {
     for (const [id, kept] of this.decided) if (kept.until <= now) this.decided.delete(id);
   }
 
-  /** A decided request as kept, else a live one by id. */
   private find(id: string, now: number): { record: ApprovalRecord; kept?: Kept } | undefined {
     const kept = this.decided.get(id);
     if (kept && kept.until > now) return { record: kept.record, kept };

@@ -1,24 +1,19 @@
 import { ADMISSION_CONSTANTS } from '../admission-constants.js';
-import { circuitView } from '../circuit-view.js';
-import type { Admission, CircuitState, CircuitStatus, SettleRequest } from '../state-store.js';
+import { circuitView } from '../circuits.js';
+import type { Admission, SettleRequest } from '../admission.js';
+import type { CircuitState, CircuitStatus } from '../circuits.js';
 
 const { HALF_OPEN_RETRY_MS } = ADMISSION_CONSTANTS;
 
 interface Breaker {
   state: CircuitState;
   failures: number;
-  /** When an open breaker lets its probe through. */
   reopensAt: number;
   /** The probe slot of a half-open breaker is taken until then; a lease, so a crashed probe cannot wedge it. */
   probeUntil: number;
 }
 
-/**
- * The breaker transitions of the memory store (as lua/includes/breaker.lua
- * for Redis): admission stops a call or lets it through as the probe, and a
- * settled outcome moves the breaker. A scope with no entry is closed with no
- * failures.
- */
+/** Breakers (lua/includes/breaker.lua for Redis); a scope with no entry is closed. */
 export class MemoryBreakers {
   private readonly breakers = new Map<string, Breaker>();
 

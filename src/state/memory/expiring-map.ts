@@ -1,7 +1,4 @@
-/**
- * A map whose entries lapse at their own `expiresAt`: dropped when read past
- * it, and by the store's periodic sweep if never read again.
- */
+/** Entries lapse at their own `expiresAt`: dropped when read past it, or by the sweep. */
 export class ExpiringMap<V extends { expiresAt: number }> {
   private readonly entries = new Map<string, V>();
 
@@ -16,6 +13,10 @@ export class ExpiringMap<V extends { expiresAt: number }> {
 
   set(key: string, value: V): void {
     this.entries.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   sweep(now: number): void {

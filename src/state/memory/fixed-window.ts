@@ -1,10 +1,6 @@
-import { windowStart, windowVerdict } from '../rate-window.js';
+import { windowStart, windowVerdict } from '../hit-counter.js';
 
-/**
- * The fixed-window counters of the memory store (`StateStore.hit`, as
- * lua/hit.lua for Redis), which slow down failed authentication. A counter
- * is one per subject, replaced when its window has passed.
- */
+/** Fixed-window counters (lua/hit.lua for Redis), one per subject, replaced when the window has passed. */
 export class MemoryFixedWindows {
   private readonly counters = new Map<string, { windowStart: number; count: number; expiresAt: number }>();
 

@@ -1,11 +1,6 @@
-import type { CallRef } from '../state-store.js';
+import type { CallRef } from '../admission.js';
 
-/**
- * Every key of the memory store, built here and nowhere else (as redis/keys.ts
- * does for Redis). Parts are JSON-encoded, so no separator inside a tenant,
- * session or path can make two keys collide; record kinds differ in their
- * first part, so a call key never equals a request key.
- */
+/** Every key of the memory store; parts JSON-encoded and kinds first, so no two keys collide. */
 const key = (...parts: string[]): string => JSON.stringify(parts);
 
 export const callKey = (ref: CallRef): string => key('call', ref.tenant, ref.sessionId, ref.callId);
@@ -14,3 +9,4 @@ export const approvalKey = (tenant: string, sessionId: string, tool: string, arg
   key(tenant, sessionId, tool, argsHash);
 export const lockKey = (tenant: string, sessionId: string, path: string): string => key(tenant, sessionId, path);
 export const bucketKey = (subject: string, tool: string): string => key(subject, tool);
+export const fileLockKey = (tenant: string, path: string): string => key('file-lock', tenant, path);

@@ -1,17 +1,10 @@
-import type { LockMeta } from '../state-store.js';
+import type { LockMeta } from '../admission.js';
 import { ExpiringMap } from './expiring-map.js';
 
-/**
- * A copy: the pipeline may keep what it gets while a later settle replaces the stored one. Field by field rather
- * than structuredClone, which costs 2-3 µs for these two numbers, and every settled Read stores one.
- */
+/** A copy: the pipeline may keep what it gets while a later settle replaces the stored one. */
 const copyOf = (meta: LockMeta): LockMeta => ({ file_mtime_ms: meta.file_mtime_ms, file_size_bytes: meta.file_size_bytes });
 
-/**
- * The lock transitions of the memory store (as lua/includes/lock.lua for
- * Redis): a settled Read, Write or Edit stores what it saw of a file for its
- * session, and admission hands it to the next write of that path.
- */
+/** Read locks (lua/includes/lock.lua for Redis): what a settled call saw of a file, for the session's next write. */
 export class MemoryLocks {
   private readonly locks = new ExpiringMap<{ meta: LockMeta; expiresAt: number }>();
 

@@ -1,50 +1,37 @@
 import type { ApprovalRecord } from '../../protocol/approval.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import type {
-  Admission,
-  AdmitRequest,
-  ApprovalDecision,
-  ApprovalQuery,
-  CallRef,
-  CircuitStatus,
-  DecideOutcome,
-  RequestClaim,
-  SettleRequest,
-  StateStore,
-  StoredResult,
-} from '../state-store.js';
+import type { Admission, AdmitRequest, CallRef, SettleRequest, StoredResult } from '../admission.js';
+import type { ApprovalDecision, ApprovalQuery, DecideOutcome } from '../approvals.js';
+import type { CircuitStatus } from '../circuits.js';
+import type { FileLockAnswer, FileLockRequest } from '../file-locks.js';
+import type { RequestClaim } from '../request-keys.js';
+import type { StateStore } from '../state-store.js';
 import { MemoryApprovals } from './approvals.js';
 import { MemoryBreakers } from './breaker.js';
 import { MemoryFixedWindows } from './fixed-window.js';
-import { approvalKey, bucketKey, callKey, lockKey, requestKey } from './keys.js';
+import { approvalKey, bucketKey, callKey, fileLockKey, lockKey, requestKey } from './keys.js';
+import { MemoryFileLocks } from './file-locks.js';
 import { MemoryLocks } from './locks.js';
 import { OnceRecords, type RecordKind } from './once-records.js';
 import { MemoryTokenBuckets } from './token-bucket.js';
 import { Waiters } from './waiters.js';
 
 interface MemoryStateStoreOptions {
-  /** Used where the interface passes no `now`: request claims, lease checks while waiting, sweeping. */
   clock?: Clock;
-  /** How often expired entries are dropped; they are also dropped whenever they are read. */
   sweepIntervalMs?: number;
-  /** Cap on the bytes of call-id and Idempotency-Key records together (config `state.memory_max_bytes`); none when absent. */
+  /** Cap on the bytes of call-id and Idempotency-Key records together; none when absent. */
   maxBytes?: number;
-  /** Told of each record evicted to keep within `maxBytes`. */
   onEvict?: (kind: RecordKind) => void;
 }
 
-/**
- * State for a single replica. Same semantics as the Redis store, pinned by the
- * shared contract suite. This file only composes the transitions, one file
- * each, in the order AdmitRequest documents; waiters are woken in-process
- * instead of polling.
- */
+/** State for a single replica, composed of one file per transition; waiters are woken in-process. */
 export class MemoryStateStore implements StateStore {
   private readonly clock: Clock;
   private readonly records: OnceRecords;
   private readonly waiters = new Waiters();
   private readonly approvals = new MemoryApprovals();
   private readonly locks = new MemoryLocks();
+  private readonly fileLocks = new MemoryFileLocks();
   private readonly breakers = new MemoryBreakers();
   private readonly buckets = new MemoryTokenBuckets();
   private readonly windows = new MemoryFixedWindows();
@@ -63,7 +50,6 @@ export class MemoryStateStore implements StateStore {
 
   /** Every check first, then, only for an admitted call, every take: a stopped call takes nothing. */
   private admitOne(r: AdmitRequest, now: number): Admission {
-    // Only a side-effecting call has a record to look up (most calls are reads).
     const call = r.replay ? callKey(r) : '';
     if (r.replay) {
       const answer = this.records.answer(call, r.replay.fingerprint, now);
@@ -148,6 +134,14 @@ export class MemoryStateStore implements StateStore {
     return this.waiters.wait(key, timeoutMs);
   }
 
+  async lockFile(request: FileLockRequest, now: number): Promise<FileLockAnswer> {
+    return this.fileLocks.lock(fileLockKey(request.tenant, request.path), request, now);
+  }
+
+  async unlockFile(tenant: string, path: string, holder: string): Promise<void> {
+    this.fileLocks.unlock(fileLockKey(tenant, path), holder, this.clock.now());
+  }
+
   async circuits(scopes: string[], now: number): Promise<CircuitStatus[]> {
     return scopes.map((scope) => this.breakers.view(scope, now));
   }
@@ -186,6 +180,7 @@ export class MemoryStateStore implements StateStore {
   private sweep(now: number): void {
     this.records.sweep(now);
     this.locks.sweep(now);
+    this.fileLocks.sweep(now);
     this.buckets.sweep(now);
     this.windows.sweep(now);
     this.approvals.sweep(now);

@@ -1,14 +1,10 @@
 import { ADMISSION_CONSTANTS } from '../admission-constants.js';
-import type { Admission } from '../state-store.js';
+import type { Admission } from '../admission.js';
 import { ExpiringMap } from './expiring-map.js';
 
 const { TOKEN, BUCKET_IDLE_MS } = ADMISSION_CONSTANTS;
 
-/**
- * The rate-limit transition of the memory store (as
- * lua/includes/token-bucket.lua for Redis): a bucket of `perMinute` tokens
- * per subject and tool, refilled continuously; admission takes one token.
- */
+/** Token buckets (lua/includes/token-bucket.lua for Redis): `perMinute` tokens per subject and tool, refilled continuously. */
 export class MemoryTokenBuckets {
   private readonly buckets = new ExpiringMap<{ level: number; at: number; expiresAt: number }>();
 

@@ -1,14 +1,8 @@
-import type { StoredResult } from '../state-store.js';
+import type { StoredResult } from '../admission.js';
 
 type Waiter = (result: StoredResult | null) => void;
 
-/**
- * Callers waiting for a running once-record, woken in-process when its runner
- * completes or releases it (the Redis store polls instead). In one process a
- * runner cannot crash without taking its waiters along, so a lease that
- * lapses while waiting needs no timer of its own: the runner settles or
- * releases (waking the waiter), or the timeout ends the wait.
- */
+/** Waiters on a running once-record, woken in-process; a runner cannot crash without its waiters, so no lease timer. */
 export class Waiters {
   private readonly waiting = new Map<string, Set<Waiter>>();
 
@@ -32,7 +26,6 @@ export class Waiters {
     for (const waiter of [...(this.waiting.get(key) ?? [])]) waiter(result);
   }
 
-  /** Every wait ends with null: the store is closing. */
   wakeAll(): void {
     for (const key of [...this.waiting.keys()]) this.wake(key, null);
   }

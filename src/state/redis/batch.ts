@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newApprovalId, openedRecord } from '../approval-records.js';
-import type { Admission, AdmitRequest, SettleRequest } from '../state-store.js';
+import type { Admission, AdmitRequest, SettleRequest } from '../admission.js';
 import { breakerTtl, KeyList, toAdmission, type AdmitReply } from './codec.js';
 import type { RedisKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
@@ -18,24 +18,13 @@ export interface BatchContext {
 type Spec = Record<string, unknown>;
 
 /**
- * Admission of one batch. Where a call's breaker shares its tenant's slot (a
- * single node; or breakers per tenant) it is one script, atomic as ever.
- * Where it does not (shared breakers on a Cluster), atomicity across the two
- * slots is replaced by an order that keeps every guarantee:
- * 1. the breakers' slot first: the breaker check, and the probe slot taken
- *    for a call that goes as the probe (so only one caller anywhere gets it);
- * 2. then the tenant's slot, told the breaker verdicts: it runs the gates in
- *    their order and takes a replay lease, an approval or a token only for a
- *    call every gate admits, so a call the breaker stops takes nothing there;
- * 3. then, for a probe whose call the tenant's script refused, the probe slot
- *    is freed again (only if still the one this admit took), instead of being
- *    held for a recovery period; and pending approvals are written into the
- *    global index and id pointers (their own slot), on every pending answer,
- *    so a write lost to a failure is made good the next time the call asks.
- * The cost is a second round trip for such a batch (docs/replicas.md).
+ * One script where breakers share the tenant's slot. Otherwise (shared
+ * breakers on a Cluster), in order: the breakers' slot (check, probe taken);
+ * the tenant's slot, told the verdicts, takes nothing for a stopped call;
+ * then a refused call's probe is freed and pending approvals are indexed
+ * globally, on every pending answer (docs/replicas.md).
  */
 export async function admitBatch(requests: AdmitRequest[], now: number, ctx: BatchContext): Promise<Admission[]> {
-  // On one node every breaker shares its tenant's script: no token, no breakers' script, nothing to free or index after.
   const token = ctx.sharded ? randomUUID() : '';
   const breakers = ctx.sharded ? await breakersApart(requests, now, token, ctx) : new Map<number, BreakerApart>();
   const tenants = new SlotScripts<Spec>(ctx.sharded);
@@ -43,7 +32,6 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
   const decided: AdmitReply[] = [];
   requests.forEach((r, i) => {
     const apart = breakers.get(i);
-    // Nothing of the tenant's to check or take: the breaker's verdict is the answer, and no tenant script is sent.
     if (apart && !r.replay && !r.approval && r.lockPath === undefined && !r.rateLimit) {
       decided[i] = apart.reply;
       return;
@@ -70,7 +58,6 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
     const apart = breakers.get(i)?.reply;
     const admission = toAdmission(reply.o === 'admitted' && apart?.o === 'admitted' ? { ...reply, probe: apart.probe } : reply);
     const r = requests[i]!;
-    // The request this admission opened, as the script stored it (same fields, same times).
     if (admission.outcome === 'approval_pending' && reply.o === 'approval_pending' && reply.new && r.approval?.open) {
       admission.opened = openedRecord(r, r.approval.open, reply.id, r.approval.ttlMs, now);
     }
@@ -109,10 +96,7 @@ export async function settleBatch(requests: SettleRequest[], now: number, ctx: B
   await Promise.all(scripts.scripts.map((s) => ctx.run('settle', s.keys.keys, [now, JSON.stringify(s.specs)])));
 }
 
-/**
- * A breaker in the tenant's slot is decided by the tenant's script; one apart was decided before, and only a verdict that stops the call is
- * passed on.
- */
+/** A breaker decided apart passes on only a verdict that stops the call. */
 function breakerSpec(r: AdmitRequest, apart: BreakerApart | undefined, keys: KeyList, ctx: BatchContext): Spec | undefined {
   if (apart === undefined)
     return { k: keys.add(ctx.keys.breaker(r.breaker.scope)), recovery: r.breaker.recoveryMs, ttl: breakerTtl(r.breaker) };
@@ -132,6 +116,7 @@ function approvalSpec(
     tidx: keys.add(ctx.keys.approvalIndex(r.tenant)),
     hist: keys.add(ctx.keys.approvalHistory(r.tenant)),
     ttl: approval.ttlMs,
+    ...(approval.maxPending !== undefined && { max: approval.maxPending }),
     tenant: r.tenant,
     session: r.sessionId,
   };
@@ -151,7 +136,6 @@ function approvalSpec(
   return spec;
 }
 
-/** Whether two keys go to one script: always on a single node, where no hash tag need be computed. */
 function together(ctx: BatchContext, key: string, other: string): boolean {
   return !ctx.sharded || groupOf(key, true) === groupOf(other, true);
 }
@@ -161,7 +145,7 @@ interface BreakerApart {
   key: string;
 }
 
-/** Step 1: each call whose breaker is not in its tenant's slot, decided in the breaker's slot, probe slot taken under `token`. */
+/** Step 1: breakers outside their tenant's slot, probe slot taken under `token`. */
 async function breakersApart(requests: AdmitRequest[], now: number, token: string, ctx: BatchContext): Promise<Map<number, BreakerApart>> {
   const scripts = new SlotScripts<Spec>(ctx.sharded);
   const keyOf = new Map<number, string>();
@@ -191,7 +175,7 @@ async function freeProbes(replies: AdmitReply[], breakers: Map<number, BreakerAp
   await Promise.all(scripts.scripts.map((s) => ctx.run('unprobe', s.keys.keys, [JSON.stringify(s.specs)])));
 }
 
-/** Step 3: the global index and id pointers of every pending approval whose slot is not its tenant's. */
+/** Step 3: the global index and id pointers of pending approvals. */
 async function indexApprovals(
   requests: AdmitRequest[],
   replies: AdmitReply[],
@@ -199,7 +183,6 @@ async function indexApprovals(
   now: number,
   ctx: BatchContext,
 ): Promise<void> {
-  // Every spec here names the global index's slot: one script, no split by slot.
   const global = ctx.keys.approvalIndex(null);
   const keys = new KeyList();
   keys.add(global);

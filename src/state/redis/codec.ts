@@ -1,12 +1,7 @@
 import type { ApprovalPreview, ApprovalRecord, ApprovalStatus } from '../../protocol/approval.js';
-import type { Admission, StoredResult } from '../state-store.js';
+import type { Admission, StoredResult } from '../admission.js';
 
-// What the store's scripts are handed and answer, to and from the interface's types.
-
-/**
- * A breaker key outlives twice its recovery time, so an open breaker never
- * silently turns closed; failures nobody has added to for a day are forgotten.
- */
+/** Twice the recovery time, so an open breaker never silently closes; idle failures are forgotten after a day. */
 const BREAKER_MIN_TTL_MS = 86_400_000;
 
 export type AdmitReply =
@@ -15,8 +10,8 @@ export type AdmitReply =
   | { o: 'in_flight' | 'mismatch' }
   | { o: 'approval_absent' }
   | { o: 'approval_pending'; id: string; exp: number; new?: boolean }
-  | { o: 'approval_denied'; id: string; reason?: string }
-  | { o: 'circuit_open' | 'rate_limited'; retry: number };
+  | { o: 'approval_denied'; id: string; reason?: string; by?: string }
+  | { o: 'circuit_open' | 'rate_limited' | 'approval_limit'; retry: number };
 
 /** Scripts name their keys by 1-based KEYS index; a key several calls share is passed once. */
 export class KeyList {
@@ -51,12 +46,13 @@ export function toAdmission(reply: AdmitReply): Admission {
       return { outcome: 'replayed', result: JSON.parse(reply.r) as StoredResult };
     case 'approval_pending':
       return { outcome: 'approval_pending', approvalId: reply.id };
-    case 'approval_denied':
-      return reply.reason === undefined
-        ? { outcome: 'approval_denied', approvalId: reply.id }
-        : { outcome: 'approval_denied', approvalId: reply.id, reason: reply.reason };
+    case 'approval_denied': {
+      const denied = { outcome: 'approval_denied', approvalId: reply.id, decidedBy: reply.by ?? '' } as const;
+      return reply.reason === undefined ? denied : { ...denied, reason: reply.reason };
+    }
     case 'circuit_open':
     case 'rate_limited':
+    case 'approval_limit':
       return { outcome: reply.o, retryAfterMs: reply.retry };
     default:
       return { outcome: reply.o };
@@ -89,7 +85,6 @@ export function fromKept(json: string, now: number): ApprovalRecord | null {
   return Number(hash.kept_until) > now ? toApprovalRecord(hash) : null;
 }
 
-/** An HGETALL-style flat reply (`field, value, …`) as a hash. */
 export function hashOf(flat: readonly string[]): Record<string, string> {
   const hash: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;

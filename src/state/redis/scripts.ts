@@ -1,9 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { ADMISSION_CONSTANTS } from '../admission-constants.js';
 
-export const SCRIPTS = ['admit', 'settle', 'unprobe', 'index', 'claim', 'complete', 'release', 'decide', 'decided', 'hit'] as const;
+export const SCRIPTS = [
+  'admit',
+  'settle',
+  'unprobe',
+  'index',
+  'claim',
+  'complete',
+  'release',
+  'decide',
+  'decided',
+  'hit',
+  'file-lock',
+  'file-unlock',
+] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
-/** The client command a script is defined as on the connection. */
 export type ScriptCommandName = `toolgate_${ScriptName}`;
 export const scriptCommand = (name: ScriptName): ScriptCommandName => `toolgate_${name}`;
 
@@ -12,15 +24,7 @@ const INCLUDE = /^---[ \t]*@include[ \t]+"([^"]+)"[ \t]*$/;
 /** `--- @constants`: the admission constants, as Lua locals. */
 const CONSTANTS = /^---[ \t]*@constants[ \t]*$/;
 
-/**
- * One script as Redis runs it: every `@include` line replaced by the text of
- * the file it names (expanded in turn), and the `@constants` line by one
- * `local NAME = value` per constant, so the Lua numbers are the TypeScript
- * ones. Each include and the constants are written once per script, where
- * first named; a later mention expands to nothing, so two transitions can
- * both name a helper they share. The result is one script, loaded with one
- * EVALSHA as before.
- */
+/** `@include` and `@constants` lines expanded, each once per script where first named. */
 export function expandScript(file: URL, constants: Readonly<Record<string, number>> = ADMISSION_CONSTANTS): string {
   const written = new Set<string>([file.href]);
   const expand = (url: URL): string =>

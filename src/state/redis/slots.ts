@@ -8,13 +8,7 @@ interface SlotScript<Spec> {
   at: number[];
 }
 
-/**
- * A batch's work split into one script per slot group, in the order groups
- * are first named. Sharded (a Cluster), a group is one hash tag, so every
- * script's keys share a slot, as Redis Cluster requires. On a single node
- * every key is in one group: one script per phase, atomic over tenants and
- * breakers alike, exactly as before keys had slots of their own.
- */
+/** A batch's work as one script per slot group; on a single node one group, so one atomic script per phase. */
 export class SlotScripts<Spec> {
   private readonly groups = new Map<string, SlotScript<Spec>>();
 
@@ -36,7 +30,6 @@ export class SlotScripts<Spec> {
   }
 }
 
-/** Which script a key goes to: its hash tag when sharded, one group for all on a single node. */
 export function groupOf(key: string, sharded: boolean): string {
   return sharded ? hashTag(key) : '';
 }

@@ -21,10 +21,7 @@ export type RedisTopology =
 
 export type RedisClient = Redis | Cluster;
 
-/**
- * The topology the `state` section names; undefined without Redis (in-memory state). The schema and checks.ts have made sure at most one is
- * named.
- */
+/** The topology the `state` section names; undefined without Redis. */
 export function redisTopology(state: Config['state']): RedisTopology | undefined {
   const access = {
     tls: state.tls,
@@ -46,22 +43,16 @@ export function redisTopology(state: Config['state']): RedisTopology | undefined
   return undefined;
 }
 
-/** How long a client waits before its next attempt to reconnect: backing off to at most a second, forever. */
 export function reconnectDelay(attempt: number): number {
   return Math.min(50 * 2 ** attempt, 1000);
 }
 
-/** Options of every connection to a data node; retryStrategy and the offline queue stay the caller's (a Cluster sets its own per node). */
 type NodeOptions = Omit<RedisOptions, 'sentinels' | 'name' | 'host' | 'port' | 'path'>;
 
 /**
- * A client of `topology` with `options` on each data node. With
- * `autoResendUnfulfilledCommands: false` a Cluster does not resend either:
- * not after a connection closed under a command (it may have run) nor after
- * CLUSTERDOWN, so a caller told that a command failed can count on it never
- * running later. It still follows MOVED and ASK, which Redis answers without
- * running anything: a call for a slot whose master died goes to another
- * node, which redirects it to the new master once the cluster has one.
+ * With `autoResendUnfulfilledCommands: false` a Cluster resends nothing
+ * (a failed command never runs later); it still follows MOVED and ASK,
+ * which run nothing.
  */
 export function openRedis(topology: RedisTopology, options: NodeOptions & { retryStrategy: (attempt: number) => number }): RedisClient {
   if (topology.kind === 'single') return new Redis(topology.url, options);
@@ -80,8 +71,7 @@ export function openRedis(topology: RedisTopology, options: NodeOptions & { retr
       ...(topology.sentinelPassword && { sentinelPassword: topology.sentinelPassword }),
       ...(topology.tls && { enableTLSForSentinelMode: true, sentinelTLS: {} }),
       sentinelRetryStrategy: options.retryStrategy,
-      // A demoted primary refuses writes with READONLY (nothing of the command ran): reconnect, which asks
-      // the sentinels for the new primary, and fail this command rather than resend it (1, not 2).
+      // READONLY (a demoted primary; nothing ran): reconnect to the new primary, fail this command (1, not 2).
       reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 1 : false),
     });
   }

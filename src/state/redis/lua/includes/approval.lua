@@ -2,10 +2,12 @@
      status, created_at, expires_at, and once decided decided_at, decided_by, reason?), with its tenant's index of
      pending requests and, when they share the script's slot (a single node), its id pointer and the global index;
      else the store writes those two after (store.ts)
-     approval_check({k, tidx, hist, ptr?, gidx?, ttl, tenant, session, open?}, now_ms): the verdict that stops the
-       call ('approval_pending' with the request's expiry as `exp`, and `new` when this call opened it;
-       'approval_denied'; 'approval_absent' when none is live and there is no `open` {id, tool, args, preview}
-       to open one with), or nil when it is approved, its id then kept in `a.found` and its decider's key id in `a.by`
+     approval_check({k, tidx, hist, ptr?, gidx?, ttl, max?, tenant, session, open?}, now_ms): the verdict that stops
+       the call ('approval_pending' with the request's expiry as `exp`, and `new` when this call opened it;
+       'approval_denied' with its decider's key id as `by`; 'approval_absent' when none is live and there is no
+       `open` {id, tool, args, preview} to open one with; 'approval_limit' with `retry` ms until the first pending
+       one expires when the tenant's index holds `max` pending requests already), or nil when it is approved, its
+       id then kept in `a.found` and its decider's key id in `a.by`
      approval_consume(a, now_ms): an approval admits its call once; its kept decision (hist) notes that it ran ]]
 --- @include "live"
 --- @include "approval-index"
@@ -14,6 +16,14 @@ local function approval_check(a, now)
   local rec = redis.call('HMGET', KEYS[a.k], 'id', 'status', 'expires_at', 'reason', 'decided_by')
   if not live(rec[3], now) then
     if not a.open then return { o = 'approval_absent' } end
+    if a.max then
+      -- The index holds the tenant's pending requests only: decided ones leave it (decide.lua), expired ones go here.
+      redis.call('ZREMRANGEBYSCORE', KEYS[a.tidx], '-inf', now)
+      if redis.call('ZCARD', KEYS[a.tidx]) >= a.max then
+        local first = redis.call('ZRANGE', KEYS[a.tidx], 0, 0, 'WITHSCORES')
+        return { o = 'approval_limit', retry = math.max(1, tonumber(first[2]) - now) }
+      end
+    end
     local o = a.open
     local expires = now + a.ttl
     redis.call('DEL', KEYS[a.k])
@@ -27,7 +37,7 @@ local function approval_check(a, now)
     end
     return { o = 'approval_pending', id = o.id, exp = expires, new = true }
   end
-  if rec[2] == 'denied' then return { o = 'approval_denied', id = rec[1], reason = rec[4] or nil } end
+  if rec[2] == 'denied' then return { o = 'approval_denied', id = rec[1], reason = rec[4] or nil, by = rec[5] or '' } end
   if rec[2] == 'pending' then return { o = 'approval_pending', id = rec[1], exp = tonumber(rec[3]) } end
   a.found = rec[1]
   a.by = rec[5] or ''

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../../src/shared/clock.js';
-import { createRedisStateStore } from '../../../src/state/redis/index.js';
-import { StateUnavailableError, type StateStore } from '../../../src/state/state-store.js';
-import { OPEN } from '../../suites/state-store-approvals.js';
-import { freePort } from '../../helpers/redis-global-setup.js';
-import { accepts, redisServerBinary, waitFor } from '../../helpers/redis.js';
-import { BREAKER, call, newPrefix } from './redis-store-requests.js';
+import { ManualClock } from '../../../../src/shared/clock.js';
+import { createRedisStateStore } from '../../../../src/state/redis/index.js';
+import { StateUnavailableError, type StateStore } from '../../../../src/state/state-store.js';
+import { OPEN } from '../../../suites/state-store-approvals.js';
+import { freePort } from '../../../helpers/redis-global-setup.js';
+import { accepts, redisServerBinary, waitFor } from '../../../helpers/redis.js';
+import { BREAKER, call, newPrefix } from './store-requests.js';
 
 /** A redis-server of the test's own, to count its commands or to stop and start it. */
 class OwnRedis {

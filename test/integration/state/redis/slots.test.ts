@@ -1,15 +1,15 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/shared/clock.js';
-import { scopeOf } from '../../../src/state/breaker-scope.js';
-import { createRedisStateStore, type RedisStateStore } from '../../../src/state/redis/index.js';
-import type { AdmitRequest, SettleRequest } from '../../../src/state/state-store.js';
-import { describeStateStore } from '../../suites/state-store.suite.js';
-import { OPEN } from '../../suites/state-store-approvals.js';
+import { ManualClock } from '../../../../src/shared/clock.js';
+import { scopeOf } from '../../../../src/state/breaker-scope.js';
+import { createRedisStateStore, type RedisStateStore } from '../../../../src/state/redis/index.js';
+import type { AdmitRequest, SettleRequest } from '../../../../src/state/state-store.js';
+import { describeStateStore } from '../../../suites/state-store.suite.js';
+import { OPEN } from '../../../suites/state-store-approvals.js';
 
 const DECISION = { status: 'approved' as const, by: 'ops', history: { ttlMs: 60_000, count: 10 } };
-import { clusterSlot, crc16 } from '../../helpers/cluster-slot.js';
-import { OwnRedis, redisServerBinary, waitFor } from '../../helpers/redis.js';
+import { clusterSlot, crc16 } from '../../../helpers/cluster-slot.js';
+import { OwnRedis, redisServerBinary, waitFor } from '../../../helpers/redis.js';
 
 /** Fixed, so the slots are known: each test starts from an empty server instead of a prefix of its own. */
 const PREFIX = 'toolgate';

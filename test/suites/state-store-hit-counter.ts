@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
-import type { StateStore } from '../../src/state/state-store.js';
+import type { HitCounter } from '../../src/state/hit-counter.js';
 import { type StoreUnderTest } from './state-store-kit.js';
 
-/** The fixed-window hit counter. */
-export function describeHit(ctx: StoreUnderTest): void {
-  let store: StateStore;
+/** HitCounter: the fixed-window hit counter. */
+export function describeHitCounter(ctx: StoreUnderTest<HitCounter>): void {
+  let store: HitCounter;
   let clock: ManualClock;
   beforeEach(() => {
     ({ store, clock } = ctx());

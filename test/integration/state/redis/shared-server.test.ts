@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { ManualClock } from '../../../src/shared/clock.js';
-import { createRedisStateStore } from '../../../src/state/redis/index.js';
-import type { StateStore } from '../../../src/state/state-store.js';
-import { OPEN } from '../../suites/state-store-approvals.js';
-import { BREAKER, call, newPrefix } from './redis-store-requests.js';
+import { ManualClock } from '../../../../src/shared/clock.js';
+import { createRedisStateStore } from '../../../../src/state/redis/index.js';
+import type { StateStore } from '../../../../src/state/state-store.js';
+import { OPEN } from '../../../suites/state-store-approvals.js';
+import { BREAKER, call, newPrefix } from './store-requests.js';
 
 const url = inject('redisUrl');
 

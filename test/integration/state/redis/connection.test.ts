@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
-import { RedisConnection } from '../../../src/state/redis/connection.js';
-import { countSocketWrites } from '../../helpers/redis.js';
+import { RedisConnection } from '../../../../src/state/redis/connection.js';
+import { countSocketWrites } from '../../../helpers/redis.js';
 
 const url = inject('redisUrl');
 

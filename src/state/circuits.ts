@@ -1,4 +1,18 @@
-import type { CircuitState, CircuitStatus } from './state-store.js';
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+export interface CircuitStatus {
+  scope: string;
+  state: CircuitState;
+  failures: number;
+  /** When an open breaker lets its probe through (epoch ms); null unless open. */
+  reopens_at: number | null;
+}
+
+/** Breakers as operators and the catalog see them; admission opens and closes them. */
+export interface CircuitStore {
+  circuits(scopes: string[], now: number): Promise<CircuitStatus[]>;
+  resetCircuit(scope: string): Promise<void>;
+}
 
 /**
  * A stored breaker as callers see it, the same from both stores: an open

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AdmitRequest } from '../../../src/state/state-store.js';
+import type { AdmitRequest } from '../../../../src/state/state-store.js';
 
 /** A fresh key prefix per store, and an admit request of a breaker-guarded Edit, shared by the Redis store tests. */
 

@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
-import type { Admission, StateStore } from '../../src/state/state-store.js';
+import type { Admission, AdmissionStore } from '../../src/state/admission.js';
+import type { CircuitStore } from '../../src/state/circuits.js';
 import { BREAKER, call, outcome, type StoreUnderTest, type SuiteOps } from './state-store-kit.js';
 
-/** The circuit breaker: open, half open with one probe, closed. */
-export function describeBreaker(ctx: StoreUnderTest, { admit1, settle, openBreaker }: SuiteOps): void {
-  let store: StateStore;
+/** CircuitStore: the circuit breaker, open, half open with one probe, closed, as admission drives it and circuits() reports it. */
+export function describeCircuitStore(ctx: StoreUnderTest<AdmissionStore & CircuitStore>, { admit1, settle, openBreaker }: SuiteOps): void {
+  let store: AdmissionStore & CircuitStore;
   let clock: ManualClock;
   beforeEach(() => {
     ({ store, clock } = ctx());
