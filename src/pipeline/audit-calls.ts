@@ -3,7 +3,9 @@ import { redactForLog } from '../observability/logger.js';
 import { canonicalJson, sha256Hex } from '../protocol/canonical.js';
 import { GatewayError } from '../protocol/errors.js';
 import { payloadOf, visiblePayload, type CallResult, type VisiblePayload } from '../protocol/result.js';
-import { payloadJson } from './budget.js';
+import { payloadJson } from '../protocol/result.js';
+import { errorResult } from './call-result.js';
+import { hasSideEffects } from './side-effects.js';
 import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
 /** What a request answers, one entry per call; the audit may turn a call's answer into AUDIT_UNAVAILABLE. */
@@ -13,7 +15,7 @@ interface Answers {
   serialized: string[];
 }
 
-/** The approval a call's answer names (APPROVAL_REQUIRED, or PERMISSION_DENIED by an operator). */
+/** The approval a call's answer names (APPROVAL_REQUIRED). */
 function approvalIdOf(result: CallResult): string | undefined {
   const id = (result.error?.details as { approval_id?: unknown } | undefined)?.approval_id;
   return typeof id === 'string' ? id : undefined;
@@ -22,24 +24,25 @@ function approvalIdOf(result: CallResult): string | undefined {
 function decisionOf(call: PlannedCall, result: CallResult): { decision: AuditDecision | null; approval_id?: string; decided_by?: string } {
   if (call.decision === undefined) return { decision: null };
   if (call.decision !== 'ask') return { decision: call.decision };
-  if (call.approval) return { decision: 'approved', approval_id: call.approval.id, decided_by: call.approval.decidedBy };
+  if (call.approval) return { decision: call.approval.decision, approval_id: call.approval.id, decided_by: call.approval.decidedBy };
+  // Not decided yet: the answer names the pending request, when one was opened.
   const id = approvalIdOf(result);
-  if (id === undefined) return { decision: 'ask' };
-  return { decision: result.error?.code === 'PERMISSION_DENIED' ? 'denied' : 'ask', approval_id: id };
+  return id === undefined ? { decision: 'ask' } : { decision: 'ask', approval_id: id };
 }
 
-function entryOf(call: PlannedCall, result: CallResult, resultSha256: string, ctx: ExecContext, requestId: string): CallEntry {
+function entryOf(call: PlannedCall, result: CallResult, resultSha256: string, ctx: ExecContext, deps: PipelineDeps): CallEntry {
   const args = call.args;
   const entry: CallEntry = {
     kind: 'call',
     tenant: ctx.caller.tenant,
     key_id: ctx.caller.keyId,
     session_id: ctx.sessionId,
-    request_id: requestId,
+    request_id: ctx.requestId ?? '',
     call_id: call.id,
     tool: call.name.slice(0, 100),
     arguments_sha256: args === undefined ? null : sha256Hex(canonicalJson(args)),
-    arguments: args === undefined ? null : redactForLog(args),
+    // By value (a Write's content holding a key), then by key name: the trail can never be scrubbed.
+    arguments: args === undefined ? null : redactForLog(deps.guardrails.records.redactValue(args, {})),
     ...decisionOf(call, result),
     status: result.status,
     replayed: result.replayed,
@@ -60,24 +63,12 @@ function unavailable(call: PlannedCall, result: CallResult): CallResult {
     retryAfterMs: 1_000,
     suggestion: 'Retry the same call shortly.',
   });
-  return {
-    tool_call_id: call.id,
-    name: call.name,
-    status: 'error',
-    text: '',
-    error: error.toCallError(),
-    truncated: null,
-    stats: result.stats,
-    replayed: false,
-  };
+  return { ...errorResult(call, error), stats: result.stats };
 }
 
 /**
- * One record per call to the audit trail. A side-effecting tool's records are
- * stored before the request is answered (appended together with every other
- * record waiting then); one that cannot be is answered AUDIT_UNAVAILABLE
- * instead of its result. Read-only calls' records are written within
- * `audit.flush_ms`, and are counted when the trail is failing.
+ * One record per call. A side-effecting call's record is stored before the request is answered, or the call answers
+ * AUDIT_UNAVAILABLE; other records are written within `audit.flush_ms`, and counted while the trail fails.
  */
 export async function auditCalls(
   calls: readonly PlannedCall[],
@@ -88,12 +79,11 @@ export async function auditCalls(
 ): Promise<Answers> {
   const trail = deps.audit;
   if (!trail) return answers;
-  const requestId = ctx.requestId ?? '';
   const waits: Array<Promise<number | undefined>> = [];
   calls.forEach((call, i) => {
-    const durable = call.entry !== undefined && !call.entry.concurrencySafe;
+    const durable = call.entry !== undefined && hasSideEffects(call.entry);
     if (!durable && !trail.writable) deps.metrics.auditUnrecorded.inc({ kind: 'read_only' });
-    const stored = trail.record(entryOf(call, answers.results[i]!, hashes[i]!, ctx, requestId), durable);
+    const stored = trail.record(entryOf(call, answers.results[i]!, hashes[i]!, ctx, deps), durable);
     if (stored)
       waits.push(
         stored.then(

@@ -1,33 +1,13 @@
 /**
- * The output budgets: per call (default 50 KB) and per batch (default
- * 200 KB). A budget counts the UTF-8 bytes of
- * `JSON.stringify(visiblePayload(payload))`, the string that becomes a tool
- * message's content (the truncation record without the store's `uri`).
- *
- * Rules, for both budgets:
- * - A cut keeps `status`, `error` and as many whole lines of `text` as fit
- *   with a last note line saying how to get the rest (see cut-text.ts);
- *   `status` becomes `partial` unless it is `error`. `data` stays while the payload
- *   with an empty text still fits, and is dropped otherwise.
- * - A payload is spilled at most once, before its first cut. The spill holds
- *   the call's whole `text` (/outputs serves the full text), so a
- *   later, deeper cut (the batch budget) reuses the record. `data` is small
- *   metadata or the text parsed (an HTTP tool's JSON body), so a `data` too
- *   big to keep loses nothing the spilled text does not hold.
- * - A payload that already carries a `truncated` record (a tool that spilled
- *   its own output, or an earlier cut) is cut further against that record and
- *   never spilled again; one whose text has no note yet gets it, within budget.
- * - A spill the store could not take still yields a record (`uri` and `url`
- *   null, `spill_error` set): the cut is the same, never the whole output.
- * - When even status, error and the record alone exceed the target, the
- *   payload is cut to that minimum and stays over the budget: nothing smaller
- *   can still point at the whole output.
- *
- * Both functions take any object with the payload's fields (a `CallResult`
- * type-checks as a `Payload`) and measure and return only those fields, so
- * nothing else of a result can be counted or leak into a tool message.
+ * The output budgets, per call and per batch, count the UTF-8 bytes of payloadJson (docs/api.md, output budgets and spill).
+ * - A cut keeps `status` (`partial` unless `error`), `error` and the whole lines of `text` that fit, with a last note line
+ *   (cut-text.ts); `data` stays while the payload with an empty text still fits.
+ * - A payload is spilled at most once, before its first cut, whole text included; a later cut reuses the record. One that
+ *   already has a record is cut against it and gets its note within budget; a failed spill still yields a record.
+ * - A payload whose minimum (status, error, record) is over the target is cut to that minimum and stays over.
+ * Only the payload's fields are measured and returned, so nothing else of a result leaks into a tool message.
  */
-import { payloadOf, visiblePayload, type Payload, type TruncationRecord } from '../protocol/result.js';
+import { payloadJson, payloadOf, type Payload, type TruncationRecord } from '../protocol/result.js';
 import { isSpillFailure, type SpillOutcome } from '../spill/spill-store.js';
 import type { SpillBytes } from '../tools/content.js';
 import { contentBytes, fitContent } from './content-budget.js';
@@ -39,11 +19,7 @@ export type Spill = (content: string) => Promise<SpillOutcome>;
 /** What `spill_error` tells the model: nothing of the store's own error, which goes to the log. */
 export const SPILL_ERROR = 'The spill store is unavailable: the output was cut to the budget and the rest was not kept.';
 
-/**
- * The `truncated` record of a spill, e.g. one a tool made itself
- * (`ToolOutput.spilled`); for a failed one, no uri nor url and a `spill_error`,
- * so the payload is cut to the budget all the same.
- */
+/** The `truncated` record of a spill; a failed one has no uri nor url and a `spill_error`, and the payload is cut all the same. */
 export function truncationRecord(outcome: SpillOutcome): TruncationRecord {
   if (isSpillFailure(outcome))
     return { original_bytes: outcome.bytes, uri: null, url: null, sha256: outcome.sha256, spill_error: SPILL_ERROR };
@@ -54,16 +30,7 @@ export function payloadBytes(payload: Payload): number {
   return Buffer.byteLength(payloadJson(payload), 'utf8');
 }
 
-/** The string a payload's budget counts, i.e. the tool message's content. */
-export function payloadJson(payload: Payload): string {
-  return JSON.stringify(visiblePayload(payload));
-}
-
-/**
- * Cuts one payload over `budgetBytes`, spilling its whole output unless it
- * already has a record. `json` is the payload as measured when it was kept
- * whole, so the batch budget and the tool message need not serialize it again.
- */
+/** Cuts one payload over `budgetBytes`, spilling its whole output unless it has a record; `json`: the payload as kept whole. */
 export async function applyCallBudget(
   payload: Payload,
   budgetBytes: number,
@@ -85,14 +52,7 @@ export async function applyCallBudget(
   return { ...cutToFit(payload, record, budgetBytes, hint), spilledBytes };
 }
 
-/**
- * Fits a batch's payloads into `budgetBytes` together, largest first: finds
- * the highest cap C such that the sizes, each payload at most C (or its
- * minimum), fit, and cuts every payload over C down to C. Payloads at or
- * under C stay whole. `cut` counts the payloads this call cut; `hints[i]` is
- * the resume hint of payload i's tool; `known[i]`, when given, is payload i's
- * size as `payloadBytes` counts it.
- */
+/** Fits a batch's payloads into `budgetBytes` together: every payload over the highest cap that fits is cut to it. */
 export async function applyBatchBudget(
   payloads: Payload[],
   budgetBytes: number,
@@ -104,10 +64,7 @@ export async function applyBatchBudget(
   const sizes = known ? [...known] : payloads.map(payloadBytes);
   if (withinBudget(sizes, budgetBytes)) return { payloads, spilledBytes: 0, cut: 0 };
   const records = payloads.map((p) => p.truncated);
-  // A payload's minimum size depends on its record; until it is spilled, the
-  // size with `"truncated":null` is a lower bound. Spilling can only raise
-  // minimums and so lower the cap, which may bring more payloads over it: the
-  // loop ends because each round spills at least one payload that had no record.
+  // Until a payload is spilled its minimum is a lower bound; spilling raises minimums, and each round spills one more payload.
   const floors = payloads.map((p, i) => payloadBytes(shell(p, records[i] ?? null, false)));
   let spilledBytes = 0;
   for (;;) {
@@ -139,13 +96,7 @@ interface BatchCutting {
   hints: readonly (ResumeHint | undefined)[];
 }
 
-/**
- * The batch budget over a request's payloads (`json`: each as serialized). A
- * batch within it is left as it is: undefined, nothing made or copied. Over
- * it, the inline blocks are fitted first (content-budget.ts), then the texts
- * are cut together (applyBatchBudget). Returns the payloads and their
- * serialized forms when anything changed.
- */
+/** The batch budget over a request's payloads: undefined when within it; else the blocks fitted first, then the texts cut. */
 export async function fitBatch(
   payloads: Payload[],
   json: readonly string[],

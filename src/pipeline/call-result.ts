@@ -5,12 +5,6 @@ import type { ToolOutput } from '../tools/tool.js';
 import { truncationRecord } from './budget.js';
 import type { PlannedCall } from './types.js';
 
-/*
- * A call's result, one shape for each way a call ends: stopped by a gate or
- * failed (error), answered from a stored run (replayed), or answered by its
- * tool (output).
- */
-
 export function errorResult(call: PlannedCall, error: GatewayError, timeMs = 0): CallResult {
   return {
     tool_call_id: call.id,

@@ -2,10 +2,8 @@ import type { SpanAttributes, TraceSpan } from '../observability/spans.js';
 import type { CallResult, VisiblePayload } from '../protocol/result.js';
 import type { ExecContext, PlannedCall } from './types.js';
 
-/** Tool names come from the model: bounded like in the log line. */
 const NAME_MAX = 100;
 
-/** The OpenTelemetry GenAI convention's name for a tool call's span. */
 export function callSpanName(call: PlannedCall): string {
   return `execute_tool ${call.name.slice(0, NAME_MAX)}`;
 }
@@ -20,10 +18,7 @@ function permissionOf(call: PlannedCall, code: string | undefined): SpanAttribut
   return code === 'PERMISSION_DENIED' ? { 'toolgate.permission': 'deny' } : {};
 }
 
-/**
- * The breaker as the call met it: open (refused), half_open (this call was the probe), closed (ran); absent when the call stopped before
- * it.
- */
+/** The breaker as the call met it: open (refused), half_open (the probe), closed (ran); absent when the call stopped before it. */
 function breakerOf(code: string | undefined, ran: boolean, probe: boolean): string | undefined {
   if (code === 'CIRCUIT_OPEN') return 'open';
   if (!ran) return undefined;
@@ -38,12 +33,7 @@ interface CallOutcome {
   probe: boolean;
 }
 
-/**
- * Close a call's span with what every gate decided for it: identifiers,
- * status, error code, permission and approval, replay, breaker, rate limit,
- * timeout, truncation and spill. Never its arguments or output: only their
- * sizes. Ends at `endTime` (epoch ms) when given.
- */
+/** Close a call's span with what every gate decided for it; never its arguments or output, only their sizes. */
 export function endCallSpan(span: TraceSpan, call: PlannedCall, outcome: CallOutcome, ctx: ExecContext, endTime?: number): void {
   const { result, payload } = outcome;
   const code = result.error?.code;

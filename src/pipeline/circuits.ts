@@ -5,11 +5,7 @@ import { breakerScope } from './gates/breaker.js';
 import { withState } from './state-health.js';
 import type { Caller, PipelineDeps } from './types.js';
 
-/**
- * Each tool's breaker as the caller sees it (its scope may be per tenant).
- * With the store down every breaker reads closed, as it does for execution,
- * so listing tools keeps working through a state outage.
- */
+/** Each tool's breaker as the caller sees it; with the store down every breaker reads closed, as for execution. */
 export async function circuitsFor(
   entries: readonly RegisteredTool[],
   caller: Caller,

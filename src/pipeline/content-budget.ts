@@ -1,15 +1,7 @@
 /**
- * The output budgets and a result's `content` (docs/api.md, "Images and other
- * content"). A budget counts a payload's serialized form, which names each
- * block without its base64, plus the bytes that base64 decodes to. When a
- * payload (per call) or a batch is over its budget, the blocks are fitted
- * first and the text is cut after (budget.ts):
- * - blocks are kept before text: while the inline blocks together, plus
- *   room for each payload's text (its serialized size, at most
- *   TEXT_ROOM_BYTES), exceed the budget, the largest inline block is moved
- *   to the spill store and named by `url`, with a `note` the model reads;
- *   the payload becomes `partial` unless it is an error;
- * - the text then gets what the remaining blocks leave of the budget.
+ * A result's `content` under the budgets (docs/api.md, "Images and other content"): blocks count their decoded bytes, and are
+ * fitted before the text is cut: while they and each payload's text room exceed the budget, the largest inline block moves to
+ * the spill store, named by `url` with a `note`, and the payload becomes `partial` unless it is an error.
  */
 import { extraBytes, inlineBytes, isInline, type InlineBlock } from '../protocol/content.js';
 import type { Payload } from '../protocol/result.js';
@@ -18,7 +10,6 @@ import { spillBlock, type SpillBytes } from '../tools/content.js';
 /** What the budgets leave each payload's text at least before they move a block. */
 export const TEXT_ROOM_BYTES = 512;
 
-/** Why a block was moved by a budget, as its note tells the model. */
 const OVER_BUDGET = 'over the output budget';
 
 /** The bytes a payload's inline blocks add to its serialized size (their decoded base64). */
@@ -28,11 +19,7 @@ export function contentBytes(payload: Pick<Payload, 'content'>): number {
   return bytes;
 }
 
-/**
- * Fits the inline blocks of `payloads` (serialized sizes `jsonBytes`, the
- * base64 not included) into `budgetBytes`, largest first, by the rule above.
- * Returns the payloads, those whose blocks moved copied and marked partial.
- */
+/** Fits the inline blocks of `payloads` (serialized sizes `jsonBytes`) into `budgetBytes`, largest first. */
 export async function fitContent(
   payloads: readonly Payload[],
   jsonBytes: readonly number[],

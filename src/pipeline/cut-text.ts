@@ -1,24 +1,13 @@
-/**
- * Where a cut output ends and what its last line says: how the model gets the rest. A cut
- * keeps whole lines, so it never ends mid-line nor inside a character, and
- * the kept lines are followed by one note line telling the model how to get
- * the rest: the tool's own way where it has one (Read: the `offset` to
- * continue from), else the `/outputs/{id}` url of the whole output (or,
- * when the spill store failed, that the whole output was not kept).
- */
+/** Where a cut output ends: whole lines, then a note line saying how to get the rest (resume hint, url, or none kept). */
+import { cutOutsideMarkers } from '../guardrails/index.js';
 import type { TruncationRecord } from '../protocol/result.js';
 import { counted } from '../shared/count.js';
 
-/**
- * A tool's way to resume a cut output with another call (`Tool.resumeHint`):
- * given the kept lines and the cut-off rest, a short instruction such as
- * "cut after line 120: call Read with offset=121 to continue".
- */
+/** A tool's way to resume a cut output (`Tool.resumeHint`), e.g. "cut after line 120: call Read with offset=121 to continue". */
 export type ResumeHint = (kept: string, rest: string) => string | undefined;
 
 type VisibleRecord = Pick<TruncationRecord, 'url' | 'original_bytes'>;
 
-/** The serialized size of a JSON string literal, quotes included. */
 export function literalBytes(text: string): number {
   return Buffer.byteLength(JSON.stringify(text), 'utf8');
 }
@@ -42,11 +31,7 @@ function joined(kept: string, note: string): string {
   return kept === '' ? note : `${kept}\n${note}`;
 }
 
-/**
- * `text` without the note line an earlier cut ended it with: a deeper cut
- * cuts the output, not the old note. The note names this output's url, which
- * a tool's own text does not hold.
- */
+/** `text` without the note an earlier cut ended it with: a deeper cut cuts the output, not the old note. */
 function withoutNote(text: string, record: VisibleRecord): string {
   const start = text.lastIndexOf('\n') + 1;
   const last = text.slice(start);
@@ -54,25 +39,20 @@ function withoutNote(text: string, record: VisibleRecord): string {
   return isNote ? text.slice(0, Math.max(0, start - 1)) : text;
 }
 
-/** Whether `text` already ends with a cut's note line. */
 export function hasNote(text: string, record: VisibleRecord): boolean {
   return withoutNote(text, record) !== text;
 }
 
 /**
- * The longest cut of `text` (whole lines, then the note) whose JSON literal
- * takes at most `maxBytes`; '' when not even the note fits; the text as it
- * is when it is the whole output and fits. Only when no
- * whole line fits and the tool has no resume hint (an output that is one long
- * line, e.g. minified JSON) does the cut fall inside the first line, at a
- * character boundary, and the note says so.
+ * The longest cut of `text` whose JSON literal takes at most `maxBytes`; '' when not even the note fits. Only when no whole line
+ * fits and the tool has no resume hint does the cut fall inside the first line, at a character boundary.
  */
 export function cutText(text: string, maxBytes: number, record: VisibleRecord, hint: ResumeHint | undefined): string {
   const body = withoutNote(text, record);
   const fits = (candidate: string) => literalBytes(candidate) <= maxBytes;
   // A text that is the whole output (only `data` had to go) needs no note; a tool's own cut is not whole.
   if (Buffer.byteLength(body, 'utf8') >= record.original_bytes && fits(body)) return body;
-  // Each code unit takes at least one byte, so no line end past maxBytes can fit.
+  // No line end past maxBytes can fit: each code unit takes at least one byte.
   const ends = [0];
   for (let nl = body.indexOf('\n'); nl !== -1 && nl <= maxBytes; nl = body.indexOf('\n', nl + 1)) ends.push(nl);
   const at = (i: number) => {
@@ -95,24 +75,14 @@ export function cutText(text: string, maxBytes: number, record: VisibleRecord, h
   return fits(at(0)) ? at(0) : '';
 }
 
-/**
- * The longest prefix of `text` that `fits`, searched over prefixes that end
- * on a character: a cut inside a surrogate pair moves before it.
- */
+/** The longest prefix of `text` that `fits`, never inside a surrogate pair or a redaction marker. */
 function longestPrefix(text: string, maxBytes: number, fits: (prefix: string) => boolean): string {
   let lo = 0;
-  // Each code unit takes at least one byte.
   let hi = Math.min(text.length, maxBytes);
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (fits(text.slice(0, pairSafeEnd(text, mid)))) lo = mid;
+    if (fits(text.slice(0, cutOutsideMarkers(text, mid)))) lo = mid;
     else hi = mid - 1;
   }
-  return text.slice(0, pairSafeEnd(text, lo));
-}
-
-function pairSafeEnd(text: string, end: number): number {
-  const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
-  const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
-  return end > 0 && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end)) ? end - 1 : end;
+  return text.slice(0, cutOutsideMarkers(text, lo));
 }

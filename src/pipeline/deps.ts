@@ -9,7 +9,11 @@ import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/state-store.js';
 import type { WebhookOutbox } from '../webhooks/index.js';
 import { createGuardrails } from '../guardrails/index.js';
-import { createPolicy } from '../policy/index.js';
+import { createCatalog } from '../catalog/catalog.js';
+import { policyOf } from '../policy/index.js';
+import { createEnvCredentials, type CredentialProvider } from '../tools/credentials.js';
+import { createWorkspaces, workspaceLayout } from '../tools/workspaces.js';
+import { circuitsFor } from './circuits.js';
 import { Outage, type OutageLines } from './outage.js';
 import type { PipelineDeps } from './types.js';
 
@@ -35,12 +39,14 @@ interface PipelineParts {
   outbox?: WebhookOutbox;
   /** This process's audit chain; none with `audit: false`. */
   audit?: AuditTrail;
+  /** What start-up checked the tools' `${NAME}` against; without it no tool has a secret. */
+  credentials?: CredentialProvider;
 }
 
 /** The pipeline's dependencies, built once per process part that runs batches: the same for a request and a queued job. */
 export function createPipelineDeps(parts: PipelineParts, config: Config): PipelineDeps {
   const webhook = config.approvals.webhook_url;
-  return {
+  const deps: PipelineDeps = {
     ...(parts.outbox && webhook !== undefined && { approvalEvents: approvalEvents(parts.outbox, webhook) }),
     ...(parts.audit && { audit: parts.audit }),
     registry: parts.registry,
@@ -48,10 +54,14 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
     spill: parts.spill,
     clock: parts.clock,
     metrics: parts.metrics,
-    policy: createPolicy(config.policy.rules),
+    policy: policyOf(config.policy.rules),
     health: new Outage(parts.logger, parts.metrics.stateUnavailable, STATE_OUTAGE),
     spillHealth: new Outage(parts.logger, parts.metrics.spillFailures, SPILL_OUTAGE),
     guardrails: createGuardrails(config.guardrails),
+    workspaces: createWorkspaces(workspaceLayout(config)),
+    credentials: parts.credentials ?? createEnvCredentials({}),
+    // Asked only after these deps are built: it reads the breakers through them.
+    catalog: createCatalog(parts.registry, (entries, caller, log) => circuitsFor(entries, caller, deps, log)),
     config: {
       limits: config.limits,
       state: config.state,
@@ -61,4 +71,5 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
       approvals: config.approvals,
     },
   };
+  return deps;
 }

@@ -2,33 +2,31 @@ import type { NormalizedCall } from '../protocol/calls/index.js';
 import { sha256Hex } from '../protocol/canonical.js';
 import { payloadOf, visiblePayload, type CallResult, type VisiblePayload } from '../protocol/result.js';
 import { mapBounded } from '../shared/map-bounded.js';
-import { admitBatch } from './admit.js';
 import { auditCalls } from './audit-calls.js';
-import { fitBatch, payloadJson } from './budget.js';
+import { fitBatch } from './budget.js';
+import { payloadJson } from '../protocol/result.js';
 import { errorResult, replayedResult, withPayload } from './call-result.js';
+import { admitBatch, planCalls, recordBatch } from './gate-runner.js';
 import { partition } from './partition.js';
-import { planCalls } from './plan.js';
-import { record } from './record.js';
 import { runCall, type Finished } from './run-call.js';
-import { settleBatch, type Settling } from './settle.js';
 import { spillFor } from './spill-health.js';
-import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
+import { reportCalls } from './telemetry.js';
+import type { ExecContext, PipelineDeps, PlannedCall, RanCall } from './types.js';
 
-/** One batch: admission (gates 5-7) for the calls the local gates let on, gate 8 for those admitted to run, gate 9 for those that ran. */
+/** One batch: admission for the calls the local checks let on, gate 8 (execute) for those admitted to run, gate 9 (record) for those that ran. */
 async function runBatch(batch: readonly PlannedCall[], ctx: ExecContext, deps: PipelineDeps): Promise<Finished[]> {
-  // Arrays in batch order rather than maps keyed by call: this runs for every request, and the maps showed in the allocation profile.
   const runnable = batch.filter((c) => !c.failure);
   const outcomes = runnable.length > 0 ? await admitBatch(runnable, ctx, deps) : [];
-  const toRun: Array<{ call: PlannedCall; outcome: Settling['outcome'] }> = [];
+  const toRun: Array<{ call: PlannedCall; outcome: RanCall['outcome'] }> = [];
   outcomes.forEach((outcome, i) => {
     if (outcome.kind === 'run') toRun.push({ call: runnable[i]!, outcome });
   });
-  const executed = await mapBounded(toRun, deps.config.limits.concurrency, async ({ call, outcome }): Promise<Settling> => {
+  const executed = await mapBounded(toRun, deps.config.limits.concurrency, async ({ call, outcome }) => {
     const ran = await runCall(call, ctx, deps);
     ran.outcome = outcome;
-    return ran as Settling;
+    return ran as Finished & RanCall;
   });
-  await settleBatch(executed, ctx, deps);
+  await recordBatch(executed, ctx, deps);
   // runnable is the batch less the calls a local gate stopped, toRun (and executed) runnable less those admission did not run: all in order.
   let r = 0;
   let e = 0;
@@ -40,12 +38,7 @@ async function runBatch(batch: readonly PlannedCall[], ctx: ExecContext, deps: P
   });
 }
 
-/**
- * Run a parsed request: local gates, batches in order (concurrency-safe ones
- * concurrently), the batch budget, then metrics and one log line per call.
- * Results come back in request order, one per call; `payloads` and
- * `serialized` are what the model may see of each (no store `uri`).
- */
+/** Run a parsed request: batches in order, the batch budget, telemetry and audit; results in request order, one per call. */
 export async function executeCalls(
   calls: readonly NormalizedCall[],
   ctx: ExecContext,
@@ -69,7 +62,7 @@ export async function executeCalls(
   }
   const visible = payloads.map(visiblePayload);
   const hashes = serialized.map((s) => sha256Hex(s));
-  record(finished, visible, ctx, deps, hashes, arrived);
+  reportCalls(finished, visible, ctx, deps, hashes, arrived);
   return auditCalls(
     finished.map((f) => f.call),
     { results, payloads: visible, serialized },

@@ -21,11 +21,8 @@ interface StoredResponse {
 }
 
 /**
- * Run a request under its Idempotency-Key, or replay the whole response of
- * the request that ran under it, for clients whose model regenerates call ids
- * on retry: matched on what a retry keeps (requestFingerprint),
- * answered with the retry's ids (replayOnto). One run per key: a retry while
- * it runs waits for its response; a run that fails frees the key.
+ * Run a request under its Idempotency-Key, or replay the whole response of the request that ran under it, bound to the retry's
+ * call ids. One run per key: a retry while it runs waits for its response; a run that fails frees the key.
  */
 export async function executeOnce(
   given: string,
@@ -83,25 +80,18 @@ function stateUnavailable(): GatewayError {
 }
 
 /**
- * What a retry of the same request keeps: the session, the toolset it asked
- * for, then each call's tool name and arguments, in order. The toolset
- * counts because it decides which calls may run: a response stored under one
- * set must not answer a request held to another (or to none). Call ids are left out (models
- * regenerate them on retry), and so are the envelope's shape fields: the
- * stored answer is re-rendered for the retry (see {@link replayOnto}).
- * Arguments count as parsed JSON, so key order and a string versus an object
- * do not matter; arguments that do not parse count as their text.
+ * What a retry of the same request keeps: the session, the toolset (it decides which calls may run), then each call's tool name
+ * and arguments as parsed JSON, in order. Call ids are left out: models regenerate them on retry.
  */
 function requestFingerprint(sessionId: string, toolset: string | undefined, calls: readonly NormalizedCall[]): string {
   const parts: unknown[] = [sessionId, ...calls.map((call) => [call.name, ...parsedArguments(call.rawArguments)])];
-  // Last, as the only object there: a request without a set keeps the fingerprint it had before sets, so its records still match.
+  // Last, as the only object: a request without a set keeps the fingerprint its records were stored under.
   if (toolset !== undefined) parts.push({ toolset });
   return sha256Hex(canonicalJson(parts));
 }
 
 // Tagged, so that text that is not JSON never hashes like some parsed value.
 function parsedArguments(given: unknown): ['json' | 'text', unknown] {
-  // As the parse gate reads them.
   const raw = argumentsOrEmpty(given);
   if (typeof raw !== 'string') return ['json', raw];
   try {
@@ -111,10 +101,7 @@ function parsedArguments(given: unknown): ['json' | 'text', unknown] {
   }
 }
 
-/**
- * A stored response's results bound to the retry's call ids, by position:
- * the fingerprint guarantees the same tools in the same order.
- */
+/** A stored response's results bound to the retry's call ids, by position (the fingerprint holds the tools and their order). */
 function replayOnto(stored: readonly CallResult[], calls: readonly NormalizedCall[]): CallResult[] {
   return stored.map((result, i) => ({ ...asReplayed(result), tool_call_id: calls[i]!.id }));
 }

@@ -7,11 +7,7 @@ export interface OutageLines {
   up: string;
 }
 
-/**
- * Tracks whether a store (state, spill) answers, so an outage is logged once
- * when it starts and once when it ends rather than on every call; every
- * failure is counted.
- */
+/** Whether a store answers: an outage is logged when it starts and when it ends; every failure is counted. */
 export class Outage {
   private down = false;
 

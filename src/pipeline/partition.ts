@@ -1,10 +1,6 @@
 import type { PlannedCall } from './types.js';
 
-/**
- * Cut the plan into batches that run in order: consecutive concurrency-safe
- * calls share a batch, every other call is a batch of its own. A call already
- * stopped by a gate does nothing, so it joins whatever batch is open.
- */
+/** Batches in order: consecutive concurrency-safe calls (and stopped ones) share one; every other call is its own. */
 export function partition(calls: readonly PlannedCall[]): PlannedCall[][] {
   const batches: PlannedCall[][] = [];
   let open: PlannedCall[] | undefined;

@@ -3,7 +3,6 @@ import type { TraceSpan } from '../observability/spans.js';
 import { GatewayError, isGatewayError } from '../protocol/errors.js';
 import type { CallResult } from '../protocol/result.js';
 import type { Tool, ToolOutput } from '../tools/tool.js';
-import type { AdmitOutcome } from './admit.js';
 import { applyCallBudget, payloadBytes } from './budget.js';
 import { CallContext } from './call-context.js';
 import { errorResult, outputResult, withPayload } from './call-result.js';
@@ -12,7 +11,7 @@ import { callGuard } from './guard.js';
 import { contentBytes, fitContent } from './content-budget.js';
 import { spillFor } from './spill-health.js';
 import { callTimeout, runWithTimeout } from './timeout.js';
-import type { ExecContext, PipelineDeps, PlannedCall } from './types.js';
+import type { AdmitOutcome, ExecContext, PipelineDeps, PlannedCall } from './types.js';
 
 /** A finished call, before the batch budget and rendering. */
 export interface Finished {
@@ -22,10 +21,7 @@ export interface Finished {
   error?: GatewayError;
   /** The payload as serialized by the per-call budget, when it kept it whole (see applyCallBudget). */
   json?: string;
-  /**
-   * With tracing on, an executed call's span, open from before its tool ran, and when the tool and the per-call budget were done (epoch
-   * ms).
-   */
+  /** With tracing on, an executed call's span and when its tool and per-call budget were done (epoch ms). */
   span?: TraceSpan;
   ended?: number;
   /** What the guardrails redacted from an executed call's output, by kind. */
@@ -35,7 +31,7 @@ export interface Finished {
 }
 
 /** A call its tool ran: what the tool answered, unless it threw or ran out of time. */
-export type Ran = Finished & { output?: ToolOutput };
+type Ran = Finished & { output?: ToolOutput };
 
 function asGatewayError(err: unknown, call: PlannedCall, ctx: ExecContext): GatewayError {
   if (isGatewayError(err)) return err;
@@ -58,7 +54,7 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
   try {
     const output = await runWithTimeout(
       timeoutMs,
-      (abort) => call.entry!.tool.run(call.args!, new CallContext(call.id, timeoutMs, guard.spill, abort, span, ctx, deps)),
+      (abort) => call.entry!.tool.run(call.args!, new CallContext(call, guard, abort, span, ctx, deps)),
       ctx.cancel,
     );
     const { result, redactions } = guard.redact(outputResult(call, output, Math.round(performance.now() - started)));
@@ -69,7 +65,7 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
   }
 }
 
-/** The tool has run: a spill store failure cuts its payload all the same (spillFor never rejects for one), never turns it into an error. */
+/** A spill store failure cuts the payload all the same, never turns it into an error. */
 async function withinCallBudget(
   result: CallResult,
   tool: Tool,
@@ -79,7 +75,6 @@ async function withinCallBudget(
   const budget = deps.config.limits.call_budget_bytes;
   if (result.content) result = withPayload(result, (await fitContent([result], [payloadBytes(result)], budget, spill))[0]!);
   const budgeted = await applyCallBudget(result, budget - contentBytes(result), spill, tool.resumeHint);
-  // Kept whole: the result already holds exactly the payload's fields.
   if (budgeted.json !== undefined) return { result, json: budgeted.json };
   return { result: withPayload(result, budgeted.payload) };
 }

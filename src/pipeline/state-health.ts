@@ -1,14 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { GatewayError } from '../protocol/errors.js';
 import { StateUnavailableError } from '../state/state-store.js';
 import type { PipelineDeps } from './types.js';
 
-/**
- * One request to the state store, told to the state health (deps.health): an
- * answer means the store is up; StateUnavailableError means it is down, and
- * the caller's `fallback` answers instead (what a call may still do without
- * the store). Any other error is thrown on. `log` is the request's logger
- * where there is one, so an outage line carries the request that found it.
- */
+/** One request to the state store, told to deps.health; while the store is down (StateUnavailableError) `fallback` answers. */
 export async function withState<T>(
   deps: Pick<PipelineDeps, 'health'>,
   log: FastifyBaseLogger | undefined,
@@ -25,4 +20,9 @@ export async function withState<T>(
   }
   deps.health.ok(log);
   return answer;
+}
+
+/** A call that cannot be answered while the state store is down: retryable shortly. */
+export function stateUnavailable(message: string): GatewayError {
+  return new GatewayError('STATE_UNAVAILABLE', { message, retryAfterMs: 1_000, suggestion: 'Retry shortly.' });
 }

@@ -7,21 +7,16 @@ export function callTimeout(call: PlannedCall, ctx: ExecContext): number {
   return ctx.timeoutMs === undefined ? own : Math.min(own, ctx.timeoutMs);
 }
 
-/**
- * An AbortController made on first use. On Node 20 making an AbortSignal
- * costs around 10 µs (the `createAbortSignal` of the bench profile), more
- * than all the gates of a no-op call together; a tool that finishes without
- * reading its signal needs none. Aborting makes one, so a tool that reads
- * the signal only after the deadline still finds it aborted.
- */
-class LazyAbortController {
+/** An AbortController made on first use: a tool that never reads its signal costs none. Aborting makes one. */
+class LazyAbortController implements CallAbort {
   private controller: AbortController | undefined;
+
+  constructor(readonly deadline: number) {}
 
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal;
   }
 
-  /** Aborting makes the controller, so none made yet means not aborted. */
   get aborted(): boolean {
     return this.controller?.signal.aborted ?? false;
   }
@@ -31,23 +26,24 @@ class LazyAbortController {
   }
 }
 
-/** A call's abort at its deadline: the signal, made when first read, and whether it fired, read without making it. */
+/**
+ * A call's deadline (epoch ms) and its abort there: the signal, made when
+ * first read, and whether it fired, read without making it. The one home of
+ * a call's timeout: a tool asks it (ToolContext.deadline and signal) and
+ * sets no timer of its own for it.
+ */
 export interface CallAbort {
+  readonly deadline: number;
   readonly signal: AbortSignal;
   readonly aborted: boolean;
 }
 
 /**
- * Run `work` with a hard deadline. The signal tells the tool to stop; a tool
- * that ignores it still loses at the deadline, and whatever it returns later
- * is dropped. `work` gets the signal behind a getter: read it only where it
- * is used (see LazyAbortController). `cancel`, when the caller aborts it,
- * stops the tool the same way before the deadline: CANCELLED. One promise of
- * its own, not a race of three: this runs for every call, and each promise
- * and its microtasks showed in the bench profile.
+ * Run `work` with a hard deadline: the signal tells the tool to stop, and a tool that ignores it still loses at the deadline
+ * (a later answer is dropped). `cancel` stops it the same way before the deadline: CANCELLED.
  */
 export function runWithTimeout<T>(timeoutMs: number, work: (abort: CallAbort) => Promise<T>, cancel?: AbortSignal): Promise<T> {
-  const controller = new LazyAbortController();
+  const controller = new LazyAbortController(Date.now() + timeoutMs);
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     let stop: (() => void) | undefined;

@@ -1,4 +1,5 @@
-import type { ToolEvents } from '../tools/tool.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { ToolEvents, ToolOutput } from '../tools/tool.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApprovalEvents } from '../approvals/index.js';
 import type { AuditTrail } from '../audit/index.js';
@@ -11,17 +12,19 @@ import type { ToolFormat } from '../protocol/catalog.js';
 import type { RegisteredTool, ToolRegistry } from '../registry/registry.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import type { Clock } from '../shared/clock.js';
-import type { StateStore } from '../state/state-store.js';
+import type { Admission, AdmitRequest, SettleRequest, StateStore, StoredResult } from '../state/state-store.js';
+import type { CallResult } from '../protocol/result.js';
 import type { RateLimitSettings } from '../shared/settings.js';
 import type { Policy } from '../policy/index.js';
 import type { Outage } from './outage.js';
+import type { Workspaces } from '../tools/workspaces.js';
+import type { CredentialProvider } from '../tools/credentials.js';
 
 /** Who is calling: resolved from the API key (or the anonymous loopback caller). */
 export interface Caller {
   keyId: string;
   tenant: string;
   scopes: ReadonlySet<'execute' | 'admin'>;
-  /** Whether the key may see and call this tool. */
   allows(tool: string): boolean;
   /** The key's tool names or globs that `allows` matches, as configured; absent: every tool. A queued batch carries them to its worker. */
   tools?: readonly string[];
@@ -64,8 +67,12 @@ export interface PipelineDeps {
   policy: Policy;
   health: Outage;
   spillHealth: Outage;
-  /** Which tools' outputs are scanned for credentials, and with which rules. */
   guardrails: Guardrails;
+  workspaces: Workspaces;
+  /** The secrets each tool may use for each caller (ToolContext.credentials). */
+  credentials: CredentialProvider;
+  /** What GET /tools, /mcp's tools/list and tool_search show a caller: one instance per process part. */
+  catalog: Catalog<Caller>;
   /** `keys`: which tenants exist, for the per-tenant breaker gauge; `toolsets`: the named sets requests may ask for. */
   config: Pick<Config, 'limits' | 'state' | 'defaults' | 'keys' | 'toolsets' | 'approvals'>;
   /** With `approvals.webhook_url`: each approval request opened, and each decision, is told to it. */
@@ -84,6 +91,8 @@ export interface PlannedCall {
   args?: Record<string, unknown>;
   /** Other spellings of `args` (Tool.canonicalArgs), the canonical one first; found before the permission gate. */
   spellings?: Array<Record<string, unknown>>;
+  /** The arguments as the caller sent them: the validate gate may drop strict-mode nulls from `args`. */
+  sentArgs?: Record<string, unknown>;
   /** sha256 of tool name and canonical arguments, as the caller sent them. */
   fingerprint?: string;
   /** For a tool that classifies its arguments, the hash of their canonical spelling: what an approval is bound to. */
@@ -91,11 +100,49 @@ export interface PlannedCall {
   decision?: 'allow' | 'ask' | 'deny';
   /** Why the policy decided so (`policy rule N`, `no rule matched`, …), for the audit record. */
   policyReason?: string;
-  /** The approval that admitted an ASKed call, and who decided it. */
-  approval?: { id: string; decidedBy: string };
+  /** The tool's own class reads the call as read-only (CallVerdict.readOnly); its tool gets it as ToolContext.readOnly. */
+  readOnly?: boolean;
+  /** The decided approval that admitted (approved) or stopped (denied) an ASKed call, and who decided it. */
+  approval?: { id: string; decidedBy: string; decision: 'approved' | 'denied' };
   /** Set by the first gate that stops the call; nothing runs after it. */
   failure?: GatewayError;
 }
 
-/** A gate that needs nothing but the call and the request: it stops the call or lets it on. */
-export type LocalGate = (call: PlannedCall, ctx: ExecContext, deps: PipelineDeps) => GatewayError | undefined;
+/** What admission decided for a call that passed the local checks. */
+export type AdmitOutcome =
+  { kind: 'run'; probe: boolean; replayLease: boolean } | { kind: 'replayed'; result: StoredResult } | { kind: 'stopped' };
+
+type Admitted = Extract<Admission, { outcome: 'admitted' }>;
+
+/** A call admitted to run, as its tool answered: what the gates settle. */
+export interface RanCall {
+  call: PlannedCall;
+  result: CallResult;
+  error?: GatewayError;
+  output?: ToolOutput;
+  outcome: AdmitOutcome & { kind: 'run' };
+}
+
+/** One gate: local gates check the call; stateful ones add their part to admission and to record (gate 9), and read the answer. */
+export interface Gate {
+  readonly name: string;
+  /** Work the check needs, started for every call of the request at once before any call is checked. */
+  prepare?(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): Promise<void> | undefined;
+  /** The error that stops the call here, or undefined to let it on. */
+  check?(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): GatewayError | undefined;
+  admit?(call: PlannedCall, request: AdmitRequest, ctx: ExecContext, deps: PipelineDeps): void;
+  /** Whether the call cannot run without the state store (STATE_UNAVAILABLE while it is down) because of this gate's part. */
+  needsStore?(request: AdmitRequest): boolean;
+  /** The batch's answers before any is read; may ask the store once more. */
+  review?(calls: readonly PlannedCall[], requests: readonly AdmitRequest[], answers: Admission[], deps: PipelineDeps): Promise<Admission[]>;
+  /** What an admission means for the call here. */
+  admitted?(call: PlannedCall, admission: Admitted, request: AdmitRequest): void;
+  /** What any other answer means for the call, when the answer is this gate's: an error stops the call. */
+  answer?(
+    call: PlannedCall,
+    admission: Admission,
+    ctx: ExecContext,
+    deps: PipelineDeps,
+  ): GatewayError | AdmitOutcome | Promise<AdmitOutcome> | undefined;
+  settle?(ran: RanCall, request: SettleRequest, ctx: ExecContext, deps: PipelineDeps): void;
+}

@@ -3,18 +3,18 @@ import type { RegisteredTool } from '../../registry/registry.js';
 import { scopeOf } from '../../state/breaker-scope.js';
 import type { AdmitRequest, SettleRequest } from '../../state/state-store.js';
 import { callTimeout } from '../timeout.js';
-import type { Caller, ExecContext, PipelineDeps, PlannedCall } from '../types.js';
+import type { Caller, ExecContext, Gate, PipelineDeps, PlannedCall } from '../types.js';
 
-/*
- * Gate 6 (breaker) and gate 9's breaker half: which breaker a call counts
- * against, what an open one means for the call, and which outcomes count.
- * The transitions themselves are the store's: state/memory/breaker.ts and
- * state/redis/lua/includes/breaker.lua.
- */
+// The breaker's transitions are the store's: state/memory/breaker.ts and state/redis/lua/includes/breaker.lua.
 
-/** Breakers are per tool across tenants unless the config makes them per tenant. */
+/** Whether one breaker of the tool serves every tenant: the tool's `breaker.shared`, else `defaults.per_tenant_breakers` off. */
+export function sharedBreaker(entry: RegisteredTool, deps: Pick<PipelineDeps, 'config'>): boolean {
+  return entry.breaker.shared ?? !deps.config.defaults.per_tenant_breakers;
+}
+
+/** Each tenant's calls count against the tool's breaker of their own, unless the breaker is shared (sharedBreaker). */
 export function breakerScope(entry: RegisteredTool, caller: Caller, deps: PipelineDeps): string {
-  return scopeOf(entry.name, deps.config.defaults.per_tenant_breakers ? caller.tenant : null);
+  return scopeOf(entry.name, sharedBreaker(entry, deps) ? null : caller.tenant);
 }
 
 /** What admission asks of the breaker for a call: its scope and the tool's breaker settings. */
@@ -35,23 +35,13 @@ export function circuitOpenError(call: PlannedCall, retryAfterMs: number): Gatew
   });
 }
 
-/**
- * An MCP server that answered: its tool reported an error (`isError`) or the
- * server refused the request (tools/mcp/failure.ts). Like an HTTP 4xx, an
- * answer, not an outage.
- */
+/** An MCP server that answered (its tool's `isError`, or a refused request: tools/mcp/failure.ts): an answer, like an HTTP 4xx. */
 const ANSWERED_UPSTREAM = new Set(['tool_error', 'rejected']);
 
 /**
- * Gate 9's breaker half: only the tool's own malfunction counts. Caller
- * mistakes (NOT_FOUND, CONFLICT, upstream 4xx, upstream 429, an MCP tool's
- * error result) and answers (COMMAND_FAILED: a failing `grep` is an answer,
- * not an outage) leave the count alone; timeouts, crashes, upstream 5xx and
- * unreachable upstreams are failures.
- * A timeout the caller cut below the tool's own (`timeout_ms` on the request)
- * is the caller's choice, not the tool's fault: counted, one request could
- * open a shared breaker for every tenant. So is one a call's own arguments
- * cut (Bash's `timeout_ms`: `details.lowered_by_arguments`).
+ * Only the tool's own malfunction counts: timeouts, crashes, upstream 5xx and unreachable upstreams. Caller mistakes (NOT_FOUND,
+ * CONFLICT, upstream 4xx and 429, an MCP tool's error) and answers (COMMAND_FAILED) do not; nor does a timeout the caller cut
+ * (the request's `timeout_ms`, or the call's own: `details.lowered_by_arguments`), or one request could open a shared breaker.
  */
 export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout = false): 'success' | 'failure' | 'neutral' {
   if (!error) return 'success';
@@ -72,12 +62,8 @@ export function breakerOutcome(error: GatewayError | undefined, callerCutTimeout
   }
 }
 
-/**
- * What settling asks of the breaker for a call that ran: its outcome
- * (breakerOutcome; a deadline the request's `timeout_ms` lowered is the
- * caller's cut), and whether it was the half-open breaker's probe.
- */
-export function breakerSettlePart(
+/** A ran call's outcome for its breaker, and whether it was the half-open breaker's probe. */
+function breakerSettlePart(
   call: PlannedCall,
   error: GatewayError | undefined,
   probe: boolean,
@@ -93,3 +79,15 @@ export function breakerSettlePart(
     recoveryMs: entry.breaker.recoveryMs,
   };
 }
+
+/** Gate 6: an open breaker stops the call at admission; gate 9 counts the outcome of a call that ran. */
+export const breakerGate: Gate = {
+  name: 'breaker',
+  admit(call, request, ctx, deps) {
+    request.breaker = breakerPart(call.entry!, ctx.caller, deps);
+  },
+  answer: (call, admission) => (admission.outcome === 'circuit_open' ? circuitOpenError(call, admission.retryAfterMs) : undefined),
+  settle({ call, error, outcome }, request, ctx, deps) {
+    request.breaker = breakerSettlePart(call, error, outcome.probe, ctx, deps);
+  },
+};

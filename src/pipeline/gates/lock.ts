@@ -1,19 +1,11 @@
 import { posix } from 'node:path';
 import type { LockMeta, SettleRequest } from '../../state/state-store.js';
 import type { ToolOutput } from '../../tools/tool.js';
-import type { PipelineDeps, PlannedCall } from '../types.js';
+import type { Gate, PipelineDeps, PlannedCall } from '../types.js';
 
-/*
- * Gate 5, lock injection: a write runs against the file as this session last
- * saw it, so a change made since is a CONFLICT (the tool's answer). What a
- * session saw is stored by the state store (state/memory/locks.ts,
- * state/redis/lua/includes/lock.lua).
- */
+// What a session saw is the store's: state/memory/locks.ts and state/redis/lua/includes/lock.lua.
 
-/**
- * The cache key of a workspace path: `./a//b/../c.txt` and `a/c.txt` are the
- * same file. The tool itself still confines and resolves the real path.
- */
+/** The cache key of a workspace path: `./a//b/../c.txt` and `a/c.txt` are the same file. */
 function normalizeLockPath(path: string): string {
   const normal = posix.normalize(path.replaceAll('\\', '/'));
   return normal.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
@@ -26,11 +18,7 @@ function pathArg(call: PlannedCall): string | undefined {
   return typeof value === 'string' ? normalizeLockPath(value) : undefined;
 }
 
-/**
- * Gate 5, first half: a write the caller sent without `expected_mtime_ms` asks
- * for the session's last Read of its path (the caller's
- * `expected_size_bytes` alone does not stop the injection: only an mtime does).
- */
+/** A write sent without `expected_mtime_ms` asks for the session's last Read of its path (a size alone does not stop it). */
 export function lockPathToFetch(call: PlannedCall): string | undefined {
   if (call.entry!.tool.lock?.role !== 'write') return undefined;
   // null counts as absent: strict-mode models send null for every optional field.
@@ -39,10 +27,8 @@ export function lockPathToFetch(call: PlannedCall): string | undefined {
 }
 
 /**
- * Gate 5, second half: the arguments the tool runs with carry the lock the session saw; a size the caller gave is kept.
- * Set on the arguments object itself, not a copy: the tool runs on the path resolution its policy decision made,
- * which is kept for that very object (Tool.canonicalArgs), and a copy would be resolved afresh, to wherever a link
- * made since by an earlier call of the batch leads.
+ * The arguments carry the lock the session saw; a size the caller gave is kept. Set on the arguments object itself: the tool runs
+ * on the path resolution its policy decision made for that very object (Tool.canonicalArgs).
  */
 export function injectLock(call: PlannedCall, meta: LockMeta | null): void {
   if (!meta) return;
@@ -51,11 +37,7 @@ export function injectLock(call: PlannedCall, meta: LockMeta | null): void {
   args.expected_mtime_ms = meta.file_mtime_ms;
 }
 
-/**
- * After a successful Read the session holds the file's mtime and size; after a
- * successful Write or Edit it holds the new ones, so a second Edit of the same
- * file does not conflict with the gateway's own first Edit.
- */
+/** After a successful Read, Write or Edit the session holds the file's mtime and size, so two Edits in a row do not conflict. */
 export function lockToStore(call: PlannedCall, output: ToolOutput): { path: string; meta: LockMeta } | undefined {
   const path = pathArg(call);
   const data = output.data as Partial<LockMeta> | undefined;
@@ -63,11 +45,25 @@ export function lockToStore(call: PlannedCall, output: ToolOutput): { path: stri
   return { path, meta: { file_mtime_ms: data.file_mtime_ms, file_size_bytes: data.file_size_bytes } };
 }
 
-/**
- * Gate 9's lock half: what a call that succeeded leaves (lockToStore), kept for the configured time; a failed call leaves what the session
- * saw as it was.
- */
-export function lockSettlePart(call: PlannedCall, output: ToolOutput | undefined, deps: PipelineDeps): SettleRequest['lock'] {
+/** What a call that succeeded leaves; a failed call leaves what the session saw as it was. */
+function lockSettlePart(call: PlannedCall, output: ToolOutput | undefined, deps: PipelineDeps): SettleRequest['lock'] {
   const lock = output && !output.error ? lockToStore(call, output) : undefined;
   return lock && { ...lock, ttlMs: deps.config.state.lock_ttl_ms };
 }
+
+/** Gate 5: a write runs against the file as this session last saw it, so a change made since is the tool's CONFLICT. */
+export const lockGate: Gate = {
+  name: 'lock injection',
+  admit(call, request) {
+    const path = lockPathToFetch(call);
+    if (path !== undefined) request.lockPath = path;
+  },
+  needsStore: (request) => request.lockPath !== undefined,
+  admitted(call, admission, request) {
+    if (request.lockPath !== undefined) injectLock(call, admission.lock);
+  },
+  settle({ call, output }, request, _ctx, deps) {
+    const lock = lockSettlePart(call, output, deps);
+    if (lock) request.lock = lock;
+  },
+};

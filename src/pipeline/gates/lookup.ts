@@ -1,11 +1,11 @@
 import { GatewayError } from '../../protocol/errors.js';
-import type { LocalGate } from '../types.js';
+import type { ExecContext, Gate, PipelineDeps, PlannedCall } from '../types.js';
 
 /**
  * Gate 2: the tool exists and the caller's key may use it. Both failures
  * answer alike, so a key cannot learn which tools exist beyond its own.
  */
-export const lookupGate: LocalGate = (call, ctx, deps) => {
+function findTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): GatewayError | undefined {
   const entry = deps.registry.get(call.name);
   if (entry && ctx.caller.allows(entry.name)) {
     call.entry = entry;
@@ -20,4 +20,6 @@ export const lookupGate: LocalGate = (call, ctx, deps) => {
     details: { available },
     suggestion: 'Call one of the tools in details.available.',
   });
-};
+}
+
+export const lookupGate: Gate = { name: 'lookup', check: findTool };

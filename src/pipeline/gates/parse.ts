@@ -1,5 +1,5 @@
 import { GatewayError } from '../../protocol/errors.js';
-import type { LocalGate } from '../types.js';
+import type { Gate } from '../types.js';
 
 /** Deeper arguments are refused so that no later step (hashing, validation, logging) can recurse without bound. */
 export const MAX_ARGUMENT_DEPTH = 64;
@@ -22,30 +22,34 @@ export function argumentsOrEmpty(raw: unknown): unknown {
 }
 
 /** Gate 1: the arguments are a JSON object (a string is parsed; absent ones are `{}`, see argumentsOrEmpty). */
-export const parseGate: LocalGate = (call) => {
-  let value = argumentsOrEmpty(call.rawArguments);
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch (err) {
+export const parseGate: Gate = {
+  name: 'parse',
+  check(call) {
+    let value = argumentsOrEmpty(call.rawArguments);
+    if (typeof value === 'string') {
+      try {
+        value = JSON.parse(value);
+      } catch (err) {
+        return new GatewayError('INVALID_JSON', {
+          message: `The arguments are not valid JSON: ${(err as Error).message}`,
+          suggestion: 'Send the arguments as one JSON object.',
+        });
+      }
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return new GatewayError('INVALID_JSON', {
-        message: `The arguments are not valid JSON: ${(err as Error).message}`,
+        message: 'The arguments must be a JSON object.',
         suggestion: 'Send the arguments as one JSON object.',
       });
     }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return new GatewayError('INVALID_JSON', {
-      message: 'The arguments must be a JSON object.',
-      suggestion: 'Send the arguments as one JSON object.',
-    });
-  }
-  if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) {
-    return new GatewayError('INVALID_ARGS', {
-      message: `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels.`,
-      details: { errors: [{ path: '/', message: `nests deeper than ${MAX_ARGUMENT_DEPTH} levels` }] },
-    });
-  }
-  call.args = value as Record<string, unknown>;
-  return undefined;
+    if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) {
+      return new GatewayError('INVALID_ARGS', {
+        message: `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels.`,
+        details: { errors: [{ path: '/', message: `nests deeper than ${MAX_ARGUMENT_DEPTH} levels` }] },
+      });
+    }
+    call.args = value as Record<string, unknown>;
+    call.sentArgs = call.args;
+    return undefined;
+  },
 };

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../protocol/errors.js';
 import type { RegisteredTool } from '../../registry/registry.js';
-import type { LocalGate } from '../types.js';
+import type { Gate, PlannedCall } from '../types.js';
 import { counted } from '../../shared/count.js';
 
 const MAX_REPORTED_ERRORS = 20;
@@ -46,12 +46,7 @@ function acceptsNull(schema: Schema): boolean {
   return branches.some((b) => b && typeof b === 'object' && acceptsNull(b));
 }
 
-/**
- * OpenAI strict mode (GET /tools?strict=true) makes every property required
- * and nullable, so models send `null` for an optional property they mean to
- * leave out. Drop those nulls where the tool's own schema does not take null.
- * Returns the same object when there is nothing to drop.
- */
+/** Drops the nulls OpenAI strict mode sends for optional properties, where the tool's own schema does not take null. */
 function dropStrictNulls(schema: Schema, value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
@@ -77,8 +72,8 @@ function dropStrictNulls(schema: Schema, value: unknown): unknown {
   return out ?? value;
 }
 
-/** Gate 3: string sizes, then the tool's JSON Schema with every error reported. */
-export const validateGate: LocalGate = (call) => {
+/** String sizes, then the tool's JSON Schema with every error reported. */
+function validArgs(call: PlannedCall): GatewayError | undefined {
   const entry = call.entry!;
   const args = dropStrictNulls(entry.tool.parameters, call.args!) as Record<string, unknown>;
   call.args = args;
@@ -97,4 +92,7 @@ export const validateGate: LocalGate = (call) => {
     details: { errors },
     suggestion: `Fix the arguments to match the parameters of ${entry.name} and call it again.`,
   });
-};
+}
+
+/** Gate 3. */
+export const validateGate: Gate = { name: 'validate', check: validArgs };

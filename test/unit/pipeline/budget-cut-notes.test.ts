@@ -5,7 +5,7 @@ import { createReadTool } from '../../../src/tools/builtin/read.js';
 import { fakeSpill, KB, ok, split } from './budget-fixtures.js';
 
 describe('what the model sees of a cut: the record, never the store', () => {
-  const readHint = createReadTool({} as never).resumeHint!;
+  const readHint = createReadTool().resumeHint!;
   const numbered = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => `${String(from + i).padStart(6)}\t${'é'.repeat(i % 50)} line ${from + i}`).join('\n');
 

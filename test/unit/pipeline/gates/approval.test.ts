@@ -27,7 +27,11 @@ describe('approval gate: an ASK runs only once an operator approves', () => {
   });
 
   it('asks the store only for an ASK, keyed by the arguments, with nothing to open until the store says none is live', () => {
-    expect(approvalPart(call, gateDeps({ state: { approval_ttl_ms: 60_000 } }))).toEqual({ argsHash: 'fp', ttlMs: 60_000 });
+    expect(approvalPart(call, gateDeps({ state: { approval_ttl_ms: 60_000 } }))).toEqual({
+      argsHash: 'fp',
+      ttlMs: 60_000,
+      maxPending: 1000,
+    });
     expect(approvalPart({ ...call, decision: 'allow' }, gateDeps())).toBeUndefined();
   });
 });

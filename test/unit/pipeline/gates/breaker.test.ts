@@ -16,9 +16,9 @@ describe('breaker gate: an open circuit stops the call; only malfunctions count'
     });
   });
 
-  it('asks the store about the tool’s breaker: shared across tenants unless per_tenant_breakers', () => {
-    expect(breakerPart(call.entry!, caller(), gateDeps())).toEqual({ scope: 'Fetch', failureThreshold: 5, recoveryMs: 300_000 });
-    expect(breakerPart(call.entry!, caller(), gateDeps({ defaults: { per_tenant_breakers: true } })).scope).toBe('acme:Fetch');
+  it('asks the store about the tool’s breaker: the caller’s tenant’s own unless per_tenant_breakers is off', () => {
+    expect(breakerPart(call.entry!, caller(), gateDeps())).toEqual({ scope: 'acme:Fetch', failureThreshold: 5, recoveryMs: 300_000 });
+    expect(breakerPart(call.entry!, caller(), gateDeps({ defaults: { per_tenant_breakers: false } })).scope).toBe('Fetch');
   });
 
   it('counts the tool’s malfunctions only; a timeout the caller cut is neutral', () => {

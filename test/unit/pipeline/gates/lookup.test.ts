@@ -20,7 +20,7 @@ const deps = {
 const arriving = (name: string): PlannedCall => ({ index: 0, id: 'call_1', name, rawArguments: {}, args: {} });
 const lookup = (name: string, allows: (tool: string) => boolean = () => true) => {
   const call = arriving(name);
-  return { call, failure: lookupGate(call, { caller: caller({ allows }), sessionId: 's' } as ExecContext, deps) };
+  return { call, failure: lookupGate.check!(call, { caller: caller({ allows }), sessionId: 's' } as ExecContext, deps) };
 };
 
 const unknown = (name: string, available: string[]) => ({

@@ -6,7 +6,7 @@ import { caller, gateDeps, plannedCall } from '../../../helpers/gates.js';
 const ctx = { caller: caller(), sessionId: 's' } as ExecContext;
 /** A call as it reaches gate 1: nothing parsed yet. */
 const arriving = (rawArguments: unknown): PlannedCall => plannedCall({ name: 'T' }, {}, { rawArguments, args: undefined });
-const parse = (call: PlannedCall) => parseGate(call, ctx, gateDeps());
+const parse = (call: PlannedCall) => parseGate.check!(call, ctx, gateDeps());
 
 /** `levels` objects, each holding the next. */
 function nested(levels: number): Record<string, unknown> {

@@ -9,13 +9,17 @@ import { plannedCall } from '../../../helpers/gates.js';
 const hooks = bashPermissionHooks();
 const classify = hooks.classify!;
 const decide = (rules: PolicyRule[], command: string, requiresApproval = false) =>
-  createPolicy(rules).decide('Bash', { command }, requiresApproval, classify).decision;
+  createPolicy(rules).decideCall({ tool: 'Bash', args: { command }, requiresApproval, classify }).decision;
 
 /** The gate as the pipeline runs it: the rules also see the canonical spelling, found first. */
 async function gate(rules: PolicyRule[], command: string) {
   const call = plannedCall({ name: 'Bash', ...hooks }, { command }, { decision: undefined });
   call.spellings = await hooks.canonicalArgs!({ command });
-  const failure = permissionGate(call, {} as never, { policy: createPolicy(rules) } as unknown as PipelineDeps);
+  const failure = permissionGate.check!(
+    call,
+    { caller: { tenant: 'acme' } } as never,
+    { policy: createPolicy(rules), workspaces: { of: () => undefined } } as unknown as PipelineDeps,
+  );
   return failure ? `${failure.code}: ${failure.message}` : call.decision;
 }
 
@@ -104,8 +108,8 @@ describe('permission of a classifying tool: the class is the default, matching r
       { tool: 'Write', when: { path: '^secrets/' }, decision: 'deny' },
       { tool: 'Read', decision: 'allow' },
     ]);
-    expect(policy.decide('Write', { path: 'secrets/x' }, false).decision).toBe('deny');
-    expect(policy.decide('Write', { path: 'src/x' }, false).decision).toBe('allow');
-    expect(policy.decide('Read', {}, true).decision).toBe('ask');
+    expect(policy.decideCall({ tool: 'Write', args: { path: 'secrets/x' }, requiresApproval: false }).decision).toBe('deny');
+    expect(policy.decideCall({ tool: 'Write', args: { path: 'src/x' }, requiresApproval: false }).decision).toBe('allow');
+    expect(policy.decideCall({ tool: 'Read', args: {}, requiresApproval: true }).decision).toBe('ask');
   });
 });

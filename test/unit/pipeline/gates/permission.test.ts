@@ -5,8 +5,8 @@ import { createPolicy } from '../../../../src/policy/index.js';
 describe('permission policy: the most restrictive matching rule decides', () => {
   it('no matching rule allows a registered tool; requires_approval asks', () => {
     const policy = createPolicy([]);
-    expect(policy.decide('Read', {}, false).decision).toBe('allow');
-    expect(policy.decide('Write', {}, true).decision).toBe('ask');
+    expect(policy.decideCall({ tool: 'Read', args: {}, requiresApproval: false }).decision).toBe('allow');
+    expect(policy.decideCall({ tool: 'Write', args: {}, requiresApproval: true }).decision).toBe('ask');
   });
 
   it('the most restrictive matching rule wins, whatever the order', () => {
@@ -17,9 +17,9 @@ describe('permission policy: the most restrictive matching rule decides', () => 
     ];
     for (const order of [rules, [...rules].reverse()]) {
       const policy = createPolicy(order);
-      expect(policy.decide('Bash', { command: 'rm -rf x' }, false).decision).toBe('deny');
-      expect(policy.decide('Bash', { command: 'mv a b' }, false).decision).toBe('ask');
-      expect(policy.decide('Bash', { command: 'ls' }, false).decision).toBe('allow');
+      expect(policy.decideCall({ tool: 'Bash', args: { command: 'rm -rf x' }, requiresApproval: false }).decision).toBe('deny');
+      expect(policy.decideCall({ tool: 'Bash', args: { command: 'mv a b' }, requiresApproval: false }).decision).toBe('ask');
+      expect(policy.decideCall({ tool: 'Bash', args: { command: 'ls' }, requiresApproval: false }).decision).toBe('allow');
     }
   });
 
@@ -43,36 +43,40 @@ describe('permission policy: the most restrictive matching rule decides', () => 
     ];
     for (const first of ['Read', 'Write', 'LS']) {
       const policy = createPolicy(rules);
-      policy.decide(first, { path: 'secrets/key' }, false);
-      expect(policy.decide('Read', { path: 'secrets/key' }, false).decision).toBe('deny');
-      expect(policy.decide('Read', { path: 'src/a.ts' }, false).decision).toBe('allow');
-      expect(policy.decide('Write', { path: 'secrets/key' }, false).decision).toBe('ask');
-      expect(policy.decide('LS', { path: 'secrets/key' }, false).decision).toBe('allow');
+      policy.decideCall({ tool: first, args: { path: 'secrets/key' }, requiresApproval: false });
+      expect(policy.decideCall({ tool: 'Read', args: { path: 'secrets/key' }, requiresApproval: false }).decision).toBe('deny');
+      expect(policy.decideCall({ tool: 'Read', args: { path: 'src/a.ts' }, requiresApproval: false }).decision).toBe('allow');
+      expect(policy.decideCall({ tool: 'Write', args: { path: 'secrets/key' }, requiresApproval: false }).decision).toBe('ask');
+      expect(policy.decideCall({ tool: 'LS', args: { path: 'secrets/key' }, requiresApproval: false }).decision).toBe('allow');
       expect([policy.readsArgs('Read'), policy.readsArgs('Write'), policy.readsArgs('LS')]).toEqual([true, false, false]);
     }
   });
 
   it('an explicit allow never lifts requires_approval', () => {
-    expect(createPolicy([{ tool: 'Write', decision: 'allow' }]).decide('Write', {}, true).decision).toBe('ask');
+    expect(
+      createPolicy([{ tool: 'Write', decision: 'allow' }]).decideCall({ tool: 'Write', args: {}, requiresApproval: true }).decision,
+    ).toBe('ask');
   });
 
   it('a rule on an argument that is not a string denies (fail closed); an absent argument does not match', () => {
     const policy = createPolicy([{ tool: 'Bash', when: { command: '^ls$' }, decision: 'allow' }]);
-    expect(policy.decide('Bash', { command: { nested: 'ls' } }, false).decision).toBe('deny');
-    expect(policy.decide('Bash', {}, false).decision).toBe('allow');
+    expect(policy.decideCall({ tool: 'Bash', args: { command: { nested: 'ls' } }, requiresApproval: false }).decision).toBe('deny');
+    expect(policy.decideCall({ tool: 'Bash', args: {}, requiresApproval: false }).decision).toBe('allow');
   });
 
   it("a tool's own classifier: unknown denies, ask and deny raise the decision", () => {
     const policy = createPolicy([]);
-    expect(policy.decide('Bash', {}, false, () => 'unknown').decision).toBe('deny');
-    expect(policy.decide('Bash', {}, false, () => 'ask').decision).toBe('ask');
-    expect(policy.decide('Bash', {}, false, () => 'allow').decision).toBe('allow');
+    expect(policy.decideCall({ tool: 'Bash', args: {}, requiresApproval: false, classify: () => 'unknown' }).decision).toBe('deny');
+    expect(policy.decideCall({ tool: 'Bash', args: {}, requiresApproval: false, classify: () => 'ask' }).decision).toBe('ask');
+    expect(policy.decideCall({ tool: 'Bash', args: {}, requiresApproval: false, classify: () => 'allow' }).decision).toBe('allow');
   });
 
   it('rules match in linear time: a pattern that backtracks exponentially in JavaScript decides at once', () => {
     const policy = createPolicy([{ tool: 'Write', when: { content: '^(a|aa)*$' }, decision: 'deny' }]);
     const started = performance.now();
-    expect(policy.decide('Write', { content: `${'a'.repeat(50_000)}b` }, false).decision).toBe('allow');
+    expect(policy.decideCall({ tool: 'Write', args: { content: `${'a'.repeat(50_000)}b` }, requiresApproval: false }).decision).toBe(
+      'allow',
+    );
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 

@@ -5,7 +5,7 @@ import type { Tool } from '../../../../src/tools/tool.js';
 import { caller, gateDeps, plannedCall } from '../../../helpers/gates.js';
 
 const ctx = { caller: caller(), sessionId: 's' } as ExecContext;
-const validate = (call: PlannedCall) => validateGate(call, ctx, gateDeps());
+const validate = (call: PlannedCall) => validateGate.check!(call, ctx, gateDeps());
 
 const PARAMETERS = {
   type: 'object',

@@ -100,6 +100,17 @@ describe('applyCallBudget', () => {
     }
   });
 
+  it('never cuts a redaction marker in half: a one-line output of markers is cut before one a budget would split', async () => {
+    const text = 'key=[REDACTED:github_token] '.repeat(60);
+    for (let budget = 240; budget <= 600; budget++) {
+      const { spill } = fakeSpill();
+      const { payload } = await applyCallBudget(ok(text), budget, spill);
+      const { kept } = split(payload.text);
+      expect(text.startsWith(kept)).toBe(true);
+      expect(kept.replace(/\[REDACTED:github_token\]/g, '')).not.toContain('[');
+    }
+  });
+
   it('keeps small data and spills the full text for /outputs to serve', async () => {
     const { spill, calls } = fakeSpill();
     const data = { file_mtime_ms: 1767225600000, file_size_bytes: 123456 };

@@ -5,21 +5,15 @@ import { callSpanName, endCallSpan } from './call-span.js';
 import type { Finished } from './run-call.js';
 import type { ExecContext, PipelineDeps } from './types.js';
 
-/**
- * A call's span, ended with its gate outcomes: the executed call's own, or one for a call a gate stopped or replayed, from when the
- * request's calls arrived.
- */
+/** A call's span, ended with its gate outcomes: its own, or one from when the request's calls arrived. */
 function traceCall(finished: Finished, payload: VisiblePayload, ctx: ExecContext, span: TraceSpan, arrived: number): void {
   const { call, result, outcome } = finished;
   const own = finished.span ?? span.child(callSpanName(call), undefined, arrived);
   endCallSpan(own, call, { result, payload, ran: outcome !== undefined, probe: outcome?.probe === true }, ctx, finished.ended ?? arrived);
 }
 
-/**
- * What a request's calls leave once answered: their metrics, one log line each (`bytes`: the sha256 of what the model sees) and, with
- * tracing on, their spans.
- */
-export function record(
+/** A request's calls once answered: metrics, one log line each (`bytes`: the sha256 of what the model sees), spans. */
+export function reportCalls(
   finished: readonly Finished[],
   payloads: readonly VisiblePayload[],
   ctx: ExecContext,
@@ -40,7 +34,7 @@ export function record(
         call_id: call.id,
         tool: call.name.slice(0, 100),
         mcp_server: call.entry?.tool.upstream?.server,
-        arguments: call.args === undefined ? undefined : redactForLog(call.args),
+        arguments: call.args === undefined ? undefined : redactForLog(deps.guardrails.records.redactValue(call.args, {})),
         result_sha256: bytes[i],
         status: result.status,
         error_code: code || undefined,

@@ -35,7 +35,7 @@ const outcome = (r: any): string => r.error?.code ?? r.status;
 
 /**
  * Without a rule on arguments only the tools with a lock role (Read, Write, Edit) resolve their path at planning;
- * with one, every file tool does (src/pipeline/plan.ts spellingsOf).
+ * with one, every file tool does (src/pipeline/gates/permission.ts spellingsOf).
  */
 const CONFIGS: Array<[string, Record<string, unknown>]> = [
   ['the default config', {}],
