@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-/**
- * Only the gateway's own files run or style the page, and it talks only to
- * the gateway: no inline script or style, no eval, no other origin, no
- * framing (docs/console.md).
- */
+/** No inline script or style, no eval, no other origin, no framing (docs/console.md). */
 const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
@@ -34,12 +30,7 @@ function secured(reply: FastifyReply, type: string): FastifyReply {
     .header('cache-control', 'no-cache');
 }
 
-/**
- * `GET /console`: the operators' page and its two assets, read once from
- * beside this file (copied into dist/ by the build). It needs no key to
- * load: it signs in with one, which it keeps for the tab and sends as a
- * bearer header to the admin API, as any client does.
- */
+/** `GET /console` needs no key to load: it signs in with one and sends it as a bearer header to the admin API. */
 export function consoleRoutes() {
   const dir = new URL('./static/', import.meta.url);
   const files = Object.entries(ASSETS).map(([path, [file, type]]) => ({ path, type, body: readFileSync(new URL(file, dir)) }));

@@ -148,7 +148,8 @@ function requestView(approval) {
   const article = el(
     'article',
     { 'aria-labelledby': title },
-    el('h3', { id: title }, approval.tool, path),
+    // The space is text, not only margin: the article's accessible name is the heading's text run together ("Write ask/x.txt").
+    el('h3', { id: title }, approval.tool, path && ' ', path),
     el(
       'dl',
       { class: 'meta' },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -52,7 +52,9 @@ describe('the console across replicas', () => {
   });
 
   it('a request made through B appears on A’s console within 2 s; approved there, the agent’s retry through B runs once', async () => {
-    await writeFile(join(workspace, 'notes.md'), '# Notes\n');
+    // The agent's key is tenant acme's: its calls work in acme's folder of the workspace.
+    await mkdir(join(workspace, 'acme'), { recursive: true });
+    await writeFile(join(workspace, 'acme', 'notes.md'), '# Notes\n');
     const asked = await agentCall(baseB, 'Write', { path: 'notes.md', content: '# Notes\n\n- ship it\n' });
     expect(asked.error?.code).toBe('APPROVAL_REQUIRED');
     const request = requestFor(page, 'Write', 'notes.md');
@@ -63,7 +65,7 @@ describe('the console across replicas', () => {
     // The Write needs no Read first here: the file is the one the agent created, unchanged.
     const ran = await agentCall(baseB, 'Write', { path: 'notes.md', content: '# Notes\n\n- ship it\n' });
     expect(ran.status).toBe('success');
-    expect(await readFile(join(workspace, 'notes.md'), 'utf8')).toBe('# Notes\n\n- ship it\n');
+    expect(await readFile(join(workspace, 'acme', 'notes.md'), 'utf8')).toBe('# Notes\n\n- ship it\n');
     const again = await agentCall(baseA, 'Write', { path: 'notes.md', content: '# Notes\n\n- ship it\n' });
     expect(again.error?.code).toBe('APPROVAL_REQUIRED');
     await decideByApi(baseB, again.error!.details!.approval_id!, 'deny');

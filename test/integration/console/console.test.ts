@@ -21,7 +21,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   t = await buildTestApp({ config: CONSOLE_CONFIG, tools: [faultyTool('flaky_api')] });
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  await mkdir(join(t.workspace, 'src'), { recursive: true });
+  await mkdir(join(t.workspace, 'acme', 'src'), { recursive: true });
   page = await browser.context.newPage();
 }, 60_000);
 
@@ -34,7 +34,7 @@ const APP_TS = 'export const retries = 3;\nexport const timeoutMs = 1000;\n';
 
 /** An Edit the policy asks about, sent by the agent: its approval id. */
 async function askForEdit(from = 'retries = 3', to = 'retries = 5'): Promise<string> {
-  await writeFile(join(t.workspace, 'src/app.ts'), APP_TS.replace('retries = 3', from));
+  await writeFile(join(t.workspace, 'acme', 'src/app.ts'), APP_TS.replace('retries = 3', from));
   const result = await agentCall(base, 'Edit', { path: 'src/app.ts', old_string: from, new_string: to });
   expect(result.error?.code).toBe('APPROVAL_REQUIRED');
   return result.error!.details!.approval_id!;
@@ -98,7 +98,7 @@ describe('approvals', () => {
 
     const ran = await agentCall(base, 'Edit', { path: 'src/app.ts', old_string: 'retries = 3', new_string: 'retries = 5' });
     expect(ran.status).toBe('success');
-    expect(await readFile(join(t.workspace, 'src/app.ts'), 'utf8')).toContain('retries = 5');
+    expect(await readFile(join(t.workspace, 'acme', 'src/app.ts'), 'utf8')).toContain('retries = 5');
     // Once: the same call again is a new request, not a second run.
     const again = await agentCall(base, 'Edit', { path: 'src/app.ts', old_string: 'retries = 3', new_string: 'retries = 5' });
     expect(again.error?.code).toBe('APPROVAL_REQUIRED');
@@ -146,8 +146,26 @@ describe('approvals', () => {
     const request = requestFor(page, 'Edit', 'src/app.ts');
     await request.waitFor({ timeout: LIVE_MS });
     expect(await request.getByText('The file has changed').isVisible()).toBe(false);
-    await writeFile(join(t.workspace, 'src/app.ts'), `${APP_TS}// touched by someone else\n`);
+    await writeFile(join(t.workspace, 'acme', 'src/app.ts'), `${APP_TS}// touched by someone else\n`);
     await request.getByText('The file has changed').waitFor({ timeout: LIVE_MS });
+    await request.getByRole('button', { name: 'Deny' }).click();
+    await request.waitFor({ state: 'detached' });
+  });
+});
+
+describe('what an approver reads', () => {
+  it('a request is named "tool path" with the space, and hidden characters show as code points', async () => {
+    const content = 'ok = "\u202Etxt.exe\u202C"\u200B\n';
+    const asked = await agentCall(base, 'Write', { path: 'ask/x.txt', content });
+    expect(asked.error?.code).toBe('APPROVAL_REQUIRED');
+    const request = page.getByRole('article', { name: 'Write ask/x.txt', exact: true });
+    await request.waitFor({ timeout: LIVE_MS });
+    const change = request.getByRole('region', { name: 'Proposed change' });
+    expect(await change.locator('ins').allTextContents()).toEqual(['+ok = "<U+202E>txt.exe<U+202C>"<U+200B>']);
+    expect(await request.getByRole('group').filter({ hasText: 'Arguments' }).locator('pre').textContent()).toContain(
+      '"content": "ok = \\"<U+202E>txt.exe<U+202C>\\"<U+200B>\\n"',
+    );
+    expect(await request.textContent()).not.toMatch(/[\u200B\u202C\u202E]/);
     await request.getByRole('button', { name: 'Deny' }).click();
     await request.waitFor({ state: 'detached' });
   });
@@ -214,45 +232,4 @@ describe('keyboard and small screens', () => {
     expect(logs).toContain('approval decided');
     expect(logs).not.toContain(KEYS.admin);
   });
-});
-
-describe('the screenshot in docs/', () => {
-  it('docs/console.png: the console with a pending Edit, a recent decision and an open breaker', async () => {
-    const fresh = await buildTestApp({ config: CONSOLE_CONFIG, tools: [faultyTool('flaky_api')] });
-    try {
-      const at = await fresh.app.listen({ host: '127.0.0.1', port: 0 });
-      await mkdir(join(fresh.workspace, 'src'), { recursive: true });
-      await writeFile(
-        join(fresh.workspace, 'src/app.ts'),
-        'export const retries = 3;\nexport const timeoutMs = 1000;\n\nexport function backoff(attempt: number): number {\n  return 100 * 2 ** attempt;\n}\n',
-      );
-      const write = await agentCall(at, 'Write', { path: 'deploy/prod.env', content: 'REPLICAS=12\n' }, 'release-7');
-      await decideByApi(at, write.error!.details!.approval_id!, 'deny', 'prod changes go through the release pipeline');
-      await agentCall(at, 'Edit', {
-        path: 'src/app.ts',
-        old_string: 'export const retries = 3;\nexport const timeoutMs = 1000;',
-        new_string: 'export const retries = 5;\nexport const timeoutMs = 2500;',
-      });
-      for (let i = 0; i < 3; i++) await agentCall(at, 'flaky_api', { mode: 'fail' });
-      const shot = await browser.context.newPage();
-      await shot.setViewportSize({ width: 900, height: 900 });
-      await signIn(shot, at);
-      await requestFor(shot, 'Edit', 'src/app.ts').waitFor({ timeout: LIVE_MS });
-      await shot.getByRole('row', { name: /flaky_api/ }).waitFor({ timeout: LIVE_MS });
-      await shot.getByText('prod changes go through').waitFor({ timeout: LIVE_MS });
-      // The request id is random: masked, so the picture is the same on every run.
-      const png = await shot.screenshot({
-        fullPage: true,
-        animations: 'disabled',
-        caret: 'hide',
-        mask: [shot.locator('.request-id')],
-        maskColor: '#d0d7de',
-      });
-      await writeFile(new URL('../../../docs/console.png', import.meta.url), png);
-      await shot.close();
-    } finally {
-      await fresh.close();
-    }
-    // A gateway of its own, five calls, a browser page and a full-page screenshot: 15-20 s on two cores busy with the rest of the suite.
-  }, 60_000);
 });

@@ -26,12 +26,16 @@ export const CONSOLE_CONFIG = {
 /** The bound the console promises: a request appears, and one decided elsewhere leaves, within 2 s. */
 export const LIVE_MS = 2_000;
 
+/** How long one API call of a test may take on a busy machine before it fails with its own name, not the test's timeout. */
+const CALL_MS = 15_000;
+
 /** What an agent gets for one call, sent to `base` with the agent's key. */
 export async function agentCall(base: string, name: string, args: Record<string, unknown>, session = 'build-42') {
   const response = await fetch(`${base}/execute`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.agent}` },
     body: JSON.stringify({ session_id: session, tool_calls: [{ id: `c${Math.random().toString(36).slice(2)}`, name, arguments: args }] }),
+    signal: AbortSignal.timeout(CALL_MS),
   });
   const body = (await response.json()) as {
     results: Array<{ status: string; text: string; error?: { code: string; message: string; details?: { approval_id?: string } } }>;
@@ -45,6 +49,7 @@ export async function decideByApi(base: string, id: string, decision: 'approve' 
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.admin}` },
     body: JSON.stringify({ decision, ...(reason && { reason }) }),
+    signal: AbortSignal.timeout(CALL_MS),
   });
 }
 
