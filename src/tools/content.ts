@@ -7,9 +7,8 @@ import { counted } from '../shared/count.js';
 export type SpillBytes = (content: Buffer) => Promise<SpillOutcome>;
 
 /**
- * A block whose payload is in the spill store: `url` names it and `note`
- * says why, for the model; when the store failed, `url` is null and the note
- * says the payload was not kept. `head` is the block without its payload.
+ * A block whose payload is in the spill store: `url` names it and `note` says why, for the model; when the store failed, `url` is null and
+ * the note says the payload was not kept. `head` is the block without its payload.
  */
 export function keptBlock(head: Record<string, unknown>, outcome: SpillOutcome, why: string): ContentBlock {
   if (isSpillFailure(outcome)) {
@@ -48,10 +47,9 @@ export function imageTooLarge(index: number, mime: string, bytes: number, limit:
 }
 
 /**
- * `limits.image_bytes` bounds one image: an image over it is moved to the
- * spill store (nothing is lost) and the call answers IMAGE_TOO_LARGE naming
- * the first such block, its size and where it is kept. Replaces the blocks in
- * `content`; undefined when every image is within the limit.
+ * `limits.image_bytes` bounds one image: an image over it is moved to the spill store (nothing is lost) and the call answers
+ * IMAGE_TOO_LARGE naming the first such block, its size and where it is kept. Replaces the blocks in `content`; undefined when every image
+ * is within the limit.
  */
 export async function limitImages(content: ContentBlock[], limit: number, spill: SpillBytes): Promise<GatewayError | undefined> {
   let error: GatewayError | undefined;

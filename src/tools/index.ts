@@ -1,25 +1,29 @@
 import type { BuiltinOverride, Config } from '../config/schema.js';
-import { createPathRules } from '../policy/index.js';
+import { policyOf } from '../policy/index.js';
 import { setUpBash } from './bash/index.js';
 import { createBuiltinTools } from './builtin/index.js';
+import type { CredentialProvider } from './credentials.js';
 import { createHttpTool, type HttpDispatchers } from './http/index.js';
 import { noopTool } from './noop.js';
+import { breakerSettingsOf } from './settings.js';
 import { toolSearchTool } from './tool-search.js';
-import type { SandboxInfo, Tool } from './tool.js';
+import type { SandboxInfo } from './capabilities.js';
+import type { Tool } from './tool.js';
+
+export { probeWorkspace } from './workspace-probe.js';
 
 /**
- * A built-in tool with the settings the config file gives it. The result
- * inherits from the tool and replaces only those settings, so every other
- * behaviour (canonicalArgs, classify, lock, and any added later) is kept.
+ * A built-in tool with the settings the config file gives it. The result inherits from the tool and replaces only those settings, so every
+ * other behaviour (canonicalArgs, classify, lock, and any added later) is kept.
  */
 function withOverride(tool: Tool, override: BuiltinOverride | undefined): Tool {
   if (!override) return tool;
   const settled = Object.create(tool) as Tool;
   if (override.concurrency_safe !== undefined) settled.concurrencySafe = override.concurrency_safe;
+  if (override.side_effects !== undefined) settled.sideEffects = override.side_effects;
   if (override.timeout_ms !== undefined) settled.timeoutMs = override.timeout_ms;
   if (override.requires_approval !== undefined) settled.requiresApproval = override.requires_approval;
-  if (override.breaker)
-    settled.breaker = { failureThreshold: override.breaker.failure_threshold, recoveryMs: override.breaker.recovery_ms };
+  if (override.breaker) settled.breaker = breakerSettingsOf(override.breaker);
   if (override.rate_limit) settled.rateLimit = { perMinute: override.rate_limit.per_minute };
   if (override.max_arg_chars !== undefined) settled.maxArgChars = override.max_arg_chars;
   return settled;
@@ -37,18 +41,22 @@ export interface ToolSet {
 }
 
 /**
- * The tools a gateway serves: the built-ins on the workspace (minus those the
- * config disables; Noop and tool_search only when enabled) and the config file's HTTP tools,
- * with every problem (unknown built-in names, missing environment variables)
- * of every tool, not just the first.
+ * The tools a gateway serves: the built-ins on the workspace (minus those the config disables; Noop and tool_search only when enabled) and
+ * the config file's HTTP tools, with every problem (unknown built-in names, credentials that cannot be answered) of every tool, not just
+ * the first.
  */
-export function inspectTools(config: Config, deps: { workspace: string; env: NodeJS.ProcessEnv; dispatchers: HttpDispatchers }): ToolSet {
+export function inspectTools(
+  config: Config,
+  deps: { workspace: string; credentials: CredentialProvider; dispatchers: HttpDispatchers },
+): ToolSet {
   const problems: string[] = [];
   const bashEnabled = config.builtins.Bash.enabled === true;
-  const pathRules = createPathRules(config.policy.rules);
-  const bash = setUpBash(config.builtins.Bash, deps.workspace, bashEnabled, pathRules);
+  const pathRules = policyOf(config.policy.rules);
+  // With the state in Redis, replicas and workers may run commands on the same workspace.
+  const shared = config.state.redis_url !== undefined || config.state.sentinels !== undefined || config.state.cluster_nodes !== undefined;
+  const bash = setUpBash(config.builtins.Bash, deps.workspace, bashEnabled, pathRules, shared);
   problems.push(...bash.problems);
-  const builtins = [...createBuiltinTools(deps.workspace, pathRules), noopTool, bash.tool, toolSearchTool];
+  const builtins = [...createBuiltinTools(pathRules), noopTool, bash.tool, toolSearchTool];
   const names = new Set(builtins.map((t) => t.name));
   for (const name of Object.keys(config.builtins)) {
     if (!names.has(name)) problems.push(`builtins.${name}: no built-in tool has this name; use one of ${[...names].join(', ')}`);
@@ -63,7 +71,7 @@ export function inspectTools(config: Config, deps: { workspace: string; env: Nod
       continue;
     }
     try {
-      tools.push(createHttpTool(spec, { dispatchers: deps.dispatchers, env: deps.env }));
+      tools.push(createHttpTool(spec, { dispatchers: deps.dispatchers, credentials: deps.credentials }));
     } catch (err) {
       problems.push(`tools.${spec.name}: ${(err as Error).message}`);
     }
@@ -72,7 +80,10 @@ export function inspectTools(config: Config, deps: { workspace: string; env: Nod
 }
 
 /** The tools of {@link inspectTools}; throws listing every problem. */
-export function loadTools(config: Config, deps: { workspace: string; env: NodeJS.ProcessEnv; dispatchers: HttpDispatchers }): Tool[] {
+export function loadTools(
+  config: Config,
+  deps: { workspace: string; credentials: CredentialProvider; dispatchers: HttpDispatchers },
+): Tool[] {
   const { tools, problems } = inspectTools(config, deps);
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return tools;

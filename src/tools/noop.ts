@@ -1,8 +1,8 @@
 import type { Tool } from './tool.js';
 
 /**
- * A tool that does nothing, for measuring the gateway's own overhead. Served
- * only when the config enables it (`builtins: {Noop: {enabled: true}}`).
+ * A tool that does nothing, for measuring the gateway's own overhead. Served only when the config enables it (`builtins: {Noop: {enabled:
+ * true}}`).
  */
 export const noopTool: Tool = {
   name: 'Noop',

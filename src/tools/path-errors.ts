@@ -1,3 +1,5 @@
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { GatewayError } from '../protocol/errors.js';
 
 const OUTSIDE_SUGGESTION = 'Use a path relative to the workspace root that stays inside it, e.g. "src/index.ts".';
@@ -39,9 +41,19 @@ export function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }
 
-/** The error a failed resolution or open of `p` answers with: the errno's meaning for the caller, or `err` itself. */
+/**
+ * The error a failed resolution or open of `p` answers with: the errno's meaning for the caller, or `err` itself. A path that resolved a
+ * moment ago and now leads nowhere was moved or removed meanwhile (by the caller's own commands, say): NOT_FOUND, never a tool failure the
+ * breaker counts.
+ */
 export function mapResolveError(p: string, err: unknown): unknown {
   switch (errnoCode(err)) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return new GatewayError('NOT_FOUND', {
+        message: `Path ${JSON.stringify(p)} was moved or removed while in use.`,
+        suggestion: 'Check the path with LS or Glob, then send the call again.',
+      });
     case 'ELOOP':
       return denied(p, 'has too many levels of symbolic links');
     case 'EACCES':
@@ -52,4 +64,11 @@ export function mapResolveError(p: string, err: unknown): unknown {
     default:
       return err;
   }
+}
+
+/** The stats of `real`, a path just resolved for `shown`; a race since (moved, removed, become a link) answers as mapResolveError. */
+export function statNow(shown: string, real: string): Promise<Stats> {
+  return stat(real).catch((err: unknown) => {
+    throw mapResolveError(shown, err);
+  });
 }

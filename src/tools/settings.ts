@@ -1,10 +1,19 @@
 import type { McpToolOverride } from '../config/schema.js';
+import type { BreakerSettings } from '../shared/settings.js';
 import type { Tool } from './tool.js';
 
 /** The gateway settings a config entry may give a tool (HTTP tools, MCP servers and their tools). */
 type ToolSettingsConfig = McpToolOverride;
 
-const SETTING_KEYS = ['concurrency_safe', 'timeout_ms', 'requires_approval', 'breaker', 'rate_limit', 'max_arg_chars'] as const;
+const SETTING_KEYS = [
+  'concurrency_safe',
+  'side_effects',
+  'timeout_ms',
+  'requires_approval',
+  'breaker',
+  'rate_limit',
+  'max_arg_chars',
+] as const;
 
 /** The settings `entries` give, later ones winning where they set a value. */
 export function mergedSettings(...entries: ToolSettingsConfig[]): ToolSettingsConfig {
@@ -15,14 +24,20 @@ export function mergedSettings(...entries: ToolSettingsConfig[]): ToolSettingsCo
   return merged as ToolSettingsConfig;
 }
 
+/** A `breaker` entry of the config as a tool carries it; absent values inherit the registry defaults. */
+export function breakerSettingsOf(breaker: NonNullable<ToolSettingsConfig['breaker']>): Partial<BreakerSettings> {
+  return { failureThreshold: breaker.failure_threshold, recoveryMs: breaker.recovery_ms, shared: breaker.shared };
+}
+
 /** A config entry's settings as a tool carries them; absent ones inherit the registry defaults. */
 export function settingsOf(
   config: ToolSettingsConfig,
-): Pick<Tool, 'timeoutMs' | 'requiresApproval' | 'breaker' | 'rateLimit' | 'maxArgChars'> {
+): Pick<Tool, 'sideEffects' | 'timeoutMs' | 'requiresApproval' | 'breaker' | 'rateLimit' | 'maxArgChars'> {
   return {
+    sideEffects: config.side_effects,
     timeoutMs: config.timeout_ms,
     requiresApproval: config.requires_approval,
-    breaker: config.breaker && { failureThreshold: config.breaker.failure_threshold, recoveryMs: config.breaker.recovery_ms },
+    breaker: config.breaker && breakerSettingsOf(config.breaker),
     rateLimit: config.rate_limit && { perMinute: config.rate_limit.per_minute },
     maxArgChars: config.max_arg_chars,
   };

@@ -6,10 +6,9 @@ import type { Tool } from './tool.js';
 const TOOL_SEARCH_NAME = 'tool_search';
 
 /**
- * The meta-tool a model calls to find tools in a catalog too large to send
- * whole: what `GET /tools?q=` would return for the calling key, schemas
- * included, in the dialect of the request (or `format`). Served only when the
- * config enables it (`builtins: {tool_search: {enabled: true}}`).
+ * The meta-tool a model calls to find tools in a catalog too large to send whole: what `GET /tools?q=` would return for the calling key,
+ * schemas included, in the dialect of the request (or `format`). Served only when the config enables it (`builtins: {tool_search: {enabled:
+ * true}}`).
  */
 export const toolSearchTool: Tool = {
   name: TOOL_SEARCH_NAME,

@@ -1,18 +1,15 @@
 import { closeSync, constants, open as openFd, realpath as realpathFd, realpathSync, statSync } from 'node:fs';
-import { lstat, open, stat } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { GatewayError } from '../protocol/errors.js';
+import { walkDirectory, type DirHandle } from './directory.js';
 import { openedElsewhere } from './opened-file.js';
-import { denied, errnoCode, mapResolveError, refuseMalformed } from './path-errors.js';
+import { denied, errnoCode, mapResolveError, refuseMalformed, statNow } from './path-errors.js';
 import type { Workspace, WriteTarget } from './workspace-types.js';
 
 const openFdAsync = promisify(openFd);
-/**
- * The OS's realpath (as fs/promises' is), through the callback API: its
- * request costs 2-3 µs less CPU than the promise API's, once per path a
- * call resolves.
- */
+/** The OS's realpath (as fs/promises' is), through the callback API, which is cheaper per path (docs/performance-notebook.md). */
 const realpath = promisify(realpathFd.native);
 
 /** What a path resolves to: the real path of its longest existing prefix, and the components missing below it. */
@@ -28,18 +25,14 @@ function isInside(rel: string): boolean {
 /** A `.` or `..` segment, an empty one, or a trailing slash: what normalizing a POSIX path would change. */
 const NOT_NORMAL = /(?:^|\/)\.{1,2}(?:\/|$)|\/\/|\/$/;
 
-/**
- * The root must exist and be a directory; it is resolved here once so every
- * later containment check compares real paths.
- */
+/** The root must exist and be a directory; it is resolved here once so every later containment check compares real paths. */
 export function createWorkspace(root: string): Workspace {
   const configured = path.resolve(root);
   const realRoot = realpathSync.native(configured);
   if (!statSync(realRoot).isDirectory()) throw new Error(`Workspace root ${realRoot} is not a directory`);
 
-  // Every call resolves a path and compares it with the root a few times; path.resolve and path.relative take
-  // microseconds and kilobytes of garbage each, a prefix test on the POSIX paths this is (real or resolved, so
-  // normalized) a fraction of that, with the same answers.
+  // Every call resolves a path and compares it with the root a few times; path.resolve and path.relative take microseconds and kilobytes of
+  // garbage each, a prefix test on the POSIX paths this is (real or resolved, so normalized) a fraction of that, with the same answers.
   const posix = path.sep === '/';
   const rootPrefix = realRoot.endsWith('/') ? realRoot : `${realRoot}/`;
   /** Whether a normalized absolute path is the root or inside it. */
@@ -79,7 +72,9 @@ export function createWorkspace(root: string): Workspace {
         real = await realpath(current);
       } catch (err) {
         const code = errnoCode(err);
-        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || current === realRoot) throw mapResolveError(p, err);
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw mapResolveError(p, err);
+        // The root itself gone is the deployment's failure, not the caller's.
+        if (current === realRoot) throw err;
         // A dangling link would let a later create land wherever it points; its target cannot be checked.
         if (await isSymlink(current)) throw denied(p, 'goes through a symbolic link whose target does not exist');
         missing.unshift(path.basename(current));
@@ -105,10 +100,10 @@ export function createWorkspace(root: string): Workspace {
   }
 
   /**
-   * A path that did not (wholly) exist when the policy judged it: an earlier call of the batch may have created it
-   * since, so it is resolved again, and used only if it still names the path the policy judged. A link made in
-   * between that points elsewhere inside the workspace is CONFLICT rather than PERMISSION_DENIED: no rule denied
-   * anything yet, and the same call sent again is judged on what the path resolves to now.
+   * A path that did not (wholly) exist when the policy judged it: an earlier call of the batch may have created it since, so it is resolved
+   * again, and used only if it still names the path the policy judged. A link made in between that points elsewhere inside the workspace is
+   * CONFLICT rather than PERMISSION_DENIED: no rule denied anything yet, and the same call sent again is judged on what the path resolves
+   * to now.
    */
   async function locateAsDecided(p: string, abs: string, decided: Located): Promise<Located> {
     const now = await locate(p, abs);
@@ -119,9 +114,9 @@ export function createWorkspace(root: string): Workspace {
   }
 
   /**
-   * The answer when what a call reached (`found`, undefined when it leads nowhere) is not the path its policy
-   * decision resolved (`judged`): CONFLICT inside the workspace, as for a path created since (see locateAsDecided),
-   * and PERMISSION_DENIED outside it, as in a batch of its own.
+   * The answer when what a call reached (`found`, undefined when it leads nowhere) is not the path its policy decision resolved (`judged`):
+   * CONFLICT inside the workspace, as for a path created since (see locateAsDecided), and PERMISSION_DENIED outside it, as in a batch of
+   * its own.
    */
   function moved(p: string, judged: string, found: string | undefined): GatewayError {
     if (found === undefined) return denied(p, 'became a symbolic link that cannot be followed while in use');
@@ -146,7 +141,8 @@ export function createWorkspace(root: string): Workspace {
   async function resolveTarget(p: string, owner?: object): Promise<WriteTarget> {
     const { real, missing } = await locateFor(p, owner);
     if (missing.length === 0) return { path: real, exists: true };
-    if (!(await stat(real)).isDirectory()) {
+    // `real` resolved a moment ago; a parent moved since answers NOT_FOUND (statNow), not a failure of the tool.
+    if (!(await statNow(p, real)).isDirectory()) {
       throw new GatewayError('INVALID_ARGS', {
         message: `Cannot create ${JSON.stringify(p)}: ${JSON.stringify(relative(real))} is a file, not a directory.`,
       });
@@ -194,6 +190,13 @@ export function createWorkspace(root: string): Workspace {
     if (now !== real) throw moved(relative(real), real, now);
   }
 
+  function openDirectory(real: string): Promise<DirHandle> {
+    const rel = relative(real);
+    if (!contains(real) || rel === '..' || rel.startsWith('../')) throw denied(rel, 'is outside the workspace');
+    const shown = (p: string) => relative(p);
+    return walkDirectory(realRoot, rel === '.' ? [] : rel.split('/'), { moved: (found) => moved(rel, real, found), shown });
+  }
+
   function relative(real: string): string {
     if (posix && real.startsWith(rootPrefix) && !NOT_NORMAL.test(real)) return real.slice(rootPrefix.length) || '.';
     return path.relative(realRoot, real).split(path.sep).join('/') || '.';
@@ -230,6 +233,7 @@ export function createWorkspace(root: string): Workspace {
     open: openConfined,
     openDescriptor,
     recheck,
+    openDirectory,
     relative,
     canonical,
     resolveCanonical,

@@ -1,10 +1,6 @@
 import { GatewayError } from '../../protocol/errors.js';
 
-/**
- * What a check between steps reads: the call's context (`ToolContext.aborted`,
- * which makes no AbortSignal) or a signal. A tool that only checks takes this,
- * not the signal.
- */
+/** What a check between steps reads: the context (`aborted`, which makes no AbortSignal) or a signal. */
 export interface Abortable {
   readonly aborted: boolean;
 }

@@ -2,10 +2,7 @@ import { GatewayError } from '../../protocol/errors.js';
 
 type Args = Record<string, unknown>;
 
-// The validate gate checks arguments against each tool's schema before a run;
-// these re-checks keep a tool safe when it is called directly. An optional
-// argument given as null counts as absent: OpenAI strict mode makes models
-// send null for every optional property they leave out.
+// Re-checks keep a tool safe when called directly; null counts as absent (OpenAI strict mode sends null for every optional property).
 function invalid(name: string, expected: string): GatewayError {
   return new GatewayError('INVALID_ARGS', {
     message: `Argument "${name}" must be ${expected}.`,
@@ -39,10 +36,7 @@ export function optionalNumber(args: Args, name: string, min: number, max: numbe
   return value;
 }
 
-/**
- * A path that must name a file (Read, Write, Edit). `dir/` and `dir/.` name a directory: Write would
- * otherwise create a file called `dir`, and Read would read a file its caller took for a directory.
- */
+/** A path that must name a file (Read, Write, Edit): `dir/` and `dir/.` name a directory, refused. */
 export function requireFilePath(args: Args, name: string): string {
   const value = requireString(args, name);
   if (value.endsWith('/') || value.endsWith('/.')) {

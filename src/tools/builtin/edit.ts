@@ -1,22 +1,20 @@
-import { MARKER } from '../../guardrails/index.js';
+import { MARKER, overlapsRedaction, rawOffset, redactedView, unmasks, type SecretScanner } from '../../guardrails/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace-types.js';
-import { throwIfAborted, type Abortable } from './abort.js';
+import { throwIfAborted } from './abort.js';
 import { filePathProperty, optionalBoolean, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { classifyPath } from './config-paths.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
 import { READ_FLAGS } from './read.js';
-import { withFileLock } from './file-lock.js';
-import { assertExpected, currentStamp, expectedFrom, expectedOf, stampOf, type Expected, type FileStamp } from './stamp.js';
+import { assertExpected, expectedFrom, expectedOf, stampOf, type Expected, type FileStamp } from './stamp.js';
 import { looksBinary } from './text.js';
 
 /** Edit holds the whole file in memory twice; bigger files (before or after the edit) are for Write. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
-// fatal: a file that is not valid UTF-8 would be silently altered on the way back;
-// ignoreBOM: keep a BOM in the text so it is written back.
+// fatal: a file that is not valid UTF-8 would be silently altered on the way back; ignoreBOM: keep a BOM in the text so it is written back.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 interface Loaded {
@@ -56,13 +54,14 @@ export async function load(ws: Workspace, real: string, shown: string): Promise<
   }
 }
 
-function countOccurrences(haystack: string, needle: string): number {
-  let count = 0;
-  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++;
-  return count;
+/** Where `needle` occurs in `haystack`, left to right, none overlapping. */
+function occurrences(haystack: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) found.push(at);
+  return found;
 }
 
-export function createEditTool(ws: Workspace): Tool {
+export function createEditTool(): Tool {
   return {
     name: 'Edit',
     description:
@@ -106,6 +105,7 @@ export function createEditTool(ws: Workspace): Tool {
     lock: { role: 'write', pathArg: 'path' },
     contentArgs: ['old_string', 'new_string'],
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const ws = ctx.workspace;
       const shown = requireFilePath(args, 'path');
       const oldString = requireString(args, 'old_string');
       const newString = requireString(args, 'new_string');
@@ -117,7 +117,7 @@ export function createEditTool(ws: Workspace): Tool {
         throw new GatewayError('INVALID_ARGS', { message: 'old_string and new_string are the same; there is nothing to change.' });
       throwIfAborted(ctx);
       const real = await ws.resolveExisting(shown, args);
-      return withFileLock(real, () => editLocked(ws, real, shown, { oldString, newString, replaceAll, expected }, ctx));
+      return editFile(ws, real, shown, { oldString, newString, replaceAll, expected }, ctx);
     },
   };
 }
@@ -129,15 +129,21 @@ interface EditRequest {
   expected: Expected;
 }
 
-/** The file's content with the edit made; throws as the call would (nothing found, too many matches, too large). */
+/**
+ * The file's content with the edit made; throws as the call would. With `scanner`, old_string matches the file as a model sees it
+ * (docs/guardrails.md, "No oracle"): a raw credential never matches, an occurrence covering a marker is refused, others map back exactly.
+ */
 export function applyEdit(
   content: string,
   sizeBytes: number,
   request: Omit<EditRequest, 'expected'>,
   shown: string,
+  scanner?: SecretScanner,
 ): { updated: string; replaced: number } {
   const { oldString, newString, replaceAll } = request;
-  const count = countOccurrences(content, oldString);
+  const view = redactedView(scanner, content);
+  const found = occurrences(view.text, oldString);
+  const count = found.length;
   if (count === 0 && MARKER.test(oldString)) {
     throw new GatewayError('INVALID_ARGS', {
       message: `old_string holds ${MARKER.exec(oldString)![0]}: the text there held a secret that was redacted before you saw it, so ${shown} does not contain old_string as you read it.`,
@@ -157,8 +163,15 @@ export function applyEdit(
       details: { occurrences: count },
     });
   }
-  // Bound what the replacement builds before building it: one short old_string replaced everywhere by a
-  // 50,000-character new_string would make a string of up to 1 GB on the event loop (and a file that size).
+  const chosen = replaceAll ? found : found.slice(0, 1);
+  if (chosen.some((at) => overlapsRedaction(view, at, at + oldString.length))) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `old_string covers a value that was redacted before you saw it (shown as [REDACTED:<kind>]); Edit will not replace what you were never shown, and ${shown} was left as it is.`,
+      suggestion:
+        'Edit around it: choose an old_string that ends before the marker or starts after it, or ask the user to change that value.',
+    });
+  }
+  // Bound what the replacement builds before building it: a short old_string replaced everywhere could make a string of gigabytes.
   const resultBytes = sizeBytes + count * (Buffer.byteLength(newString) - Buffer.byteLength(oldString));
   if (resultBytes > MAX_EDIT_BYTES) {
     throw new GatewayError('INVALID_ARGS', {
@@ -167,23 +180,39 @@ export function applyEdit(
       details: { occurrences: count, result_bytes: resultBytes, limit: MAX_EDIT_BYTES },
     });
   }
-  const at = content.indexOf(oldString);
-  if (replaceAll) return { updated: content.split(oldString).join(newString), replaced: count };
-  return { updated: content.slice(0, at) + newString + content.slice(at + oldString.length), replaced: 1 };
+  let updated = '';
+  let at = 0;
+  // Where each replacement ended in the raw text: a value at or after it moves by the growth of the replacements so far.
+  const ends: number[] = [];
+  for (const start of chosen) {
+    const raw = rawOffset(view, start);
+    updated += content.slice(at, raw) + newString;
+    at = raw + oldString.length;
+    ends.push(at);
+  }
+  updated += content.slice(at);
+  const growth = newString.length - oldString.length;
+  const moved = (raw: number) => raw + growth * ends.filter((end) => end <= raw).length;
+  if (scanner && unmasks(scanner, view, updated, moved)) {
+    throw new GatewayError('INVALID_ARGS', {
+      message: `This edit would make a value that was redacted before you saw it (shown as [REDACTED:<kind>]) read as ordinary text, by changing what stands next to it or the name before it; Edit will not unmask it, and ${shown} was left as it is.`,
+      suggestion: 'Leave the text touching a marker and the name before it as they are, or ask the user to make that change.',
+    });
+  }
+  return { updated, replaced: chosen.length };
 }
 
-/** Load, replace and write back, with no other Write or Edit of this file in between (see withFileLock). */
-async function editLocked(ws: Workspace, real: string, shown: string, request: EditRequest, call: Abortable): Promise<ToolOutput> {
-  // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
-  throwIfAborted(call);
+/** Load, replace (matching the redacted view, see applyEdit) and write back, unless the file changed since it was loaded: checked with its lock held (see writeAtomic). */
+async function editFile(ws: Workspace, real: string, shown: string, request: EditRequest, call: ToolContext): Promise<ToolOutput> {
+  const scanner = call.secrets?.scanner;
   const { content, stamp, mode } = await load(ws, real, shown);
   assertExpected(stamp, request.expected, shown);
-  const { updated, replaced } = applyEdit(content, stamp.file_size_bytes, request, shown);
+  const { updated, replaced } = applyEdit(content, stamp.file_size_bytes, request, shown, scanner);
   const written = await writeAtomic(ws, real, updated, {
     mode,
     call,
     // Whatever the caller expected, the change was computed from `stamp`; anything newer must not be overwritten.
-    beforeRename: async () => assertExpected(await currentStamp(real), expectedOf(stamp), shown),
+    check: (current) => assertExpected(current, expectedOf(stamp), shown),
   });
   return { text: `Replaced ${replaced} occurrence${replaced === 1 ? '' : 's'} in ${shown}.`, data: written };
 }

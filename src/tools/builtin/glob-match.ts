@@ -2,22 +2,12 @@ import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import { GatewayError } from '../../protocol/errors.js';
 
-/**
- * picomatch's lookarounds: guards against "." and ".." segments and empty
- * names (picomatch/lib/constants.js NO_DOTS_SLASH, NO_DOTS, NO_DOT_SLASH,
- * NO_DOT, ONE_CHAR). A walk never yields such a path (every segment is a
- * real entry name, and dotfiles match on purpose), so they can go; what is
- * left is a regular expression RE2 accepts.
- */
+/** picomatch's lookarounds against "." and ".." segments and empty names: a walk never yields such a path, and RE2 has no lookaround. */
 const WALK_GUARDS = ['(?!\\.{1,2}(?:\\/|$))', '(?!(?:^|\\/)\\.{1,2}(?:\\/|$))', '(?!\\.{0,1}(?:\\/|$))', '(?!\\.)', '(?=.)'];
 
 /**
- * A glob of a model's (Glob's pattern, Grep's glob) as a matcher for the
- * walk's relative paths, in linear time. picomatch compiles globs to
- * backtracking RegExps: `*a*a*a*a*a*a*b` against one 60-character file name
- * takes seconds, and a few more stars hours, on the event loop where no tool
- * timeout can fire. The same expression runs on RE2 here. Globs whose only
- * translation needs a lookaround (a negated extglob `!(…)`) are refused.
+ * A model's glob as a linear-time matcher of the walk's relative paths: picomatch's backtracking RegExp can take hours on one name, where no
+ * timeout fires, so the same expression runs on RE2. A glob that needs a lookaround (a negated extglob `!(…)`) is refused.
  */
 export function compileGlob(glob: string): (path: string) => boolean {
   // A leading "!" negates the whole glob, as in picomatch; "!(" starts an extglob.

@@ -1,12 +1,14 @@
-import { stat } from 'node:fs/promises';
 import { GatewayError } from '../../protocol/errors.js';
 import type { PathRules } from '../../policy/index.js';
+import { redactedView } from '../../guardrails/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import { statNow } from '../path-errors.js';
 import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString, requireString } from './args.js';
 import { compileGlob } from './glob-match.js';
-import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles } from './walk.js';
+import { patternProperty, resolveAsJudged, startProperty, walkFiles, walkOutput } from './walk.js';
+import { linkNames } from './link-names.js';
 import { entryJudge } from './withheld.js';
 
 export const MAX_GLOB_RESULTS = 1000;
@@ -14,7 +16,7 @@ export const MAX_GLOB_RESULTS = 1000;
 /** The real directory a search starts in; INVALID_ARGS when `shown` names a file. `args` as for Workspace.resolveExisting. */
 async function searchBase(ws: Workspace, shown: string, tool: string, args: object): Promise<string> {
   const real = await resolveAsJudged(ws, shown, args);
-  if (!(await stat(real)).isDirectory()) {
+  if (!(await statNow(shown, real)).isDirectory()) {
     throw new GatewayError('INVALID_ARGS', {
       message: `${JSON.stringify(shown)} is a file; ${tool} needs a directory in path.`,
       suggestion: 'Use Read for a single file, or pass its directory.',
@@ -38,7 +40,7 @@ function checkPattern(pattern: string): void {
   }
 }
 
-export function createGlobTool(ws: Workspace, paths: PathRules): Tool {
+export function createGlobTool(paths: PathRules): Tool {
   return {
     name: 'Glob',
     description:
@@ -51,32 +53,30 @@ export function createGlobTool(ws: Workspace, paths: PathRules): Tool {
       additionalProperties: false,
       required: ['pattern'],
       properties: {
-        pattern: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 1000,
-          description: 'Glob pattern relative to path. "*.ts" matches only directly inside path; "**/*.ts" at any depth.',
-          examples: ['**/*.ts', 'src/**/*.test.{ts,js}', '*.md'],
-        },
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          default: '.',
-          description: 'Directory to search in, relative to the workspace root. Defaults to the root.',
-          examples: ['src', '.'],
-        },
+        pattern: patternProperty('Glob pattern relative to path. "*.ts" matches only directly inside path; "**/*.ts" at any depth.', [
+          '**/*.ts',
+          'src/**/*.test.{ts,js}',
+          '*.md',
+        ]),
+        path: startProperty('Directory to search in, relative to the workspace root. Defaults to the root.', ['src', '.']),
       },
       examples: [{ pattern: '**/*.ts' }, { pattern: '*.json', path: 'config' }],
     },
     concurrencySafe: true,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const ws = ctx.workspace;
       const pattern = requireString(args, 'pattern');
       checkPattern(pattern);
       throwIfAborted(ctx);
       const shown = optionalString(args, 'path') ?? '.';
       const base = await searchBase(ws, shown, 'Glob', args);
-      const walk = walkFiles(base, ctx, { wanted: compileGlob(pattern), judge: entryJudge(ws, paths, 'Glob', args, shown, base)?.below });
+      const isMatch = compileGlob(pattern);
+      // Matched against the path as a model may see it: a pattern can never tell it anything about a credential in a name.
+      const wanted = (rel: string) => isMatch(redactedView(ctx.secrets?.scanner, rel).text);
+      const walk = walkFiles(base, ctx, {
+        wanted,
+        judge: entryJudge(ws, paths, 'Glob', args, shown, base, await linkNames(ws, paths))?.below,
+      });
       const found: string[] = [];
       let cut = false;
       for await (const file of walk.files) {
@@ -87,16 +87,8 @@ export function createGlobTool(ws: Workspace, paths: PathRules): Tool {
         found.push(ws.relative(file.abs));
       }
       found.sort();
-      const notes: string[] = [];
-      if (cut) notes.push(`(stopped at ${MAX_GLOB_RESULTS} files; use a narrower pattern or path)`);
-      if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
-      notes.push(...walk.withheld.note);
-      const list = found.length > 0 ? found.join('\n') : 'No files matched.';
-      return {
-        text: [list, ...notes].join('\n\n'),
-        partial: cut || walk.truncated,
-        ...(walk.withheld.data && { data: walk.withheld.data }),
-      };
+      const notes = cut ? [`(stopped at ${MAX_GLOB_RESULTS} files; use a narrower pattern or path)`] : [];
+      return walkOutput(walk, found, 'No files matched.', notes, cut);
     },
   };
 }

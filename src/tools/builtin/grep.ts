@@ -1,8 +1,9 @@
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { GatewayError } from '../../protocol/errors.js';
 import type { PathRules } from '../../policy/index.js';
-import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import { cutOutsideMarkers, redactedLines, redactedView, type RedactionCounts } from '../../guardrails/index.js';
+import type { Tool, ToolContext, ToolOutput, ToolSecrets } from '../tool.js';
+import { statNow } from '../path-errors.js';
 import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { optionalBoolean, optionalNumber, optionalString, requireString } from './args.js';
@@ -10,7 +11,8 @@ import { compileGlob } from './glob-match.js';
 import { READ_FLAGS } from './read.js';
 import { compileSearchPattern, type LinePattern } from './regex.js';
 import { cutLine, looksBinary } from './text.js';
-import { MAX_WALK_ENTRIES, resolveAsJudged, walkFiles, type FileWalk, type WalkedFile } from './walk.js';
+import { patternProperty, resolveAsJudged, startProperty, walkFiles, walkOutput, type FileWalk, type WalkedFile } from './walk.js';
+import { linkNames } from './link-names.js';
 import { entryJudge, Withheld } from './withheld.js';
 import { counted } from '../../shared/count.js';
 
@@ -24,7 +26,20 @@ const SHOWN_LINE_CHARS = 500;
 
 type FileOutcome = 'skipped-large' | 'searched';
 
-async function searchFile(ws: Workspace, file: WalkedFile, regex: LinePattern, room: number, out: string[]): Promise<FileOutcome> {
+/**
+ * The matching lines of one file, as a model may see them: the pattern is
+ * matched against each line with its credentials redacted (the file scanned
+ * whole), so whether a line matched never depends on a value the model was
+ * not shown; and a shown line is cut after the scan.
+ */
+async function searchFile(
+  ws: Workspace,
+  file: WalkedFile,
+  regex: LinePattern,
+  room: number,
+  out: string[],
+  secrets: ToolSecrets | undefined,
+): Promise<FileOutcome> {
   const handle = await ws.open(file.abs, READ_FLAGS);
   let bytes: Buffer;
   try {
@@ -37,13 +52,19 @@ async function searchFile(ws: Workspace, file: WalkedFile, regex: LinePattern, r
   }
   if (looksBinary(bytes)) return 'searched';
   const shown = ws.relative(file.abs);
-  const lines = bytes.toString('utf8').split('\n');
+  const text = bytes.toString('utf8');
+  const view = redactedLines(secrets?.scanner, text);
+  const lines = view?.lines ?? text.split('\n');
+  const shownKinds: RedactionCounts = {};
   for (let i = 0; i < lines.length && room > 0; i++) {
     const line = (lines[i] ?? '').replace(/\r$/, '');
-    if (!regex.test(line.length > MAX_SEARCHED_LINE_CHARS ? line.slice(0, MAX_SEARCHED_LINE_CHARS) : line)) continue;
+    if (!regex.test(line.length > MAX_SEARCHED_LINE_CHARS ? line.slice(0, cutOutsideMarkers(line, MAX_SEARCHED_LINE_CHARS)) : line))
+      continue;
     out.push(`${shown}:${i + 1}:${cutLine(line, SHOWN_LINE_CHARS)}`);
+    for (const kind of view?.kinds.get(i) ?? []) shownKinds[kind] = (shownKinds[kind] ?? 0) + 1;
     room--;
   }
+  if (secrets && view) secrets.count(shownKinds);
   return 'searched';
 }
 
@@ -60,21 +81,26 @@ async function filesToSearch(
   call: Abortable,
 ): Promise<FileWalk> {
   const real = await resolveAsJudged(ws, shown, args);
-  const stats = await stat(real);
-  if (stats.isDirectory()) return walkFiles(real, call, { wanted, judge: entryJudge(ws, paths, 'Grep', args, shown, real)?.below });
+  const stats = await statNow(shown, real);
+  if (stats.isDirectory())
+    return walkFiles(real, call, { wanted, judge: entryJudge(ws, paths, 'Grep', args, shown, real, await linkNames(ws, paths))?.below });
   if (!stats.isFile()) throw new GatewayError('INVALID_ARGS', { message: `${JSON.stringify(shown)} is neither a file nor a directory.` });
   const files = [{ abs: real, rel: path.basename(real) }].filter((file) => wanted(file.rel));
   return { files, truncated: false, withheld: new Withheld() };
 }
 
-/** A glob without "/" matches file names (as in ripgrep's --glob); with one, paths relative to the search base. */
-function fileFilter(glob: string | undefined): (rel: string) => boolean {
+/**
+ * A glob without "/" matches file names (as in ripgrep's --glob); with one, paths relative to the search base. Either is
+ * matched against the path as a model may see it (credentials in a name redacted).
+ */
+function fileFilter(glob: string | undefined, secrets: ToolSecrets | undefined): (rel: string) => boolean {
   if (glob === undefined) return () => true;
   const isMatch = compileGlob(glob);
-  return glob.includes('/') ? isMatch : (rel) => isMatch(path.posix.basename(rel));
+  const seen = (rel: string) => redactedView(secrets?.scanner, rel).text;
+  return glob.includes('/') ? (rel) => isMatch(seen(rel)) : (rel) => isMatch(seen(path.posix.basename(rel)));
 }
 
-export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
+export function createGrepTool(paths: PathRules): Tool {
   return {
     name: 'Grep',
     description:
@@ -89,21 +115,12 @@ export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
       additionalProperties: false,
       required: ['pattern'],
       properties: {
-        pattern: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 1000,
-          description: 'Regular expression in RE2 syntax (no slashes, no flags), e.g. "function\\s+\\w+".',
-          examples: ['TODO', "import .* from 'react'", 'class\\s+\\w+Error'],
-        },
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          default: '.',
-          description: 'File or directory to search, relative to the workspace root. Defaults to the root.',
-          examples: ['src', 'README.md'],
-        },
+        pattern: patternProperty('Regular expression in RE2 syntax (no slashes, no flags), e.g. "function\\s+\\w+".', [
+          'TODO',
+          "import .* from 'react'",
+          'class\\s+\\w+Error',
+        ]),
+        path: startProperty('File or directory to search, relative to the workspace root. Defaults to the root.', ['src', 'README.md']),
         glob: {
           type: 'string',
           minLength: 1,
@@ -130,31 +147,25 @@ export function createGrepTool(ws: Workspace, paths: PathRules): Tool {
     },
     concurrencySafe: true,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const ws = ctx.workspace;
       const regex = compileSearchPattern(requireString(args, 'pattern'), optionalBoolean(args, 'ignore_case') ?? false);
       const glob = optionalString(args, 'glob');
       const max = optionalNumber(args, 'max_results', 1, MAX_GREP_RESULTS, true) ?? DEFAULT_GREP_RESULTS;
-      const wanted = fileFilter(glob);
+      const wanted = fileFilter(glob, ctx.secrets);
       throwIfAborted(ctx);
       const walk = await filesToSearch(ws, paths, optionalString(args, 'path') ?? '.', args, wanted, ctx);
       const matches: string[] = [];
       let skippedLarge = 0;
       for await (const file of walk.files) {
         throwIfAborted(ctx);
-        if ((await searchFile(ws, file, regex, max - matches.length, matches)) === 'skipped-large') skippedLarge++;
+        if ((await searchFile(ws, file, regex, max - matches.length, matches, ctx.secrets)) === 'skipped-large') skippedLarge++;
         if (matches.length === max) break;
       }
       const hitMax = matches.length === max;
       const notes: string[] = [];
       if (hitMax) notes.push(`(stopped at max_results=${max}; narrow the pattern, path or glob to see the rest)`);
       if (skippedLarge > 0) notes.push(`(${counted(skippedLarge, 'file')} over ${MAX_GREP_FILE_BYTES} bytes not searched)`);
-      if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
-      notes.push(...walk.withheld.note);
-      const list = matches.length > 0 ? matches.join('\n') : 'No matches.';
-      return {
-        text: [list, ...notes].join('\n\n'),
-        partial: hitMax || walk.truncated,
-        ...(walk.withheld.data && { data: walk.withheld.data }),
-      };
+      return walkOutput(walk, matches, 'No matches.', notes, hitMax);
     },
   };
 }

@@ -12,7 +12,6 @@ const SIGNATURE_BYTES = 12;
 const startsWith = (head: Buffer, bytes: readonly number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
 const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
 
-// Made once: every Read looks at its file's first bytes.
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const JPEG = [0xff, 0xd8, 0xff];
 const GIF87 = ascii('GIF87a');
@@ -22,10 +21,7 @@ const WEBP = ascii('WEBP');
 const IHDR = ascii('IHDR');
 const IEND = [...ascii('IEND'), 0xae, 0x42, 0x60, 0x82];
 
-/**
- * The media type of a PNG, JPEG, GIF or WebP file, told by its first bytes
- * (never its name); undefined for anything else.
- */
+/** The media type of a PNG, JPEG, GIF or WebP file, told by its first bytes (never its name); undefined for anything else. */
 export function imageTypeOf(head: Buffer): string | undefined {
   if (head.length < SIGNATURE_BYTES) return undefined;
   if (startsWith(head, PNG)) return 'image/png';
@@ -35,10 +31,7 @@ export function imageTypeOf(head: Buffer): string | undefined {
   return undefined;
 }
 
-/**
- * Whether the whole file has the structure its signature promises, up to its
- * end marker: a file cut short or patched is read as binary instead.
- */
+/** Whether the whole file has the structure its signature promises: a file cut short or patched is read as binary. */
 function isWhole(bytes: Buffer, mime: string): boolean {
   switch (mime) {
     case 'image/png':
@@ -58,10 +51,8 @@ export class ImageFile {
 }
 
 /**
- * An image file as Read's output: one `image` block with the whole file, a
- * line of text naming it. Over `limits.image_bytes` the file is streamed to
- * the spill store instead and the call answers IMAGE_TOO_LARGE with its url;
- * undefined when the file is not a whole image (Read then refuses it as binary).
+ * An image file as Read's output: one `image` block and a line naming it; over `limits.image_bytes` it is spilled and the call answers
+ * IMAGE_TOO_LARGE with its url. Undefined when the file is not a whole image (Read refuses it as binary).
  */
 export async function readImage(fd: number, size: number, mime: string, ctx: ToolContext, stamp: unknown): Promise<ToolOutput | undefined> {
   const text = `(an ${mime} image of ${counted(size, 'byte')}; it is in content)`;

@@ -1,13 +1,15 @@
 import type { Dirent } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { stricter, type Decision, type PathRules } from '../../policy/index.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
+import { statNow } from '../path-errors.js';
 import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted } from './abort.js';
 import { optionalString } from './args.js';
-import { listDirectory, resolveAsJudged } from './walk.js';
+import { listDirectory, resolveAsJudged, startProperty } from './walk.js';
+import { linkNames } from './link-names.js';
 import { entryJudge, Withheld, type WalkJudge } from './withheld.js';
 import { counted } from '../../shared/count.js';
 
@@ -27,7 +29,7 @@ async function judgeEntry(ws: Workspace, judge: WalkJudge, real: string, entry: 
   return stricter(own, judge.at(inside));
 }
 
-export function createLsTool(ws: Workspace, paths: PathRules): Tool {
+export function createLsTool(paths: PathRules): Tool {
   return {
     name: 'LS',
     description:
@@ -39,23 +41,17 @@ export function createLsTool(ws: Workspace, paths: PathRules): Tool {
       additionalProperties: false,
       required: [],
       properties: {
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          default: '.',
-          description: 'Directory relative to the workspace root. Defaults to the root.',
-          examples: ['.', 'src/components'],
-        },
+        path: startProperty('Directory relative to the workspace root. Defaults to the root.', ['.', 'src/components']),
       },
       examples: [{}, { path: 'src' }],
     },
     concurrencySafe: true,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const ws = ctx.workspace;
       const shown = optionalString(args, 'path') ?? '.';
       throwIfAborted(ctx);
       const real = await resolveAsJudged(ws, shown, args);
-      if (!(await stat(real)).isDirectory()) {
+      if (!(await statNow(shown, real)).isDirectory()) {
         throw new GatewayError('INVALID_ARGS', {
           message: `${JSON.stringify(shown)} is a file, not a directory.`,
           suggestion: 'Use Read to open a file; LS lists directories.',
@@ -70,7 +66,7 @@ export function createLsTool(ws: Workspace, paths: PathRules): Tool {
       }
       let entries = listed;
       const withheld = new Withheld();
-      const judge = entryJudge(ws, paths, 'LS', args, shown, real);
+      const judge = entryJudge(ws, paths, 'LS', args, shown, real, await linkNames(ws, paths));
       if (judge) {
         const decisions = await Promise.all(entries.map((entry) => judgeEntry(ws, judge, real, entry)));
         entries = entries.filter((_, i) => !withheld.withholds(decisions[i]!));

@@ -2,25 +2,24 @@ import { closeSync, constants, fstatSync, read } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { promisify } from 'node:util';
 import { GatewayError } from '../../protocol/errors.js';
-import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace-types.js';
+import { cutOutsideMarkers, redactedView, viewCounts } from '../../guardrails/index.js';
+import type { Tool, ToolContext, ToolOutput, ToolSecrets } from '../tool.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
 import { ImageFile, imageTypeOf, readImage } from './image-file.js';
 import { stampOf } from './stamp.js';
-import { cutLine, looksBinary, SNIFF_BYTES } from './text.js';
+import { cutLine, looksBinary, SNIFF_BYTES, utf16Units } from './text.js';
+import { OpenBlock, showOpenBlock } from './read-block.js';
 import { counted } from '../../shared/count.js';
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
+/** Characters past MAX_LINE_CHARS scanned before the cut: the longest one-line credential, so one is never half shown. */
+const SCANNED_PAST_CUT = 16 * 1024;
 const CHUNK_BYTES = 64 * 1024;
-/**
- * The buffer of a file's first read: its size and one byte more (so reading all of it comes back short and ends
- * the loop), at most 64 KB; under 4 KB it comes from Node's shared buffer pool. Not zeroed: only the bytes a read
- * returned are looked at. A 64 KB buffer for every Read, whatever the file, made V8 count 64 KB of array buffer
- * per call against the heap: it drove scavenges, and under load, once a full collection had set the old-space limit
- * close to the live heap, the promoted ones kept old-space marking running back to back (docs/performance.md).
- */
+/** Bytes past the cut of long lines one Read scans for their ends, undecoded; a line ending further off stops the Read there. */
+export const MAX_SCAN_BYTES = 8 * 1024 * 1024;
+/** The first read's buffer: the file's size plus one (a short read ends the loop), at most 64 KB (docs/performance-notebook.md); not zeroed. */
 function readBufferFor(size: number): Buffer {
   return Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size + 1));
 }
@@ -41,33 +40,57 @@ interface Lines {
   seen: number;
   more: boolean;
   cut: boolean;
+  /** The line whose end was past MAX_SCAN_BYTES: the Read stopped in it. */
+  stoppedIn?: number;
+  /** A private key open before the window, and the window's raw lines (see OpenBlock). */
+  open?: { before: string[]; raw: string[] };
+}
+
+/** A line over MAX_LINE_CHARS as a model may see it: cut after the scan, so no credential's start is left readable. */
+function cutLong(line: string, omitted: number, secrets: ToolSecrets | undefined): string {
+  if (!secrets) return cutLine(line, MAX_LINE_CHARS, omitted);
+  const view = redactedView(secrets.scanner, line);
+  if (view.spans.length > 0) secrets.count(viewCounts(view, {}, cutOutsideMarkers(view.text, MAX_LINE_CHARS)));
+  return cutLine(view.text, MAX_LINE_CHARS, omitted);
 }
 
 /**
- * `cat -n` lines of the window, streamed so memory stays bounded even for
- * huge files or huge lines. `refuse` sees the file's first SNIFF_BYTES, in
- * one piece or more, each before it is decoded; `size` is the file's size
- * when it was opened.
+ * `cat -n` lines of the window, streamed so memory stays bounded. `refuse` sees the first SNIFF_BYTES before they are decoded; `size` is
+ * the size at the open. A line too long to show is scanned for its end, not decoded (MAX_SCAN_BYTES).
  */
-async function numberLines(fd: number, window: Window, call: Abortable, size: number, refuse: (head: Buffer) => void): Promise<Lines> {
+async function numberLines(
+  fd: number,
+  window: Window,
+  call: Abortable & { secrets?: ToolSecrets },
+  size: number,
+  refuse: (head: Buffer) => void,
+): Promise<Lines> {
   const result: Lines = { numbered: [], seen: 0, more: false, cut: false };
-  const decoder = new StringDecoder('utf8');
+  let decoder = new StringDecoder('utf8');
   let buffer = readBufferFor(size);
   let line = '';
   let omitted = 0;
+  /** The current line is past its cut: its bytes are searched for its end, not decoded. */
+  let skipping = false;
+  let scanned = 0;
   const append = (piece: string): void => {
-    const room = MAX_LINE_CHARS + 1 - line.length;
+    const room = MAX_LINE_CHARS + SCANNED_PAST_CUT - line.length;
     line += piece.slice(0, room);
     omitted += Math.max(0, piece.length - room);
   };
+  // With guardrails on: a private key open before the window, and the window's raw lines, scanned with it (see OpenBlock).
+  const block = call.secrets && window.offset > 1 ? new OpenBlock() : undefined;
   const emit = (): boolean => {
     result.seen++;
-    if (result.seen >= window.offset) {
+    if (result.seen < window.offset) block?.before(line);
+    else {
       if (result.numbered.length === window.limit) {
         result.more = true;
         return false;
       }
-      const shown = cutLine(line, MAX_LINE_CHARS, omitted);
+      if (result.seen === window.offset && block && block.lines.length > 0) result.open = { before: block.lines, raw: [] };
+      result.open?.raw.push(line);
+      const shown = line.length > MAX_LINE_CHARS ? cutLong(line, omitted, call.secrets) : line;
       result.cut ||= shown !== line;
       result.numbered.push(`${String(result.seen).padStart(6)}\t${shown}`);
     }
@@ -82,7 +105,31 @@ async function numberLines(fd: number, window: Window, call: Abortable, size: nu
     total += bytesRead;
     // A short read that reaches the size the file had is its end: no second read just to be told so.
     const atEnd = bytesRead === 0 || (bytesRead < buffer.length && total >= size);
-    const text = decoder.write(buffer.subarray(0, bytesRead)) + (atEnd ? decoder.end() : '');
+    let chunk = buffer.subarray(0, bytesRead);
+    if (skipping) {
+      // No byte of a multi-byte UTF-8 character is a newline, so the raw bytes can be searched.
+      const nl = chunk.indexOf(0x0a);
+      const rest = nl === -1 ? chunk : chunk.subarray(0, nl);
+      omitted += utf16Units(rest);
+      scanned += rest.length;
+      if (nl === -1) {
+        if (atEnd) {
+          emit();
+          return result;
+        }
+        if (scanned > MAX_SCAN_BYTES) {
+          result.stoppedIn = result.seen + 1;
+          emit();
+          return result;
+        }
+        continue;
+      }
+      skipping = false;
+      decoder = new StringDecoder('utf8');
+      if (!emit()) return result;
+      chunk = chunk.subarray(nl + 1);
+    }
+    const text = decoder.write(chunk) + (atEnd ? decoder.end() : '');
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
       append(text.slice(start, nl));
@@ -93,6 +140,11 @@ async function numberLines(fd: number, window: Window, call: Abortable, size: nu
     if (atEnd) {
       if (line.length > 0 || omitted > 0) emit();
       return result;
+    }
+    if (line.length > MAX_LINE_CHARS) {
+      skipping = true;
+      // A character split by the chunk's end: counted as one.
+      omitted += decoder.end().length;
     }
     // More to read than the first buffer was sized for (the file grew since it was opened): the rest in full chunks.
     if (buffer.length < CHUNK_BYTES) buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -122,6 +174,12 @@ function resumeHint(kept: string, rest: string): string | undefined {
 
 function render(lines: Lines, window: Window, limitGiven: boolean): { text: string; partial: boolean } {
   if (lines.seen === 0) return { text: '(empty file)', partial: false };
+  if (lines.stoppedIn !== undefined) {
+    const stopped =
+      `(line ${lines.stoppedIn} goes on for more than ${MAX_SCAN_BYTES / 1024 / 1024} MiB past its first ${MAX_LINE_CHARS} characters: ` +
+      'Read stopped in it, and what follows was not read; search the file with Grep)';
+    return { text: [...(lines.numbered.length > 0 ? [lines.numbered.join('\n')] : []), stopped].join('\n\n'), partial: true };
+  }
   if (lines.numbered.length === 0) {
     return { text: `(the file has ${counted(lines.seen, 'line')}; offset ${window.offset} is past the end)`, partial: false };
   }
@@ -132,7 +190,7 @@ function render(lines: Lines, window: Window, limitGiven: boolean): { text: stri
   return { text, partial: lines.cut || (lines.more && !limitGiven) };
 }
 
-export function createReadTool(ws: Workspace): Tool {
+export function createReadTool(): Tool {
   return {
     name: 'Read',
     description:
@@ -171,6 +229,7 @@ export function createReadTool(ws: Workspace): Tool {
     lock: { role: 'read', pathArg: 'path' },
     resumeHint,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const ws = ctx.workspace;
       const shown = requireFilePath(args, 'path');
       const limitArg = optionalNumber(args, 'limit', 1, DEFAULT_READ_LIMIT, true);
       const window = {
@@ -179,8 +238,7 @@ export function createReadTool(ws: Workspace): Tool {
       };
       throwIfAborted(ctx);
       const real = await ws.resolveExisting(shown, args);
-      // The reads go through the thread pool (a disk may answer them); the stat and the close of a descriptor just
-      // opened to read are answered from the open file in memory, synchronously: a thread-pool hop costs ten times more.
+      // The reads go through the thread pool (a disk may answer them); the stat and the close of a descriptor just opened are synchronous.
       const fd = await ws.openDescriptor(real, READ_FLAGS);
       try {
         const stats = fstatSync(fd);
@@ -208,6 +266,7 @@ export function createReadTool(ws: Workspace): Tool {
           return (await readImage(fd, stats.size, err.mime, ctx, stampOf(stats))) ?? Promise.reject(binary());
         });
         if ('text' in lines) return lines;
+        if (lines.open && ctx.secrets) showOpenBlock(lines.numbered, lines.open, window.offset, ctx.secrets, MAX_LINE_CHARS);
         return { ...render(lines, window, limitArg !== undefined), data: stampOf(stats) };
       } finally {
         closeSync(fd);

@@ -7,11 +7,9 @@ export interface LinePattern {
 }
 
 /**
- * A Grep pattern compiled for RE2's linear-time engine. Patterns come from
- * models, and a backtracking engine (JavaScript's RegExp) can spend
- * exponential time on one line, blocking every request of the process where
- * no timeout can fire. RE2 syntax is JavaScript's without lookaround and
- * backreferences, as in ripgrep.
+ * A Grep pattern compiled for RE2's linear-time engine. Patterns come from models, and a backtracking engine (JavaScript's RegExp) can
+ * spend exponential time on one line, blocking every request of the process where no timeout can fire. RE2 syntax is JavaScript's without
+ * lookaround and backreferences, as in ripgrep.
  */
 export function compileSearchPattern(pattern: string, ignoreCase: boolean): LinePattern {
   try {

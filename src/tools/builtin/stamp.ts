@@ -1,12 +1,8 @@
 import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { GatewayError } from '../../protocol/errors.js';
 import { optionalNumber } from './args.js';
 
-/**
- * What optimistic locking compares. The mtime keeps stat's full `mtimeMs`
- * precision (fractional ms) so a value that went through JSON compares equal.
- */
+/** What optimistic locking compares; the mtime at stat's full precision, so one that went through JSON compares equal. */
 export interface FileStamp {
   file_mtime_ms: number;
   file_size_bytes: number;
@@ -31,16 +27,6 @@ export function expectedFrom(args: Record<string, unknown>): Expected {
 
 export function expectedOf(stamp: FileStamp): Expected {
   return { mtimeMs: stamp.file_mtime_ms, sizeBytes: stamp.file_size_bytes };
-}
-
-/** The file's stamp now; null when it is gone. */
-export async function currentStamp(real: string): Promise<FileStamp | null> {
-  try {
-    return stampOf(await stat(real));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
 }
 
 /** CONFLICT when the file is not what the caller last saw. No expectation, no check. */

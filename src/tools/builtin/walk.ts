@@ -4,6 +4,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openedElsewhere } from '../opened-file.js';
+import type { ToolOutput } from '../tool.js';
 import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { Withheld } from './withheld.js';
@@ -11,7 +12,7 @@ import { Withheld } from './withheld.js';
 /** Directories a walk never descends into: tool noise that would swamp results and the entry cap. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 /** Entries (files and directories) one walk looks at before it gives up. */
-export const MAX_WALK_ENTRIES = 100_000;
+const MAX_WALK_ENTRIES = 100_000;
 
 export interface WalkedFile {
   abs: string;
@@ -25,6 +26,16 @@ export interface FileWalk {
   readonly truncated: boolean;
   /** The entries the policy withheld: neither yielded nor, for a directory, entered. */
   readonly withheld: Withheld;
+}
+
+/** The `pattern` property of a walker's parameters schema (Glob's glob, Grep's regular expression). */
+export function patternProperty(description: string, examples: string[]): Record<string, unknown> {
+  return { type: 'string', minLength: 1, maxLength: 1000, description, examples };
+}
+
+/** The `path` property of a walker's parameters schema: where it starts, the workspace root by default. */
+export function startProperty(description: string, examples: string[]): Record<string, unknown> {
+  return { type: 'string', minLength: 1, maxLength: 4096, default: '.', description, examples };
 }
 
 /** Code-unit order: the same on every machine, unlike locale order. */
@@ -74,6 +85,17 @@ export async function resolveAsJudged(ws: Workspace, shown: string, args: object
   const real = await ws.resolveExisting(shown, args);
   await ws.recheck(real);
   return real;
+}
+
+/** A walker's answer: its lines (`none` when there are none) and `notes`, then the walk's own notes (the entry cap, what was withheld). */
+export function walkOutput(walk: FileWalk, lines: readonly string[], none: string, notes: string[], partial: boolean): ToolOutput {
+  if (walk.truncated) notes.push(`(the search stopped after ${MAX_WALK_ENTRIES} entries; use a narrower path)`);
+  notes.push(...walk.withheld.note);
+  return {
+    text: [lines.length > 0 ? lines.join('\n') : none, ...notes].join('\n\n'),
+    partial: partial || walk.truncated,
+    ...(walk.withheld.data && { data: walk.withheld.data }),
+  };
 }
 
 /** Which entries a walk yields, by their paths relative to its base. */

@@ -1,4 +1,5 @@
 import { stricter, type Decision, type PathRules } from '../../policy/index.js';
+import { namesThrough, type LinkNames } from './link-names.js';
 import type { Workspace } from '../workspace-types.js';
 import { counted } from '../../shared/count.js';
 
@@ -44,12 +45,8 @@ export interface WalkJudge {
 }
 
 /**
- * How a walk judges what it meets below the real directory `real`, which the
- * call named `shown`: each entry by its workspace path, and also through the
- * spelling the call used when that differs (a link to the directory), as the
- * permission gate judges a path in every spelling; the stricter decision
- * wins. Undefined when no rule could withhold an entry, so a walk under a
- * policy without such rules checks nothing.
+ * How a walk judges entries below `real` (named `shown`): by workspace path and by the call's spelling when it differs, the stricter
+ * winning, as the permission gate does. Undefined when no rule could withhold an entry.
  */
 export function entryJudge(
   ws: Workspace,
@@ -58,16 +55,19 @@ export function entryJudge(
   args: Record<string, unknown>,
   shown: string,
   real: string,
+  links: LinkNames,
 ): WalkJudge | undefined {
   if (!paths.withholds) return undefined;
   const resolved = ws.relative(real);
   const spelled = ws.canonical(shown);
-  const judge = paths.entryJudge(tool, args, [...new Set([shown, spelled, resolved])]);
+  const judge = paths.entryJudge(tool, args, [...new Set([shown, spelled, resolved, ...namesThrough(links, resolved)])]);
   if (!judge) return undefined;
   const join = (base: string, rel: string) => (base === '.' ? rel : `${base}/${rel}`);
+  // A path is judged by every name: its own, through the link the call named, through a link a rule names.
+  const at = (path: string) => namesThrough(links, path).reduce<Decision>((decision, name) => stricter(decision, judge(name)), judge(path));
   const below =
     spelled === resolved
-      ? (rel: string) => judge(join(resolved, rel))
-      : (rel: string) => stricter(judge(join(resolved, rel)), judge(join(spelled, rel)));
-  return { below, at: judge };
+      ? (rel: string) => at(join(resolved, rel))
+      : (rel: string) => stricter(at(join(resolved, rel)), judge(join(spelled, rel)));
+  return { below, at };
 }

@@ -1,14 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { GatewayError } from '../../protocol/errors.js';
+import { mapResolveError } from '../path-errors.js';
 import type { Tool, ToolContext, ToolOutput } from '../tool.js';
-import type { Workspace } from '../workspace-types.js';
 import { throwIfAborted } from './abort.js';
 import { filePathProperty, requireFilePath, requireString } from './args.js';
 import { writeAtomic } from './atomic-write.js';
 import { classifyPath } from './config-paths.js';
-import { withFileLock } from './file-lock.js';
 import { LOCK_PARAMETERS } from './lock-params.js';
-import { assertExpected, currentStamp, expectedFrom, stampOf } from './stamp.js';
+import { assertExpected, expectedFrom, stampOf } from './stamp.js';
 import { counted } from '../../shared/count.js';
 
 function countLines(content: string): number {
@@ -17,7 +16,7 @@ function countLines(content: string): number {
   return content.endsWith('\n') ? breaks : breaks + 1;
 }
 
-export function createWriteTool(ws: Workspace): Tool {
+export function createWriteTool(): Tool {
   return {
     name: 'Write',
     description:
@@ -45,39 +44,36 @@ export function createWriteTool(ws: Workspace): Tool {
     contentArgs: ['content'],
     classify: classifyPath,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const ws = ctx.workspace;
       const shown = requireFilePath(args, 'path');
       const content = requireString(args, 'content');
       const expected = expectedFrom(args);
       throwIfAborted(ctx);
       const target = await ws.resolveTarget(shown, args);
-      // No other Write or Edit of this file between the stamp check and the rename (see withFileLock).
-      return withFileLock(target.path, async () => {
-        // The deadline may have passed while waiting for the lock: then the caller has its TIMEOUT, and nothing may change.
-        throwIfAborted(ctx);
-        // Checked again here: another writer may have created the file since it was resolved.
-        const before = await stat(target.path).catch((err: NodeJS.ErrnoException) => {
-          // Nothing there (a path too long to stat is refused by writeAtomic with its own message).
-          if (err.code === 'ENOENT' || err.code === 'ENAMETOOLONG') return null;
-          throw err;
-        });
-        if (before !== null && !before.isFile()) {
-          throw new GatewayError('INVALID_ARGS', {
-            message: `${JSON.stringify(shown)} is ${before.isDirectory() ? 'a directory' : 'not a regular file'}; Write replaces files only.`,
-            suggestion: 'Give the path of a file, e.g. "dir/name.txt".',
-          });
-        }
-        assertExpected(before && stampOf(before), expected, shown);
-        const stamp = await writeAtomic(ws, target.path, content, {
-          mode: before === null ? undefined : before.mode & 0o7777,
-          call: ctx,
-          beforeRename: async () => assertExpected(await currentStamp(target.path), expected, shown),
-        });
-        const verb = before === null ? 'Created' : 'Overwrote';
-        return {
-          text: `${verb} ${shown} (${counted(stamp.file_size_bytes, 'byte')}, ${counted(countLines(content), 'line')}).`,
-          data: stamp,
-        };
+      // A first look, without the lock: a file in the way or a stale expectation is answered before anything is written.
+      const before = await stat(target.path).catch((err: NodeJS.ErrnoException) => {
+        // Nothing there, or a parent swapped since it was resolved: writeAtomic answers those (and a path too long) as it meets them.
+        if (err.code === 'ENOENT' || err.code === 'ENAMETOOLONG' || err.code === 'ENOTDIR' || err.code === 'ELOOP') return null;
+        throw mapResolveError(shown, err);
       });
+      if (before !== null && !before.isFile()) {
+        throw new GatewayError('INVALID_ARGS', {
+          message: `${JSON.stringify(shown)} is ${before.isDirectory() ? 'a directory' : 'not a regular file'}; Write replaces files only.`,
+          suggestion: 'Give the path of a file, e.g. "dir/name.txt".',
+        });
+      }
+      assertExpected(before && stampOf(before), expected, shown);
+      const stamp = await writeAtomic(ws, target.path, content, {
+        mode: before === null ? undefined : before.mode & 0o7777,
+        call: ctx,
+        // The check that counts, with the file's lock held (see writeAtomic).
+        check: (current) => assertExpected(current, expected, shown),
+      });
+      const verb = before === null ? 'Created' : 'Overwrote';
+      return {
+        text: `${verb} ${shown} (${counted(stamp.file_size_bytes, 'byte')}, ${counted(countLines(content), 'line')}).`,
+        data: stamp,
+      };
     },
   };
 }

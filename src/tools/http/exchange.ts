@@ -4,26 +4,33 @@ import type { ToolContext, ToolOutput } from '../tool.js';
 import { classifyHttpFailure, statusFailure, transportFailure } from './failure.js';
 import { readBody, readExcerpt } from './response.js';
 import { RETRYABLE_STATUSES, backoffMs, parseRetryAfter, realSleep, type Sleep } from './retry.js';
-import { createScrubber, type ResolvedHeaders } from './secrets.js';
+import { createScrubber } from './secrets.js';
 
 /** HTTP methods an HTTP tool may send. */
 export type HttpMethod = 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** One upstream request, as a tool built it from the call's arguments. */
+/** One upstream request, as a tool built it from the call's arguments: always to the tool's own origin. */
 interface HttpTarget {
-  origin: string;
+  /** Starts with `/`: the origin is the tool's, never the call's. */
   path: string;
   method: HttpMethod;
+  /** The configured headers and those filled from arguments: sent to the tool's origin only. */
   headers: Record<string, string>;
-  body: string | undefined;
+  /** The body the gateway built from the arguments, and its media type (a configured `content-type` wins at the tool's origin). */
+  body: { text: string; type: string } | undefined;
+  /** The credentials filled into `headers`: scrubbed from every answer. */
+  secrets?: readonly string[];
 }
+
+/** One hop: to the tool's origin, or where a redirect says. `trace` (the gateway's trace context) and the body's type may cross origins. */
+type Hop = HttpTarget & { origin: string; trace: Readonly<Record<string, string>> };
 
 /** How a tool's requests are sent: shared by the config file's HTTP tools and the tools of OpenAPI documents. */
 interface ExchangeOptions {
+  /** The operator's origin (scheme, host, port): every call's first request goes there, whatever its arguments hold. */
+  origin: string;
   /** The pool: guarded, or open when the tool allows private networks. */
   dispatcher: Dispatcher;
-  /** The configured headers; their secrets are scrubbed from every answer and kept to the first origin on redirects. */
-  headers: ResolvedHeaders;
   /** Attempts after the first on connect errors, resets and 429/502/503/504; 0 for a request that may not be repeated. */
   retries: number;
   maxResponseBytes: number;
@@ -31,12 +38,33 @@ interface ExchangeOptions {
   sleep?: Sleep;
 }
 
+const NO_SECRETS: readonly string[] = [];
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // How much of a discarded body (a redirect, a retried error) is drained so the socket can be reused.
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 
-/** The request after a redirect: RFC 9110 §15.4 method rewriting, secrets kept to the first origin. */
-function redirected(from: HttpTarget, status: number, location: string, secretHeaders: ReadonlySet<string>): HttpTarget {
+/** The first hop: the path joined to the tool's origin must name that same origin. */
+function firstHop(origin: string, target: HttpTarget, trace: Readonly<Record<string, string>>): Hop {
+  const url = target.path.startsWith('/') && URL.canParse(`${origin}${target.path}`) ? new URL(`${origin}${target.path}`) : undefined;
+  if (url?.origin !== origin) {
+    throw new GatewayError('PERMISSION_DENIED', {
+      message: `Refused to send a request whose URL would leave ${origin}; a call goes only to its tool's origin.`,
+      details: { reason: 'origin' },
+    });
+  }
+  return { ...target, origin, trace };
+}
+
+/** What a hop sends: the body's type, the tool's headers (which win), then the gateway's trace context (which replaces any configured one). */
+function headersOf(hop: Hop): Record<string, string> {
+  return { ...(hop.body && { 'content-type': hop.body.type }), ...hop.headers, ...hop.trace };
+}
+
+/**
+ * The request after a redirect (RFC 9110 §15.4 method rewriting). A hop to another origin carries none of the tool's headers, configured,
+ * `${VAR}` or from arguments, whatever their names: only the gateway's trace context and the type of the body it still sends.
+ */
+function redirected(from: Hop, status: number, location: string): Hop {
   const next = new URL(location, `${from.origin}${from.path}`);
   if (next.protocol !== 'http:' && next.protocol !== 'https:') {
     throw new GatewayError('PERMISSION_DENIED', {
@@ -45,35 +73,32 @@ function redirected(from: HttpTarget, status: number, location: string, secretHe
     });
   }
   const toGet = status === 303 || ((status === 301 || status === 302) && from.method === 'POST');
-  const headers = Object.fromEntries(
-    Object.entries(from.headers).filter(
-      ([name]) => !(next.origin !== from.origin && secretHeaders.has(name)) && !(toGet && name === 'content-type'),
-    ),
-  );
+  const crossing = next.origin !== from.origin;
+  const headers = crossing ? {} : Object.fromEntries(Object.entries(from.headers).filter(([name]) => !(toGet && name === 'content-type')));
   return {
     origin: next.origin,
     path: `${next.pathname}${next.search}`,
     method: toGet ? 'GET' : from.method,
     headers,
     body: toGet ? undefined : from.body,
+    trace: from.trace,
   };
 }
 
-/**
- * Send a target and turn the answer into a tool output: redirects (when
- * allowed), retries with backoff honouring `Retry-After` within the call's
- * deadline, the response cap with the rest spilled, secrets scrubbed, and
- * every failure mapped to the gateway's codes.
- */
+/** Send a target: redirects, retries within the deadline (`Retry-After` honoured), the cap with the rest spilled, secrets scrubbed, codes mapped. */
 export function createExchange(options: ExchangeOptions): (target: HttpTarget, ctx: ToolContext) => Promise<ToolOutput> {
-  const { dispatcher, headers, retries } = options;
-  const scrubber = createScrubber(headers.secrets);
+  const { dispatcher, retries } = options;
+  // The credentials' fill answers one object while they stay the same, so its scrubber is made once.
+  let scrubbing = { secrets: NO_SECRETS, scrubber: createScrubber(NO_SECRETS) };
+  const scrubberOf = (secrets = NO_SECRETS) => {
+    if (scrubbing.secrets !== secrets) scrubbing = { secrets, scrubber: createScrubber(secrets) };
+    return scrubbing.scrubber;
+  };
   const sleep = options.sleep ?? realSleep;
 
   async function send(first: HttpTarget, ctx: ToolContext): Promise<Dispatcher.ResponseData> {
     // The call's span is the upstream's parent; it replaces any traceparent the config sets.
-    const trace = ctx.trace;
-    let target = trace ? { ...first, headers: { ...first.headers, ...trace } } : first;
+    let target = firstHop(options.origin, first, { ...ctx.trace });
     for (let hops = 0; ; hops++) {
       // The call's deadline bounds every wait; the signal aborts the rest.
       const remaining = Math.max(1, ctx.deadline - Date.now());
@@ -81,8 +106,8 @@ export function createExchange(options: ExchangeOptions): (target: HttpTarget, c
         origin: target.origin,
         path: target.path,
         method: target.method,
-        headers: target.headers,
-        body: target.body,
+        headers: headersOf(target),
+        body: target.body?.text,
         signal: ctx.signal,
         headersTimeout: remaining,
         bodyTimeout: remaining,
@@ -91,7 +116,7 @@ export function createExchange(options: ExchangeOptions): (target: HttpTarget, c
       if (!REDIRECT_STATUSES.has(response.statusCode) || hops >= options.followRedirects) return response;
       if (typeof location !== 'string' || !URL.canParse(location, `${target.origin}${target.path}`)) return response;
       await response.body.dump({ limit: DRAIN_LIMIT_BYTES });
-      target = redirected(target, response.statusCode, location, headers.secretHeaders);
+      target = redirected(target, response.statusCode, location);
     }
   }
 
@@ -115,8 +140,9 @@ export function createExchange(options: ExchangeOptions): (target: HttpTarget, c
     }
   }
 
-  async function answer(response: Dispatcher.ResponseData, ctx: ToolContext): Promise<ToolOutput> {
+  async function answer(response: Dispatcher.ResponseData, ctx: ToolContext, secrets?: readonly string[]): Promise<ToolOutput> {
     const { statusCode, headers: responseHeaders, body } = response;
+    const scrubber = scrubberOf(secrets);
     try {
       if (statusCode >= 200 && statusCode < 300) {
         const contentType = String(responseHeaders['content-type'] ?? '');
@@ -124,9 +150,10 @@ export function createExchange(options: ExchangeOptions): (target: HttpTarget, c
           maxBytes: options.maxResponseBytes,
           contentType,
           spill: (content) => ctx.spill(content),
+          secrets: ctx.secrets,
         });
       }
-      const excerpt = await readExcerpt(scrubber.stream(body));
+      const excerpt = await readExcerpt(scrubber.stream(body), ctx.secrets);
       throw statusFailure(statusCode, excerpt, parseRetryAfter(responseHeaders['retry-after'], Date.now()));
     } finally {
       if (!body.readableEnded) body.destroy();
@@ -135,7 +162,7 @@ export function createExchange(options: ExchangeOptions): (target: HttpTarget, c
 
   return async (target, ctx) => {
     try {
-      return await answer(await sendWithRetries(target, ctx), ctx);
+      return await answer(await sendWithRetries(target, ctx), ctx, target.secrets);
     } catch (err) {
       throw classifyHttpFailure(err, ctx.signal);
     }

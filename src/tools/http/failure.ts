@@ -1,12 +1,7 @@
 import { GatewayError, isGatewayError } from '../../protocol/errors.js';
 import { findForbidden } from './ssrf.js';
 
-/**
- * How an exchange broke when there is no HTTP status to show for it:
- * `connect` — no connection (refused, DNS, TLS, connect timeout);
- * `reset` — the connection dropped mid-exchange;
- * `protocol` — the upstream sent something that is not valid HTTP.
- */
+/** How an exchange broke with no status to show: `connect` (refused, DNS, TLS, timeout), `reset` mid-exchange, `protocol` (not HTTP). */
 type TransportFailure = 'connect' | 'reset' | 'protocol';
 
 const CONNECT_CODES = new Set([
@@ -42,16 +37,8 @@ export function transportFailure(err: unknown): TransportFailure | undefined {
 }
 
 /**
- * Map an error thrown while running an HTTP tool to the call's error.
- *
- * Breaker rule (the record step after execute) — the pipeline counts a failure when:
- * - `TIMEOUT` (the deadline passed, or the upstream stalled past it);
- * - `UPSTREAM_ERROR` with `details.status` ≥ 500 (see `statusFailure`);
- * - `UPSTREAM_ERROR` with no `details.status`: a transport failure, with
- *   `details.reason` 'connect' | 'reset' | 'protocol';
- * - `EXECUTION_FAILED` (anything unexpected).
- * It does not count `UPSTREAM_ERROR` with `details.status` < 500 (3xx/4xx),
- * `RATE_LIMITED`, `INVALID_ARGS` or `PERMISSION_DENIED` (the SSRF guard).
+ * The call's error for what an HTTP tool threw. The breaker counts TIMEOUT, EXECUTION_FAILED and UPSTREAM_ERROR with `details.status` ≥ 500
+ * or none (a transport failure, `details.reason`); not a 3xx/4xx UPSTREAM_ERROR, RATE_LIMITED, INVALID_ARGS or PERMISSION_DENIED (SSRF).
  */
 export function classifyHttpFailure(err: unknown, signal: AbortSignal): GatewayError {
   if (isGatewayError(err)) return err;
@@ -86,11 +73,7 @@ export function classifyHttpFailure(err: unknown, signal: AbortSignal): GatewayE
   return new GatewayError('EXECUTION_FAILED', { message: 'The HTTP tool failed unexpectedly.', cause: err });
 }
 
-/**
- * The error for a final non-2xx answer. `details.status` always carries the
- * status (which the breaker rule above reads); `body_excerpt` is already cut
- * and scrubbed of secrets.
- */
+/** The error for a final non-2xx answer: `details.status` always (the breaker reads it), `body_excerpt` cut and scrubbed. */
 export function statusFailure(status: number, bodyExcerpt: string, retryAfterMs?: number): GatewayError {
   const details = { status, body_excerpt: bodyExcerpt };
   if (status === 429) {

@@ -1,4 +1,4 @@
 export { createHttpDispatchers, type HttpDispatcherOptions, type HttpDispatchers } from './dispatcher.js';
 export { createHttpTool } from './http-tool.js';
 export { findForbidden, isForbiddenAddress } from './ssrf.js';
-export { resolveEnvValues, resolveHeaders } from './secrets.js';
+export { envTemplates, headerTemplates } from './secrets.js';

@@ -13,20 +13,13 @@ export const realSleep: Sleep = async (ms, signal) => {
 const BASE_DELAY_MS = 200;
 const MAX_DELAY_MS = 5_000;
 
-/**
- * Exponential backoff with "equal jitter": half the step is fixed so retries
- * never bunch up at zero, half is random so replicas do not retry in step.
- * `attempt` counts retries already made (0 for the first).
- */
+/** Backoff with equal jitter (half fixed, half random, so replicas do not retry in step); `attempt` counts retries made. */
 export function backoffMs(attempt: number, random: () => number = Math.random): number {
   const step = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
   return step / 2 + random() * (step / 2);
 }
 
-/**
- * `Retry-After` as milliseconds from `now`: delta-seconds or an HTTP date
- * (RFC 9110 §10.2.3). Undefined when absent or unparseable.
- */
+/** `Retry-After` as milliseconds from `now`: delta-seconds or an HTTP date (RFC 9110 §10.2.3). Undefined when absent or unparseable. */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
   const raw = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!raw) return undefined;

@@ -1,64 +1,77 @@
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const HAS_ENV_REF = new RegExp(ENV_REF.source);
+import type { CredentialProvider, Credentials } from '../credentials.js';
+
+const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const REDACTED = '[REDACTED]';
 
-/** Configured headers with their `${VAR}` references filled from the environment. */
-export interface ResolvedHeaders {
-  /** Lower-cased names. */
+/** Configured values with their `${NAME}` references filled from the call's credentials. */
+interface ResolvedHeaders {
+  /** Lower-cased names for headers. Literal or filled, none is ever sent to another origin on a redirect (exchange.ts). */
   headers: Record<string, string>;
-  /** Headers that carry an environment value; never sent to another origin on a redirect. */
-  secretHeaders: ReadonlySet<string>;
   /** The substituted values, scrubbed from everything a caller sees. */
   secrets: readonly string[];
 }
 
-/** `template` with its `${VAR}` filled from `env`; each unset, empty or multi-line variable adds a problem about `what`. */
-function fill(template: string, what: string, env: NodeJS.ProcessEnv, problems: string[], secrets: Set<string>): string {
-  return template.replace(ENV_REF, (_, variable: string) => {
-    const value = env[variable];
-    if (value === undefined || value === '')
-      problems.push(`${what} uses \${${variable}}, which is not set in the environment; set ${variable} for the gateway, or take it out`);
-    else if (/[\r\n\0]/.test(value))
-      problems.push(`${what} uses \${${variable}}, whose value holds a line break or NUL; set ${variable} to a single line`);
-    else secrets.add(value);
-    return value ?? '';
+/** Configured values (headers, a child's environment) whose `${NAME}` are credentials: checked at start-up, filled per call. */
+export interface SecretTemplates {
+  /** Start-up problems: one for each `${NAME}` the provider cannot answer, values never shown. */
+  problems(provider: CredentialProvider): string[];
+  /** The values with every `${NAME}` filled from `credentials`; the same object while the answers stay the same. */
+  fill(credentials: Credentials): Promise<ResolvedHeaders>;
+}
+
+function compile(values: Record<string, string>, nameOf: (name: string) => string, what: (name: string) => string): SecretTemplates {
+  const entries = Object.entries(values).map(([raw, template]) => {
+    const name = nameOf(raw);
+    return { name, template, what: what(name), refs: [...template.matchAll(REF)].map((m) => m[1]!) };
   });
+  const names = [...new Set(entries.flatMap((e) => e.refs))];
+  let last: { answers: string[]; resolved: ResolvedHeaders } | undefined;
+  if (names.length === 0)
+    last = { answers: [], resolved: { headers: Object.fromEntries(entries.map((e) => [e.name, e.template])), secrets: [] } };
+  return {
+    problems: (provider) => entries.flatMap((e) => e.refs.flatMap((ref) => provider.problem(ref, e.what) ?? [])),
+    async fill(credentials) {
+      if (names.length === 0) return last!.resolved;
+      const answers = await Promise.all(names.map((name) => credentials.get(name)));
+      if (last && answers.every((answer, i) => answer === last!.answers[i])) return last.resolved;
+      const answer = new Map(names.map((name, i) => [name, answers[i]!]));
+      const secrets = new Set<string>();
+      const headers: Record<string, string> = {};
+      for (const e of entries) {
+        headers[e.name] = e.template.replace(REF, (_, ref: string) => {
+          const value = answer.get(ref)!;
+          if (value !== '') secrets.add(value);
+          return value;
+        });
+      }
+      last = { answers, resolved: { headers, secrets: [...secrets] } };
+      return last.resolved;
+    },
+  };
 }
 
-/**
- * Fill `${VAR}` in header values. Throws a plain Error (a start-up problem)
- * naming every variable that is unset or empty, or that would break the
- * header with a line break; values never appear in the message.
- */
-export function resolveHeaders(headers: Record<string, string>, env: NodeJS.ProcessEnv): ResolvedHeaders {
-  const resolved: Record<string, string> = {};
-  const secretHeaders = new Set<string>();
-  const secrets = new Set<string>();
-  const problems: string[] = [];
-  for (const [rawName, template] of Object.entries(headers)) {
-    const name = rawName.toLowerCase();
-    resolved[name] = fill(template, `header "${name}"`, env, problems, secrets);
-    if (HAS_ENV_REF.test(template)) secretHeaders.add(name);
-  }
-  if (problems.length > 0) throw new Error(problems.join('; '));
-  return { headers: resolved, secretHeaders, secrets: [...secrets] };
-}
-
-/** Fill `${VAR}` in the values of a child process's environment; throws naming every problem, as {@link resolveHeaders}. */
-export function resolveEnvValues(values: Record<string, string>, env: NodeJS.ProcessEnv): Record<string, string> {
-  const problems: string[] = [];
-  const resolved = Object.fromEntries(
-    Object.entries(values).map(([name, template]) => [name, fill(template, `env ${name}`, env, problems, new Set())]),
+/** A tool's or upstream's configured headers, names lower-cased. */
+export const headerTemplates = (headers: Record<string, string>): SecretTemplates =>
+  compile(
+    headers,
+    (name) => name.toLowerCase(),
+    (name) => `header "${name}"`,
   );
-  if (problems.length > 0) throw new Error(problems.join('; '));
-  return resolved;
-}
+
+/** The configured environment of a stdio MCP server's process. */
+export const envTemplates = (values: Record<string, string>): SecretTemplates =>
+  compile(
+    values,
+    (name) => name,
+    (name) => `env ${name}`,
+  );
 
 /** Replaces secret values with a marker in a byte stream, also across chunk boundaries. */
 interface Scrubber {
   stream(source: AsyncIterable<Buffer>): AsyncIterable<Buffer>;
 }
 
+/** A scrubber of `secrets`. */
 export function createScrubber(secrets: readonly string[]): Scrubber {
   // Longest first, so where two secrets match at one place the longer one is replaced whole.
   const needles = [...secrets].sort((a, b) => b.length - a.length).map((s) => Buffer.from(s));

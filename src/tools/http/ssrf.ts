@@ -2,13 +2,7 @@ import dns from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
 import { buildConnector } from 'undici';
 
-/**
- * Address ranges an HTTP tool may not reach unless it sets
- * `allow_private_network`: everything that is not the public internet.
- * IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is matched against the IPv4 rules by
- * BlockList itself; NAT64 and 6to4 addresses are unpacked in
- * `isForbiddenAddress` because BlockList does not.
- */
+/** What an HTTP tool may not reach without `allow_private_network`: all but the public internet (NAT64 and 6to4 unpacked in isForbiddenAddress). */
 const FORBIDDEN = new net.BlockList();
 for (const [prefix, bits] of [
   ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches the local host on Linux
@@ -64,11 +58,7 @@ function embeddedIpv4(address: string): string | undefined {
   return undefined;
 }
 
-/**
- * Whether a literal IP address is outside the public internet (loopback,
- * private, link-local, CGNAT, multicast, reserved, and their IPv6
- * equivalents). Anything that is not a valid IP address is refused too.
- */
+/** Whether a literal IP address is outside the public internet; anything that is not a valid IP address is too. */
 export function isForbiddenAddress(address: string): boolean {
   // A zone id (fe80::1%eth0) names an interface, not part of the address.
   const ip = address.split('%')[0]!;
@@ -100,12 +90,7 @@ export function findForbidden(err: unknown): ForbiddenAddressError | undefined {
   return undefined;
 }
 
-/**
- * A DNS lookup that fails when any address of the name is forbidden. Node
- * connects to exactly the addresses this returns, so a name that re-resolves
- * somewhere else between a check and the connect (DNS rebinding) cannot slip
- * through.
- */
+/** A lookup that fails when any address of the name is forbidden: Node connects only to what it returns, so DNS rebinding cannot slip by. */
 function guardedLookup(isForbidden: (address: string) => boolean, resolve: LookupFunction): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, result) => {
@@ -137,11 +122,7 @@ interface GuardedConnectorOptions {
   buildConnector?: ConnectorFactory | undefined;
 }
 
-/**
- * An undici connector that checks the address of every connection before
- * opening it. Node skips the lookup function for an IP-literal host, so
- * literals are checked here and names in the lookup.
- */
+/** A connector that checks every connection's address: IP literals here (Node skips the lookup for them), names in the lookup. */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
   const build = options.buildConnector ?? buildConnector;
   const connect = build({ timeout: options.connectTimeoutMs, lookup: guardedLookup(options.isForbidden, options.lookup ?? dns.lookup) });

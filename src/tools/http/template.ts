@@ -39,19 +39,13 @@ function stringify(value: unknown): string {
 function expandArg(name: string, value: unknown, inPath: boolean): string {
   if (value === undefined || value === null) throw invalidArg(name, 'is required by the URL');
   const text = stringify(value);
-  // Every character is percent-encoded, but a whole segment of "." or ".." is
-  // still a dot-segment to URL normalisers, and an empty one changes which
-  // resource the path names (DELETE /users/{id} with id "" → DELETE /users/).
+  // Every character is percent-encoded, but a whole segment of "." or ".." is still a dot-segment to URL normalisers, and an empty one
+  // changes which resource the path names (DELETE /users/{id} with id "" → DELETE /users/).
   if (inPath && (text === '' || text === '.' || text === '..')) throw invalidArg(name, 'cannot be empty, "." or ".." in the URL path');
   return encode(name, text);
 }
 
-/**
- * Parse `http(s)://host[:port]/path?query` with `{arg}` placeholders in the
- * path and query. Throws a plain Error (a start-up problem) when the template
- * could let an argument change the origin, has a fragment or credentials, or
- * holds characters that are not valid in a URL.
- */
+/** Parse a URL with `{arg}` placeholders in path and query; a plain Error when an argument could change the origin, or the URL is not valid. */
 export function compileUrlTemplate(template: string): UrlTemplate {
   const match = /^(https?):\/\/([^/?#]*)(.*)$/is.exec(template);
   if (!match) throw new Error('url must be an absolute http:// or https:// URL');
@@ -88,10 +82,7 @@ export function compileUrlTemplate(template: string): UrlTemplate {
   };
 }
 
-/**
- * Append arguments to a path's query string: arrays repeat the key, objects
- * are sent as JSON, null and undefined are left out.
- */
+/** Append arguments to a path's query string: arrays repeat the key, objects are sent as JSON, null and undefined are left out. */
 export function appendQuery(path: string, params: Record<string, unknown>): string {
   const pairs: string[] = [];
   for (const [key, value] of Object.entries(params)) {

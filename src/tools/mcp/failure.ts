@@ -2,15 +2,11 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, isGatewayError } from '../../protocol/errors.js';
 
 /**
- * Why a call of an upstream MCP tool failed, in `details.reason`:
- * `tool_error` — the tool answered with `isError` (see result.ts);
- * `rejected` — the server refused the request (unknown tool, invalid params);
- * `rpc_error` — the server answered the request with another JSON-RPC error;
- * `crash` — the connection closed under the call (a stdio server exited);
- * `transport` — the request could not be delivered or answered;
- * `down` — the server is not connected (restarting, or not up yet);
- * `bad_content` — a block of the result does not decode (tools/mcp/result.ts).
- * The breaker counts all but `tool_error` and `rejected` (gates/breaker.ts).
+ * Why a call of an upstream MCP tool failed, in `details.reason`: `tool_error` — the tool answered with `isError` (see result.ts);
+ * `rejected` — the server refused the request (unknown tool, invalid params); `rpc_error` — the server answered the request with another
+ * JSON-RPC error; `crash` — the connection closed under the call (a stdio server exited); `transport` — the request could not be delivered
+ * or answered; `down` — the server is not connected (restarting, or not up yet); `bad_content` — a block of the result does not decode
+ * (tools/mcp/result.ts). The breaker counts all but `tool_error` and `rejected` (gates/breaker.ts).
  */
 type McpFailureReason = 'tool_error' | 'rejected' | 'rpc_error' | 'crash' | 'transport' | 'down' | 'bad_content';
 

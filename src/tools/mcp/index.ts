@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SecretScanner } from '../../guardrails/index.js';
 import type { McpServerConfig } from '../../config/schema.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { McpSupervisor } from './supervisor.js';
@@ -6,14 +7,11 @@ import { transportFor, type TransportDeps } from './transport.js';
 
 interface McpServersDeps extends TransportDeps {
   log: Logger;
+  records: SecretScanner;
   metrics: Pick<Metrics, 'mcpServerUp' | 'mcpServerReconnects'>;
 }
 
-/**
- * A supervisor for each configured server, not started yet, and every
- * start-up problem of their configs (an unset `${VAR}` in `env` or
- * `headers`), each naming its server.
- */
+/** A supervisor for each configured server, not started yet, and every start-up problem of their configs, each naming its server. */
 export function createMcpServers(
   servers: readonly McpServerConfig[],
   deps: McpServersDeps,
@@ -23,7 +21,13 @@ export function createMcpServers(
   for (const server of servers) {
     try {
       const connection = transportFor(server, deps);
-      supervisors.push(new McpSupervisor(server, connection, { log: deps.log.child({ mcp_server: server.name }), metrics: deps.metrics }));
+      supervisors.push(
+        new McpSupervisor(server, connection, {
+          log: deps.log.child({ mcp_server: server.name }),
+          metrics: deps.metrics,
+          records: deps.records,
+        }),
+      );
     } catch (err) {
       problems.push(`mcp_servers.${server.name}: ${(err as Error).message}`);
     }

@@ -18,20 +18,10 @@ export interface UpstreamLink {
   track(log: ((entry: Record<string, unknown>) => void) | undefined): () => void;
 }
 
-/**
- * The SDK's own request timeout, past the call's deadline: the gateway's
- * deadline (runWithTimeout) decides, and its abort makes the SDK send
- * `notifications/cancelled`. This bound only keeps a request the gateway
- * forgot from waiting for ever.
- */
+/** The SDK's own timeout, past the call's deadline, which decides (its abort sends `notifications/cancelled`): a backstop only. */
 const SDK_TIMEOUT_SLACK_MS = 1_000;
 
-/**
- * An upstream tool as a gateway tool: named `prefix + name`,
- * with the upstream's description and inputSchema, `concurrency_safe` from
- * `annotations.readOnlyHint` unless the config says otherwise, and the
- * server's settings with the tool's own override on top.
- */
+/** An upstream tool as a gateway tool: `prefix + name`, `concurrency_safe` from `readOnlyHint` unless configured, the tool's settings on the server's. */
 export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, link: UpstreamLink): Tool {
   const settings = mergedSettings(server, server.tools[upstream.name] ?? {});
   return {
@@ -46,8 +36,7 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
       if (!client) throw upstreamDown(server.name);
       const release = link.track(ctx.events && ((entry) => ctx.events!.log(entry)));
       try {
-        // SEP-414: the call span's trace context travels in `_meta`, on stdio as over HTTP (where transport.ts copies it to the headers
-        // too).
+        // SEP-414: the trace context travels in `_meta` (over HTTP transport.ts copies it to the headers too).
         const params = ctx.trace
           ? { name: upstream.name, arguments: args, _meta: { ...ctx.trace } }
           : { name: upstream.name, arguments: args };
@@ -58,7 +47,7 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
           // With onprogress the SDK asks the server for progress under a token of its own, and hands each notification here.
           ...(progress && { onprogress: (update: { progress: number; total?: number; message?: string }) => progress(update) }),
         });
-        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], server.name, ctx.imageBytes, ctx.spill);
+        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], server.name, ctx.imageBytes, ctx.spill, ctx.secrets);
       } catch (err) {
         if (!ctx.signal.aborted && isConnectionLoss(err)) link.lost(err);
         throw classifyMcpFailure(err, server.name, ctx.signal);

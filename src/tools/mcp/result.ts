@@ -1,23 +1,22 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { redactThenCut, type RedactionCounts } from '../../guardrails/index.js';
 import { isBase64, type ContentBlock } from '../../protocol/content.js';
 import { GatewayError } from '../../protocol/errors.js';
 import { isRecord } from '../../protocol/json.js';
 import { limitImages, type SpillBytes } from '../content.js';
-import type { ToolOutput } from '../tool.js';
+import type { ToolOutput, ToolSecrets } from '../tool.js';
 
 /**
- * A `tools/call` result as the gateway reads it: the SDK's schema, but any
- * block with a `type`, so that a block of a type the SDK does not know, or
- * whose base64 does not decode, reaches toToolOutput to be kept or named
- * instead of failing the whole call with a schema error.
+ * A `tools/call` result as the gateway reads it: the SDK's schema, but any block with a `type`, so that a block of a type the SDK does not
+ * know, or whose base64 does not decode, reaches toToolOutput to be kept or named instead of failing the whole call with a schema error.
  */
 export const UpstreamResultSchema = CallToolResultSchema.extend({ content: z.array(z.looseObject({ type: z.string() })).default([]) });
 
 type UpstreamResult = z.infer<typeof UpstreamResultSchema>;
 type Block = Record<string, unknown> & { type: string };
 
-/** How much of an error result's text its message carries. */
+/** How much of an error result's text its message carries: cut after the scan (see redactThenCut). */
 const ERROR_TEXT_CHARS = 2_000;
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
@@ -75,16 +74,19 @@ function blockOf(block: Block, index: number, server: string): ContentBlock | Ga
 }
 
 /**
- * An upstream tool's result as the gateway's output: the text blocks joined
- * into `text`; images, audio and embedded resources as `content` blocks, in
- * the order given, never inlined into `text`; `structuredContent` as `data`
- * (but its `content` key when the result has other blocks: servers repeat
- * their base64 blocks there). A block of a type the gateway does not know is
- * kept in `data.unknown_content` and named in a line of `text`, never dropped.
- * A result with `isError` is the tool's own answer: UPSTREAM_ERROR, not
- * retryable and not counted by the breaker (`details.reason: "tool_error"`).
+ * An upstream tool's result as the gateway's output: the text blocks joined into `text`; images, audio and embedded resources as `content`
+ * blocks, in the order given, never inlined into `text`; `structuredContent` as `data` (but its `content` key when the result has other
+ * blocks: servers repeat their base64 blocks there). A block of a type the gateway does not know is kept in `data.unknown_content` and
+ * named in a line of `text`, never dropped. A result with `isError` is the tool's own answer: UPSTREAM_ERROR, not retryable and not counted
+ * by the breaker (`details.reason: "tool_error"`); its text is cut for the message after the scan, with `secrets` (the tool's guardrails).
  */
-export async function toToolOutput(result: UpstreamResult, server: string, imageBytes: number, spill: SpillBytes): Promise<ToolOutput> {
+export async function toToolOutput(
+  result: UpstreamResult,
+  server: string,
+  imageBytes: number,
+  spill: SpillBytes,
+  secrets?: ToolSecrets,
+): Promise<ToolOutput> {
   const blocks = result.content as Block[];
   const texts: string[] = [];
   const content: ContentBlock[] = [];
@@ -106,8 +108,11 @@ export async function toToolOutput(result: UpstreamResult, server: string, image
   }
   const text = texts.join('\n');
   if (result.isError) {
+    const counts: RedactionCounts = {};
+    const message = redactThenCut(secrets?.scanner, text, ERROR_TEXT_CHARS, counts);
+    secrets?.count(counts);
     throw new GatewayError('UPSTREAM_ERROR', {
-      message: text.length > 0 ? text.slice(0, ERROR_TEXT_CHARS) : `The tool on MCP server ${server} answered with an error.`,
+      message: message.length > 0 ? message : `The tool on MCP server ${server} answered with an error.`,
       retryable: false,
       details: { server, reason: 'tool_error' },
       suggestion: 'Read the message: the upstream tool refused or failed this call.',

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.js';
+import { createGuardrails } from '../../guardrails/index.js';
 import type { Metrics } from '../../observability/metrics.js';
+import type { CredentialProvider } from '../credentials.js';
 import type { HttpDispatchers } from '../http/index.js';
 import type { Tool } from '../tool.js';
 import { createMcpServers } from './index.js';
@@ -13,7 +15,7 @@ export interface McpServers {
 }
 
 interface McpStartDeps {
-  env: NodeJS.ProcessEnv;
+  credentials: CredentialProvider;
   dispatchers: HttpDispatchers;
   metrics: Metrics;
   logger: Logger;
@@ -25,20 +27,16 @@ interface ToolSources {
 }
 
 /**
- * Start every configured MCP server and keep `registry` in step with its
- * tools. Waits, each server up to its `connect_timeout_ms`, for the first
- * tool lists: a name in them that a provider refuses or another tool holds
- * is a start-up problem; a schema ajv rejects is logged and that tool left
- * out. A server not up by then stops nothing: its tools join when it
- * answers, and what is refused later is logged. On problems every server
- * is closed again.
+ * Start every MCP server and keep `registry` in step with its tools. Waits, up to each `connect_timeout_ms`, for the first lists: a refused
+ * or taken name is a start-up problem (every server then closed), a schema ajv rejects is logged and left out; a server not up yet joins later.
  */
 export async function startMcpServers(
-  config: Pick<Config, 'mcp_servers'>,
+  config: Pick<Config, 'mcp_servers' | 'guardrails'>,
   registry: ToolSources,
   deps: McpStartDeps,
 ): Promise<{ mcp: McpServers; problems: string[] }> {
-  const { supervisors, problems } = createMcpServers(config.mcp_servers, { ...deps, log: deps.logger });
+  const records = createGuardrails(config.guardrails).records;
+  const { supervisors, problems } = createMcpServers(config.mcp_servers, { ...deps, log: deps.logger, records });
   const mcp: McpServers = { supervisors, close: async () => void (await Promise.all(supervisors.map((s) => s.close()))) };
   if (problems.length > 0) return { mcp, problems };
   let starting = true;

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { SecretScanner } from '../../guardrails/index.js';
 
 /** Longest stderr line logged whole; the rest of it is dropped. */
 const LINE_CHARS = 2_000;
@@ -9,11 +10,8 @@ const WINDOW_MS = 10_000;
 /** A line with no newline yet is held up to this many characters. */
 const HOLD_CHARS = 64 * 1024;
 
-/**
- * A stdio server's stderr, a line a log entry under the server's name,
- * bounded: a chatty or runaway server cannot flood the gateway's log.
- */
-export function logStderr(stream: Readable, log: Logger): void {
+/** A stdio server's stderr, a log entry a line, bounded so it cannot flood the log, each line redacted before it is cut (docs/guardrails.md). */
+export function logStderr(stream: Readable, log: Logger, records: Pick<SecretScanner, 'redact'>): void {
   let pending = '';
   let windowStart = 0;
   let logged = 0;
@@ -31,7 +29,8 @@ export function logStderr(stream: Readable, log: Logger): void {
       return;
     }
     logged++;
-    log.info({ stderr: text.length > LINE_CHARS ? `${text.slice(0, LINE_CHARS)}…` : text }, 'MCP server stderr');
+    const shown = records.redact(text).text;
+    log.info({ stderr: shown.length > LINE_CHARS ? `${shown.slice(0, LINE_CHARS)}…` : shown }, 'MCP server stderr');
   };
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {

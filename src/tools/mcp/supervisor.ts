@@ -5,6 +5,7 @@ import {
   type Tool as UpstreamTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import type { SecretScanner } from '../../guardrails/index.js';
 import type { McpServerConfig } from '../../config/schema.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { toolNameMatcher } from '../../policy/index.js';
@@ -22,17 +23,16 @@ const LAST_RETRY_MS = 30_000;
 const MAX_PAGES = 100;
 
 interface SupervisorDeps {
-  /** A child logger naming the server. */
   log: Logger;
+  /** What redacts the server's stderr lines by value before they are logged. */
+  records: SecretScanner;
   metrics: Pick<Metrics, 'mcpServerUp' | 'mcpServerReconnects'>;
 }
 
 /**
- * One upstream MCP server, kept connected: the first connection, a restart
- * (stdio) or reconnect (HTTP) with backoff whenever it drops, its tool list
- * read again on `notifications/tools/list_changed` and every `refresh_ms`,
- * and each new list handed to the listeners. While it is down its tools stay
- * listed and answer UPSTREAM_ERROR (retryable).
+ * One upstream MCP server, kept connected: the first connection, a restart (stdio) or reconnect (HTTP) with backoff whenever it drops, its
+ * tool list read again on `notifications/tools/list_changed` and every `refresh_ms`, and each new list handed to the listeners. While it is
+ * down its tools stay listed and answer UPSTREAM_ERROR (retryable).
  */
 export class McpSupervisor implements UpstreamLink {
   readonly server: string;
@@ -54,7 +54,7 @@ export class McpSupervisor implements UpstreamLink {
 
   constructor(
     private readonly config: McpServerConfig,
-    private readonly connection: () => Connection,
+    private readonly connection: () => Promise<Connection>,
     private readonly deps: SupervisorDeps,
   ) {
     this.server = config.name;
@@ -104,9 +104,8 @@ export class McpSupervisor implements UpstreamLink {
   }
 
   /**
-   * A log message of the server reaches the caller of the call in flight only
-   * when that call is the only one: MCP ties no log message to a request (over
-   * stdio nothing can), and one caller must never hear of another's call.
+   * A log message of the server reaches the caller of the call in flight only when that call is the only one: MCP ties no log message to a
+   * request (over stdio nothing can), and one caller must never hear of another's call.
    */
   private relayLog(entry: Record<string, unknown>): void {
     if (this.inFlight.size !== 1) return;
@@ -126,8 +125,16 @@ export class McpSupervisor implements UpstreamLink {
 
   private async open(): Promise<void> {
     if (this.closed) return;
-    const { transport, stderr } = this.connection();
-    if (stderr) logStderr(stderr, this.deps.log);
+    let connection: Connection;
+    try {
+      connection = await this.connection();
+    } catch (err) {
+      this.retry(err);
+      return;
+    }
+    if (this.closed) return;
+    const { transport, stderr } = connection;
+    if (stderr) logStderr(stderr, this.deps.log, this.deps.records);
     const client = new Client({ name: 'toolgate', version: VERSION }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh());
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => this.relayLog(notification.params));

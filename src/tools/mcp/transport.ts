@@ -5,7 +5,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Headers, fetch as undiciFetch } from 'undici';
 import type { McpServerConfig } from '../../config/schema.js';
-import { resolveEnvValues, resolveHeaders, type HttpDispatchers } from '../http/index.js';
+import type { CredentialProvider } from '../credentials.js';
+import { envTemplates, headerTemplates, type HttpDispatchers } from '../http/index.js';
 
 /** A fresh transport to the server, for each (re)connect; `stderr` of a stdio server's process. */
 export interface Connection {
@@ -14,24 +15,18 @@ export interface Connection {
 }
 
 export interface TransportDeps {
-  /** Source of `${VAR}` in `env` and `headers`, read once at creation. */
-  env: NodeJS.ProcessEnv;
+  /** Answers each `${NAME}` of `env` and `headers`: checked at creation, asked at each connect for the server's name. */
+  credentials: CredentialProvider;
   /** The HTTP tools' pools: a Streamable HTTP server goes through the same SSRF guard. */
   dispatchers: HttpDispatchers;
 }
 
-/**
- * The variables the SDK would copy from the gateway into a child's
- * environment when not given (HOME, LOGNAME, PATH, SHELL, TERM, USER):
- * named here so the child gets only what the config lists.
- */
+/** What the SDK would copy from the gateway into a child's environment when not given: cleared, so the child gets only the config's. */
 const SDK_INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'] as const;
 
 /**
- * A stdio server's environment: the config's `env` and nothing of the
- * gateway's own, except a fixed PATH (unless `env` sets one) that starts
- * with the directory of the gateway's node, so `node` and `npx` resolve to
- * the Node that runs the gateway.
+ * A stdio server's environment: the config's `env` and nothing of the gateway's own, except a fixed PATH (unless `env` sets one) that
+ * starts with the directory of the gateway's node, so `node` and `npx` resolve to the Node that runs the gateway.
  */
 function childEnvironment(listed: Record<string, string>): Record<string, string> {
   const cleared = Object.fromEntries(SDK_INHERITED.map((name) => [name, undefined]));
@@ -43,11 +38,9 @@ function childEnvironment(listed: Record<string, string>): Record<string, string
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
- * A tool call's trace context as HTTP headers too (W3C Trace Context), for
- * Streamable HTTP servers that read headers rather than `_meta`. The SDK's
- * transport takes no per-request headers, so they are read back from the
- * request's own `params._meta` (mcp-tool.ts put them there): structurally, so
- * that a `traceparent` inside a call's arguments is never taken for it.
+ * A tool call's trace context as HTTP headers too (W3C Trace Context), for Streamable HTTP servers that read headers rather than `_meta`.
+ * The SDK's transport takes no per-request headers, so they are read back from the request's own `params._meta` (mcp-tool.ts put them
+ * there): structurally, so that a `traceparent` inside a call's arguments is never taken for it.
  */
 function withTraceHeaders(init: RequestInit | undefined): { headers?: Headers } {
   const body = init?.body;
@@ -66,24 +59,26 @@ function withTraceHeaders(init: RequestInit | undefined): { headers?: Headers } 
   return { headers };
 }
 
-/**
- * How to reach a server, checked at start-up: throws a plain Error naming
- * every `${VAR}` of `env` or `headers` that is unset. Each call of the
- * returned function makes a new transport.
- */
-export function transportFor(server: McpServerConfig, deps: TransportDeps): () => Connection {
+/** How to reach a server, a new transport per call; throws naming every `${NAME}` of `env` or `headers` the credentials cannot answer. */
+export function transportFor(server: McpServerConfig, deps: TransportDeps): () => Promise<Connection> {
+  const templates = server.command !== undefined ? envTemplates(server.env ?? {}) : headerTemplates(server.headers ?? {});
+  const problems = templates.problems(deps.credentials);
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  const credentials = () => templates.fill(deps.credentials.for(server.name));
   if (server.command !== undefined) {
-    const env = childEnvironment(resolveEnvValues(server.env ?? {}, deps.env));
     const { command, args = [], cwd } = server;
-    return () => {
+    return async () => {
+      const env = childEnvironment((await credentials()).headers);
       const transport = new StdioClientTransport({ command, args, env, ...(cwd !== undefined && { cwd }), stderr: 'pipe' });
       return { transport, stderr: transport.stderr as Readable };
     };
   }
   const url = new URL(server.url!);
-  const { headers } = resolveHeaders(server.headers ?? {}, deps.env);
   const dispatcher = server.allow_private_network ? deps.dispatchers.open : deps.dispatchers.guarded;
   // undici's own fetch, so every connection goes through the pool (and its address checks) of this server.
   const guardedFetch = ((input, init) => undiciFetch(input, { ...(init as object), ...withTraceHeaders(init), dispatcher })) as FetchLike;
-  return () => ({ transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: guardedFetch }) });
+  return async () => {
+    const { headers } = await credentials();
+    return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: guardedFetch }) };
+  };
 }

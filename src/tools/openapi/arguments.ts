@@ -22,6 +22,12 @@ export interface ArgumentPlan {
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 // OpenAPI 3.x, Parameter Object: header parameters by these names "SHALL be ignored" (the request sets them).
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+// Headers that name the host or frame the message (and hop-by-hop ones): the gateway and its HTTP client set them, a model never does.
+const FRAMING_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer']);
+// RFC 9110 §5.1: a field name is a token.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Visible ASCII, space and tab: anything else would break a header or be read differently by the upstream. */
+export const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const LOCATIONS = ['path', 'query', 'header'] as const;
 
 /** A schema the body's properties can be spread from: a plain object with named properties (3.0's nullable one too). */
@@ -31,16 +37,19 @@ function isPlainObject(schema: JsonObject): boolean {
   return typed && isRecord(schema.properties) && !['allOf', 'anyOf', 'oneOf', 'not', 'if'].some((k) => k in schema);
 }
 
+/** A header parameter the model may fill: a valid name, and none the gateway sets; else a plain Error (the operation is left out). */
+function checkHeaderName(name: string): void {
+  if (!HEADER_NAME.test(name)) throw new Error(`its header parameter ${JSON.stringify(name)} is not a valid header name`);
+  const lower = name.toLowerCase();
+  if (FRAMING_HEADERS.has(lower) || lower.startsWith('proxy-')) {
+    throw new Error(`its header parameter "${name}" names a header only the gateway sets (Host, framing and hop-by-hop headers, Proxy-*); a model never sets it`);
+  }
+}
+
 /**
- * The tool's arguments: every path, query and header parameter, then the
- * JSON body's properties, each under its own name. Where names clash
- * (OpenAPI allows `id` in the path and in the query, and a body property
- * `id` beside them) the first to claim a name keeps it, in the order path,
- * query, header, body, and a later one is renamed with its location:
- * `query_id`, `header_id`, `body_id`. A body that is not a plain object
- * (an array, a oneOf, a string) is one argument, `body`. Throws a plain
- * Error for what cannot be mapped: a cookie parameter, a body with no JSON
- * media type, a parameter that is not in the path it names.
+ * The tool's arguments: path, query and header parameters, then the JSON body's properties; on a clash the first keeps the name and a later
+ * one takes its location (`query_id`, `body_id`). A body that is not a plain object is one argument, `body`. Throws a plain Error for what
+ * cannot be mapped (a cookie parameter, a non-JSON body, a path parameter not in the path, a header the gateway sets, an external `$ref`).
  */
 export function planArguments(operation: Operation, seen: WeakMap<object, JsonObject>): ArgumentPlan {
   const properties: JsonObject = {};
@@ -51,10 +60,16 @@ export function planArguments(operation: Operation, seen: WeakMap<object, JsonOb
     if (Object.hasOwn(properties, arg)) throw new Error(`the argument names "${name}" and "${arg}" are both taken; the parameters clash`);
     return arg;
   };
+  // External references are not followed (document.ts): a parameter or body still a $ref would be dropped unseen.
+  const external = [...operation.parameters, operation.requestBody ?? {}].map((part) => part.$ref).filter((ref) => typeof ref === 'string');
+  if (external.length > 0) {
+    throw new Error(`its $ref ${external.map((ref) => JSON.stringify(ref)).join(', ')} points outside the document; external references are not followed (bundle the document into one)`);
+  }
   for (const location of LOCATIONS) {
     for (const parameter of operation.parameters.filter((p) => p.in === location)) {
       const name = String(parameter.name);
       if (location === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue;
+      if (location === 'header') checkHeaderName(name);
       if (!isRecord(parameter.schema)) throw new Error(`parameter "${name}" has no schema (a content map is not supported)`);
       const arg = claim(name, location);
       const schema = { ...toJsonSchema(parameter.schema, seen) };
@@ -76,6 +91,7 @@ export function planArguments(operation: Operation, seen: WeakMap<object, JsonOb
   if (body && types.length > 0) {
     const mediaType = types.find((t) => JSON_MEDIA_TYPE.test(t));
     if (mediaType === undefined) throw new Error(`its request body is ${types.join(', ')}; only application/json and +json bodies are sent`);
+    if (!HEADER_VALUE.test(mediaType)) throw new Error(`its request body's media type ${JSON.stringify(mediaType)} cannot be sent as a content-type header`);
     const media = content[mediaType];
     const schema = toJsonSchema(isRecord(media) ? media.schema : undefined, seen);
     const bodyRequired = body.required === true;

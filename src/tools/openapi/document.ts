@@ -15,6 +15,8 @@ export interface Operation {
   /** Path-item and operation parameters; the operation's win for the same name and location. */
   parameters: JsonObject[];
   requestBody?: JsonObject;
+  /** Its own `servers[0].url` (the operation's, else its path item's), variables at their defaults; absolute when it could be resolved. */
+  server?: string;
 }
 
 /** A document ready to become tools. */
@@ -25,7 +27,8 @@ interface OpenApiDocument {
   operations: Operation[];
 }
 
-function serverUrlOf(servers: unknown, spec: SpecText): string | undefined {
+/** `servers[0].url` with its variables at their defaults, resolved against the document's URL when it is relative and that is known. */
+function filledServerUrl(servers: unknown, spec: SpecText): string | undefined {
   const first = Array.isArray(servers) ? (servers[0] as unknown) : undefined;
   if (!isRecord(first) || typeof first.url !== 'string') return undefined;
   const variables = isRecord(first.variables) ? first.variables : {};
@@ -33,10 +36,14 @@ function serverUrlOf(servers: unknown, spec: SpecText): string | undefined {
     const variable = variables[name];
     return isRecord(variable) && typeof variable.default === 'string' ? variable.default : whole;
   });
-  if (/^https?:\/\//i.test(filled)) return filled;
-  // A relative server URL is relative to where the document was served; a file has no such place.
-  if (!spec.isUrl) return undefined;
+  if (/^https?:\/\//i.test(filled) || !spec.isUrl || !URL.canParse(filled, spec.location)) return filled;
   return new URL(filled, spec.location).href;
+}
+
+/** The document's server as an absolute URL; a relative one read from a file has no place to be relative to. */
+function serverUrlOf(servers: unknown, spec: SpecText): string | undefined {
+  const filled = filledServerUrl(servers, spec);
+  return filled !== undefined && /^https?:\/\//i.test(filled) ? filled : undefined;
 }
 
 function mergedParameters(shared: unknown, own: unknown): JsonObject[] {
@@ -50,12 +57,8 @@ function mergedParameters(shared: unknown, own: unknown): JsonObject[] {
 }
 
 /**
- * Dereference the document with a real OpenAPI parser: every internal
- * `$ref` replaced by what it points to; one that points nowhere fails the
- * whole document. External references (other files, URLs) are not
- * followed, so nothing but the document itself is read, and only through
- * the fetch that the SSRF guard watched; a recursive schema keeps its
- * `$ref` (the operations using it are listed as problems, see arguments.ts).
+ * Dereference the document: every internal `$ref` replaced (one that points nowhere fails it), external ones never followed, so only the
+ * guarded fetch reads anything; a recursive schema keeps its `$ref` (its operations are left out, see arguments.ts).
  */
 export async function readDocument(spec: SpecText, timeoutMs: number): Promise<OpenApiDocument> {
   const raw = spec.document;
@@ -88,6 +91,8 @@ export async function readDocument(spec: SpecText, timeoutMs: number): Promise<O
       if (summary) operation.summary = summary;
       if (description) operation.description = description;
       if (isRecord(op.requestBody)) operation.requestBody = op.requestBody;
+      const server = filledServerUrl(op.servers, spec) ?? filledServerUrl(item.servers, spec);
+      if (server !== undefined) operation.server = server;
       operations.push(operation);
     }
   }

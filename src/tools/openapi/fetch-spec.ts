@@ -35,13 +35,7 @@ async function capped(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Bu
   return Buffer.concat(chunks, size);
 }
 
-/**
- * GET a document through the HTTP tools' pools, so the SSRF guard decides
- * where it may come from: a spec on a private or loopback address needs
- * `allow_private_network`, as the calls of its operations do. No redirect
- * is followed (the Location could point anywhere): the final URL belongs in
- * the config.
- */
+/** GET a document through the guarded pools (a private address needs `allow_private_network`); no redirect is followed. */
 async function download(url: URL, options: FetchSpecOptions): Promise<Buffer> {
   const dispatcher = options.allowPrivateNetwork ? options.dispatchers.open : options.dispatchers.guarded;
   // One deadline for the whole download; cleared once it is over, so that it cannot abort a request already settled.

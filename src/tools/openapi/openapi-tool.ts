@@ -2,13 +2,13 @@ import { sha256Hex } from '../../protocol/canonical.js';
 import { GatewayError } from '../../protocol/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRIES } from '../http/http-tool.js';
 import { createExchange, type HttpMethod } from '../http/exchange.js';
-import type { ResolvedHeaders } from '../http/secrets.js';
+import type { SecretTemplates } from '../http/secrets.js';
 import { appendQuery, compileUrlTemplate } from '../http/template.js';
 import type { Dispatcher } from 'undici';
 import type { OpenApiSourceConfig } from '../../config/schema.js';
 import { settingsOf } from '../settings.js';
 import type { Tool } from '../tool.js';
-import type { ArgumentPlan } from './arguments.js';
+import { HEADER_VALUE, type ArgumentPlan } from './arguments.js';
 import type { Operation } from './document.js';
 
 const NAME_MAX = 64;
@@ -17,16 +17,10 @@ const DESCRIPTION_MAX = 1024;
 const SAFE_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'OPTIONS']);
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// Visible ASCII, space and tab: anything else would break the header or be read differently by the upstream.
-const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+// A path segment of "." or "..", also percent-encoded (%2e) or with a backslash for a separator.
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?:[/\\?#]|$)/i;
 
-/**
- * The tool name of an operation: `prefix` + its operationId with every
- * character a provider refuses made `_` (`repos/get-content` →
- * `repos_get-content`). A name over 64 characters keeps its first 55 and
- * ends in `_` and 8 hex digits of its full name's sha256, so two long names
- * that share a start still differ.
- */
+/** `prefix` + operationId with characters a provider refuses made `_`; past 64 characters, its first 55, `_` and 8 hex of its sha256. */
 export function toolNameOf(prefix: string, operationId: string): string {
   const name = `${prefix}${operationId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   if (name.length <= NAME_MAX) return name;
@@ -51,30 +45,34 @@ function headerValue(arg: string, value: unknown): string {
 
 interface OperationToolDeps {
   source: OpenApiSourceConfig;
-  /** base_url, else the document's first server URL. */
+  /** Where the operation's path is joined: the source's base URL, or the operation's own server at its origin. */
   baseUrl: string;
-  headers: ResolvedHeaders;
+  /** The source's origin (of base_url, else of the document's server): the only one its calls go to. */
+  origin: string;
+  /** The source's configured headers, filled from each call's credentials. */
+  headers: SecretTemplates;
   dispatcher: Dispatcher;
 }
 
 /**
- * The HTTP tool of one operation: path arguments fill the URL template
- * (percent-encoded, never the origin), query arguments the query string,
- * header arguments the headers (the source's configured headers win), and
- * body arguments the JSON body; sent with the HTTP tools' exchange. Throws a
- * plain Error when the operation cannot be one (e.g. TRACE).
+ * The HTTP tool of one operation: path, query, header (configured ones win) and body arguments, sent with the HTTP tools' exchange to the
+ * source's origin only. Throws a plain Error for TRACE, a path that would name another origin (`:8080/x`, `@host/x`) or leave the base path.
  */
 export function createOperationTool(name: string, operation: Operation, plan: ArgumentPlan, deps: OperationToolDeps): Tool {
   const method = operation.method.toUpperCase();
   if (method === 'TRACE') throw new Error('TRACE is not sent by HTTP tools');
   const httpMethod = method as HttpMethod;
+  if (!operation.path.startsWith('/')) throw new Error('its path does not start with "/": joined to the base URL it could name another host or port');
+  // The base URL's path is a boundary: a normalising upstream would serve /api/v1/../../x as /x.
+  if (DOT_SEGMENT.test(operation.path)) throw new Error(`its path holds a "." or ".." segment: it could leave the base URL's path`);
   const alias = new Map(plan.path.map((p, i) => [p.arg, PLACEHOLDER_NAME.test(p.arg) ? p.arg : `_p${i}`]));
   const path = operation.path.replace(/\{([^}]+)\}/g, (_, param: string) => `{${alias.get(plan.path.find((p) => p.name === param)!.arg)!}}`);
   const url = compileUrlTemplate(`${deps.baseUrl.replace(/\/+$/, '')}${path}`);
+  if (url.origin !== deps.origin) throw new Error(`its URL would go to ${url.origin}, not ${deps.origin} where the source's calls go`);
   const { source } = deps;
   const exchange = createExchange({
+    origin: deps.origin,
     dispatcher: deps.dispatcher,
-    headers: deps.headers,
     retries: IDEMPOTENT_METHODS.has(httpMethod) ? (source.retries ?? DEFAULT_RETRIES) : 0,
     maxResponseBytes: source.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     followRedirects: source.follow_redirects ?? 0,
@@ -98,14 +96,14 @@ export function createOperationTool(name: string, operation: Operation, plan: Ar
         const present = body.properties.filter((p) => args[p.arg] !== undefined);
         if (present.length > 0 || body.required) payload = Object.fromEntries(present.map((p) => [p.name, args[p.arg]]));
       }
-      if (payload !== undefined && body) headers['content-type'] = body.mediaType;
+      const configured = await deps.headers.fill(ctx.credentials);
       return exchange(
         {
-          origin: url.origin,
           path: appendQuery(expanded, query),
           method: httpMethod,
-          headers: { ...headers, ...deps.headers.headers },
-          body: payload === undefined ? undefined : JSON.stringify(payload),
+          headers: { ...headers, ...configured.headers },
+          body: payload === undefined || !body ? undefined : { text: JSON.stringify(payload), type: body.mediaType },
+          secrets: configured.secrets,
         },
         ctx,
       );

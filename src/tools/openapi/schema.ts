@@ -15,13 +15,8 @@ const DATA = new Set(['enum', 'const', 'default', 'examples', 'required', 'type'
 const DROPPED = new Set(['example', 'xml', 'discriminator', 'externalDocs', 'nullable', 'readOnly', 'writeOnly', 'deprecated']);
 
 /**
- * An OpenAPI Schema Object as the JSON Schema a tool declares, for a request:
- * 3.0's `nullable` becomes a `null` type, its boolean `exclusiveMinimum` /
- * `exclusiveMaximum` the numeric form, read-only properties (the server
- * sets them) are left out, and annotations that are not JSON Schema
- * (`example`, `xml`, `discriminator`, `x-*`) dropped. The input, shared by
- * the dereferenced document, is never changed; `seen` keeps one converted
- * copy per input object, so shared schemas stay shared.
+ * An OpenAPI Schema Object as a request's JSON Schema: `nullable` and boolean exclusive bounds in JSON Schema's form, read-only properties
+ * and non-JSON-Schema annotations left out. The input is never changed; `seen` keeps shared schemas shared.
  */
 export function toJsonSchema(schema: unknown, seen: WeakMap<object, JsonObject> = new WeakMap()): JsonObject {
   if (!isRecord(schema)) return {};

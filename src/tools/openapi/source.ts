@@ -2,17 +2,19 @@ import type { OpenApiSourceConfig } from '../../config/schema.js';
 import { toolNameMatcher } from '../../policy/index.js';
 import type { JsonObject } from '../../protocol/json.js';
 import type { HttpDispatchers } from '../http/dispatcher.js';
-import { resolveHeaders } from '../http/secrets.js';
+import type { CredentialProvider } from '../credentials.js';
+import { headerTemplates } from '../http/secrets.js';
 import { compileUrlTemplate } from '../http/template.js';
 import type { Tool } from '../tool.js';
 import { planArguments } from './arguments.js';
-import { readDocument } from './document.js';
+import { readDocument, type Operation } from './document.js';
 import { fetchSpec } from './fetch-spec.js';
 import { createOperationTool, toolNameOf } from './openapi-tool.js';
 
 export interface OpenApiDeps {
   dispatchers: HttpDispatchers;
-  env: NodeJS.ProcessEnv;
+  /** Checks that every `${NAME}` in a source's headers can be answered; each call asks its context's credentials. */
+  credentials: CredentialProvider;
   /** Relative `spec` paths are read from here: the config file's folder. */
   baseDir: string;
   /** Names other tools hold: an operation whose tool name is one of them is a problem. */
@@ -33,22 +35,14 @@ function label(operationId: string | undefined, method: string, path: string): s
 }
 
 /**
- * Read one `openapi_sources` entry and make a tool of each selected
- * operation. A document that cannot be fetched, parsed or dereferenced, a
- * base URL that is missing or not a valid origin, a `${VAR}` not set, an
- * `include` that selects nothing: each is a problem, and the source gives
- * no tool at all. An operation that cannot be a tool (no operationId, a
- * body that is not JSON, a cookie parameter, a recursive schema) is listed
- * in `skipped` and the rest are served.
+ * A tool of each selected operation of one `openapi_sources` entry. A document that cannot be read, a bad base URL, a `${VAR}` not answered
+ * or an `include` that selects nothing is a problem, and the source gives no tool; an operation that cannot be a tool is listed in `skipped`.
  */
 export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenApiDeps): Promise<SourceOutcome> {
   const fail = (why: string): SourceOutcome => ({ tools: [], skipped: [], problems: [`openapi_sources.${source.name}: ${why}`] });
-  let headers;
-  try {
-    headers = resolveHeaders(source.headers ?? {}, deps.env);
-  } catch (err) {
-    return fail((err as Error).message);
-  }
+  const headers = headerTemplates(source.headers ?? {});
+  const unanswered = headers.problems(deps.credentials);
+  if (unanswered.length > 0) return fail(unanswered.join('; '));
   let document;
   let spec;
   try {
@@ -103,13 +97,28 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
     }
     names.set(name, where);
     try {
-      tools.push(createOperationTool(name, operation, planArguments(operation, seen), { source, baseUrl, headers, dispatcher }));
+      const plan = planArguments(operation, seen);
+      tools.push(createOperationTool(name, operation, plan, { source, baseUrl: operationBase(operation, baseUrl), origin: originOf(baseUrl), headers, dispatcher }));
     } catch (err) {
       skipped.push(`${where}: ${(err as Error).message}`);
     }
   }
   if (problems.length === 0 && tools.length === 0) problems.push(`openapi_sources.${source.name}: no operation of the document can be a tool (${skipped.length} left out, listed in the log)`);
   return problems.length > 0 ? { tools: [], skipped, problems } : { tools, skipped, problems };
+}
+
+/**
+ * Where an operation's path is joined: its own server when the document names one (relative to the base URL when relative), which must be
+ * at the source's origin (a document never chooses where the calls go); else the source's base URL. Throws a plain Error saying why it
+ * cannot be.
+ */
+function operationBase(operation: Operation, baseUrl: string): string {
+  const own = operation.server;
+  if (own === undefined) return baseUrl;
+  if (/[?#{}]/.test(own) || !URL.canParse(own, baseUrl)) throw new Error(`its servers name ${own}, which is not a base URL (a query, a fragment or an unfilled {variable})`);
+  const url = new URL(own, baseUrl);
+  if (url.origin !== originOf(baseUrl)) throw new Error(`its servers name ${url.origin}, not ${originOf(baseUrl)} where the source's calls go`);
+  return url.href;
 }
 
 const originOf = (url: string) => (URL.canParse(url) ? new URL(url).origin : url);

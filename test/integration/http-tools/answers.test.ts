@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpTool } from '../../../src/tools/http/index.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { createTestDispatchers, expectTripwireQuiet, httpToolConfig, startServer, type TestServer } from './helpers.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
 /**
  * "An HTTP tool's answer", through the whole pipeline against a
@@ -38,7 +39,7 @@ async function gateway(origin = server.origin): Promise<TestApp> {
       { method: 'GET', url: `${origin}/weather/{city}`, allow_private_network: true, retries: 0 },
       { name: 'get_weather', concurrency_safe: true },
     ),
-    { dispatchers, env: {} },
+    { dispatchers, credentials: createEnvCredentials({}) },
   );
   t = await buildTestApp({ builtins: false, tools: [tool] });
   return t;

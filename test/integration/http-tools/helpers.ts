@@ -12,6 +12,7 @@ import { GatewayError } from '../../../src/protocol/errors.js';
 import { isSpillFailure, type SpillOutcome } from '../../../src/spill/spill-store.js';
 import { createHttpDispatchers, type HttpDispatcherOptions, type HttpDispatchers } from '../../../src/tools/http/index.js';
 import type { ConnectorFactory } from '../../../src/tools/http/ssrf.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 import type { ToolContext } from '../../../src/tools/tool.js';
 
 export interface RecordedRequest {
@@ -99,8 +100,8 @@ export async function createTempSpill(): Promise<TempSpill> {
   };
 }
 
-/** What the pipeline hands a tool: the signal aborts at the deadline. */
-export function callContext(timeoutMs: number, spill?: ToolContext['spill']): ToolContext {
+/** What the pipeline hands a tool: the signal aborts at the deadline; `env` answers the tool's credentials. */
+export function callContext(timeoutMs: number, spill?: ToolContext['spill'], env: NodeJS.ProcessEnv = {}): ToolContext {
   const signal = AbortSignal.timeout(timeoutMs);
   return {
     signal,
@@ -109,7 +110,12 @@ export function callContext(timeoutMs: number, spill?: ToolContext['spill']): To
     },
     deadline: Date.now() + timeoutMs,
     imageBytes: 5_242_880,
-    tenant: 'acme',
+    fileLocks: { acquire: () => Promise.reject(new Error('HTTP tools take no file locks')) },
+    get workspace(): never {
+      throw new Error('an HTTP tool touches no workspace');
+    },
+    caller: { tenant: 'acme', keyId: 'key-1', user: undefined },
+    credentials: createEnvCredentials(env).for('test_tool'),
     sessionId: 'session-1',
     callId: `call_${randomUUID()}`,
     spill: spill ?? (() => Promise.reject(new Error('this test expects no spill'))),

@@ -14,6 +14,7 @@ import {
   type TempSpill,
   type TestServer,
 } from './helpers.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
 // The test measures live memory, so it needs to force collections; this fork is its own process.
 v8.setFlagsFromString('--expose-gc');
@@ -70,7 +71,7 @@ afterAll(async () => {
 function tool(http: Partial<ToolConfig['http']> = {}) {
   return createHttpTool(httpToolConfig({ method: 'GET', allow_private_network: true, url: `${server.origin}/blob`, ...http }), {
     dispatchers,
-    env: {},
+    credentials: createEnvCredentials({}),
   });
 }
 

@@ -9,6 +9,7 @@ import {
   startServer,
   type TestServer,
 } from './helpers.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
 const dispatchers = createTestDispatchers();
 afterEach(expectTripwireQuiet);
@@ -31,7 +32,10 @@ afterAll(async () => {
 });
 
 function tool(http: Partial<Parameters<typeof httpToolConfig>[0]> & { url: string }) {
-  return createHttpTool(httpToolConfig({ method: 'GET', allow_private_network: true, ...http }), { dispatchers, env });
+  return createHttpTool(httpToolConfig({ method: 'GET', allow_private_network: true, ...http }), {
+    dispatchers,
+    credentials: createEnvCredentials(env),
+  });
 }
 
 function lastRequest() {
@@ -53,31 +57,31 @@ describe('URL templates: {arg} placeholders are percent-encoded and cannot chang
     ['a&b=c/d', 'a%26b%3Dc%2Fd'],
   ])('path and query placeholder with %j', async (value, encoded) => {
     const t = tool({ url: `${server.origin}/items/{id}/detail?q={q}` });
-    await t.run({ id: value, q: value }, callContext(5000));
+    await t.run({ id: value, q: value }, callContext(5000, undefined, env));
     expect(lastRequest().url).toBe(`/items/${encoded}/detail?q=${encoded}`);
   });
 
   it.each(['..', '.', ''])('a path segment of %j is refused before any request', async (value) => {
     const before = server.requests.length;
     const t = tool({ url: `${server.origin}/items/{id}` });
-    const err = await failure(() => t.run({ id: value }, callContext(5000)));
+    const err = await failure(() => t.run({ id: value }, callContext(5000, undefined, env)));
     expect(err.code).toBe('INVALID_ARGS');
     expect(server.requests.length).toBe(before);
   });
 
   it('a lone surrogate is INVALID_ARGS, not a crash', async () => {
     const t = tool({ url: `${server.origin}/items/{id}` });
-    expect((await failure(() => t.run({ id: '\ud800' }, callContext(5000)))).code).toBe('INVALID_ARGS');
+    expect((await failure(() => t.run({ id: '\ud800' }, callContext(5000, undefined, env)))).code).toBe('INVALID_ARGS');
   });
 
   it('a missing URL argument is INVALID_ARGS', async () => {
     const t = tool({ url: `${server.origin}/items/{id}` });
-    expect((await failure(() => t.run({}, callContext(5000)))).code).toBe('INVALID_ARGS');
+    expect((await failure(() => t.run({}, callContext(5000, undefined, env)))).code).toBe('INVALID_ARGS');
   });
 
   it('numbers and booleans fill placeholders as text', async () => {
     const t = tool({ url: `${server.origin}/page/{n}?draft={draft}` });
-    await t.run({ n: 3, draft: false }, callContext(5000));
+    await t.run({ n: 3, draft: false }, callContext(5000, undefined, env));
     expect(lastRequest().url).toBe('/page/3?draft=false');
   });
 });
@@ -89,7 +93,10 @@ describe('argument mapping: the rest go to the query for GET/DELETE and to the J
 
   it.each(['GET', 'DELETE'] as const)('%s appends unused arguments to the query', async (method) => {
     const t = tool({ method, url: `${server.origin}/search/{kind}?fixed=1` });
-    await t.run({ kind: 'books', term: 'a b&c', tags: ['x', 'y'], limit: 5, filter: { a: 1 }, skip: null }, callContext(5000));
+    await t.run(
+      { kind: 'books', term: 'a b&c', tags: ['x', 'y'], limit: 5, filter: { a: 1 }, skip: null },
+      callContext(5000, undefined, env),
+    );
     const req = lastRequest();
     expect(req.method).toBe(method);
     expect(req.url).toBe('/search/books?fixed=1&term=a%20b%26c&tags=x&tags=y&limit=5&filter=%7B%22a%22%3A1%7D');
@@ -98,7 +105,7 @@ describe('argument mapping: the rest go to the query for GET/DELETE and to the J
 
   it.each(['POST', 'PUT', 'PATCH'] as const)('%s sends unused arguments as the JSON body', async (method) => {
     const t = tool({ method, url: `${server.origin}/users/{id}` });
-    await t.run({ id: 7, name: 'Ann', tags: ['a'], nested: { ok: true } }, callContext(5000));
+    await t.run({ id: 7, name: 'Ann', tags: ['a'], nested: { ok: true } }, callContext(5000, undefined, env));
     const req = lastRequest();
     expect(req.method).toBe(method);
     expect(req.url).toBe('/users/7');
@@ -110,22 +117,25 @@ describe('argument mapping: the rest go to the query for GET/DELETE and to the J
 describe('responses: 2xx body in text, parsed JSON in data', () => {
   it('JSON content types are parsed into data', async () => {
     answer = () => ({ status: 200, type: 'application/json; charset=utf-8', body: '{"temp":21.5}' });
-    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000))).toEqual({ text: '{"temp":21.5}', data: { temp: 21.5 } });
+    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000, undefined, env))).toEqual({
+      text: '{"temp":21.5}',
+      data: { temp: 21.5 },
+    });
     answer = () => ({ status: 200, type: 'application/problem+json', body: '[1]' });
-    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000))).toEqual({ text: '[1]', data: [1] });
+    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000, undefined, env))).toEqual({ text: '[1]', data: [1] });
   });
 
   it('other content types, and JSON that does not parse, give text only', async () => {
     answer = () => ({ status: 200, type: 'text/plain', body: '{"a":1}' });
-    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000))).toEqual({ text: '{"a":1}' });
+    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000, undefined, env))).toEqual({ text: '{"a":1}' });
     answer = () => ({ status: 200, type: 'application/json', body: '{broken' });
-    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000))).toEqual({ text: '{broken' });
+    expect(await tool({ url: `${server.origin}/w` }).run({}, callContext(5000, undefined, env))).toEqual({ text: '{broken' });
   });
 
   it('4xx is UPSTREAM_ERROR with the status, not retryable, with a short excerpt', async () => {
     answer = () => ({ status: 404, body: `no such city ${'x'.repeat(5000)}` });
     const before = server.requests.length;
-    const err = await failure(() => tool({ url: `${server.origin}/w` }).run({}, callContext(5000)));
+    const err = await failure(() => tool({ url: `${server.origin}/w` }).run({}, callContext(5000, undefined, env)));
     expect(err.code).toBe('UPSTREAM_ERROR');
     expect(err.retryable).toBe(false);
     const details = err.details as { status: number; body_excerpt: string };
@@ -138,7 +148,7 @@ describe('responses: 2xx body in text, parsed JSON in data', () => {
   it('500 is UPSTREAM_ERROR with the status, retryable, and is not retried (only 429/502/503/504 are)', async () => {
     answer = () => ({ status: 500, body: 'boom' });
     const before = server.requests.length;
-    const err = await failure(() => tool({ url: `${server.origin}/w` }).run({}, callContext(5000)));
+    const err = await failure(() => tool({ url: `${server.origin}/w` }).run({}, callContext(5000, undefined, env)));
     expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: true, details: { status: 500, body_excerpt: 'boom' } });
     expect(server.requests.length).toBe(before + 1);
   });
@@ -149,21 +159,21 @@ describe('secrets: ${VAR} header values come from the environment and never come
 
   it('sends the substituted header', async () => {
     answer = () => ({ status: 200, body: 'ok' });
-    await tool({ url: `${server.origin}/me`, headers }).run({}, callContext(5000));
+    await tool({ url: `${server.origin}/me`, headers }).run({}, callContext(5000, undefined, env));
     expect(lastRequest().headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(lastRequest().headers['x-static']).toBe('plain');
   });
 
   it('scrubs the value from a 2xx body that echoes it', async () => {
     answer = () => ({ status: 200, type: 'application/json', body: JSON.stringify({ seen: `Bearer ${SECRET}` }) });
-    const out = await tool({ url: `${server.origin}/echo`, headers }).run({}, callContext(5000));
+    const out = await tool({ url: `${server.origin}/echo`, headers }).run({}, callContext(5000, undefined, env));
     expect(out.text).not.toContain(SECRET);
     expect(out.data).toEqual({ seen: 'Bearer [REDACTED]' });
   });
 
   it('scrubs the value from an error excerpt and keeps it out of the error', async () => {
     answer = () => ({ status: 401, body: `bad token ${SECRET} for ${SECRET}` });
-    const err = await failure(() => tool({ url: `${server.origin}/echo`, headers }).run({}, callContext(5000)));
+    const err = await failure(() => tool({ url: `${server.origin}/echo`, headers }).run({}, callContext(5000, undefined, env)));
     expect((err.details as { body_excerpt: string }).body_excerpt).toBe('bad token [REDACTED] for [REDACTED]');
     expect(JSON.stringify(err.toCallError())).not.toContain(SECRET);
     expect(err.message).not.toContain(SECRET);
@@ -173,7 +183,7 @@ describe('secrets: ${VAR} header values come from the environment and never come
     const create = () =>
       createHttpTool(httpToolConfig({ method: 'GET', url: `${server.origin}/x`, headers: { 'x-key': '${TG_NOT_SET}', ...headers } }), {
         dispatchers,
-        env,
+        credentials: createEnvCredentials(env),
       });
     expect(create).toThrow(/TG_NOT_SET/);
     expect(create).not.toThrow(new RegExp(SECRET));
@@ -184,7 +194,7 @@ describe('connections: one shared pool per origin with keep-alive', () => {
   it('sequential calls, also of different tools, reuse one kept-alive connection', async () => {
     answer = () => ({ status: 200, type: 'application/json', body: '{"ok":true}' });
     const before = server.connections();
-    for (const path of ['/a', '/b', '/a', '/c']) await tool({ url: `${server.origin}${path}` }).run({}, callContext(5000));
+    for (const path of ['/a', '/b', '/a', '/c']) await tool({ url: `${server.origin}${path}` }).run({}, callContext(5000, undefined, env));
     expect(server.connections() - before).toBeLessThanOrEqual(1);
   });
 });
@@ -192,7 +202,7 @@ describe('connections: one shared pool per origin with keep-alive', () => {
 describe('tool metadata from the config entry', () => {
   it('maps gateway settings; HTTP tools are not concurrency-safe unless declared', () => {
     const base = httpToolConfig({ method: 'GET', url: `${server.origin}/x` });
-    expect(createHttpTool(base, { dispatchers, env }).concurrencySafe).toBe(false);
+    expect(createHttpTool(base, { dispatchers, credentials: createEnvCredentials(env) }).concurrencySafe).toBe(false);
     const t = createHttpTool(
       {
         ...base,
@@ -202,7 +212,7 @@ describe('tool metadata from the config entry', () => {
         breaker: { failure_threshold: 5 },
         rate_limit: { per_minute: 60 },
       },
-      { dispatchers, env },
+      { dispatchers, credentials: createEnvCredentials(env) },
     );
     expect(t).toMatchObject({
       name: 'test_tool',
@@ -216,6 +226,6 @@ describe('tool metadata from the config entry', () => {
 
   it('a URL placeholder missing from the parameters is a start-up error', () => {
     const config = { ...httpToolConfig({ method: 'GET', url: `${server.origin}/x/{id}` }), parameters: { type: 'object' as const } };
-    expect(() => createHttpTool(config, { dispatchers, env })).toThrow(/\{id\}/);
+    expect(() => createHttpTool(config, { dispatchers, credentials: createEnvCredentials(env) })).toThrow(/\{id\}/);
   });
 });

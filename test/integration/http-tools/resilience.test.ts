@@ -11,6 +11,7 @@ import {
   startServer,
   type TestServer,
 } from './helpers.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
 const dispatchers = createTestDispatchers();
 afterEach(expectTripwireQuiet);
@@ -39,7 +40,7 @@ function tool(http: Partial<ToolConfig['http']> & { url: string }) {
   const waits: number[] = [];
   const t = createHttpTool(httpToolConfig({ method: 'GET', allow_private_network: true, ...http }), {
     dispatchers,
-    env: {},
+    credentials: createEnvCredentials({}),
     sleep: async (ms) => {
       waits.push(ms);
     },
@@ -177,13 +178,13 @@ describe('retries: exponential backoff with jitter on 429/502/503/504 and transp
     const server = await scripted([{ status: 503, headers: { 'retry-after': '1' } }, { status: 200 }]);
     const t = createHttpTool(httpToolConfig({ method: 'GET', allow_private_network: true, url: `${server.origin}/x` }), {
       dispatchers,
-      env: {},
+      credentials: createEnvCredentials({}),
     });
     // The 1 s wait fits before the deadline, but the pipeline aborts the call while it waits.
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 200);
-    const err = await failure(() => t.run({}, { ...callContext(1500), signal: controller.signal }));
+    const err = await failure(() => t.run({}, Object.assign(callContext(1500), { signal: controller.signal })));
     expect(err.code).toBe('TIMEOUT');
     expect(Date.now() - started).toBeLessThan(900);
     expect(server.requests).toHaveLength(1);

@@ -12,9 +12,11 @@ import {
   startServer,
   type TestServer,
 } from './helpers.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
 // The addresses below must never be reached even if the guard breaks: every pool here connects through
 // the tripwire (helpers.ts), which refuses anything outside loopback, and resolves names in memory.
+const env = { TG_TOKEN: 'tok-123' };
 const dispatchers = createTestDispatchers();
 let target: TestServer;
 let other: TestServer;
@@ -45,7 +47,10 @@ afterAll(async () => {
 });
 
 function tool(http: Partial<ToolConfig['http']> & { url: string }, pools: HttpDispatchers = dispatchers) {
-  return createHttpTool(httpToolConfig({ method: 'GET', ...http }), { dispatchers: pools, env: { TG_TOKEN: 'tok-123' } });
+  return createHttpTool(httpToolConfig({ method: 'GET', ...http }), {
+    dispatchers: pools,
+    credentials: createEnvCredentials(env),
+  });
 }
 
 describe('SSRF guard: without allow_private_network, non-public targets are refused before connecting', () => {
@@ -68,7 +73,7 @@ describe('SSRF guard: without allow_private_network, non-public targets are refu
   ])('%s', async (_name, url) => {
     const before = target.requests.length;
     const started = Date.now();
-    const err = await failure(() => tool({ url: url() }).run({}, callContext(5000)));
+    const err = await failure(() => tool({ url: url() }).run({}, callContext(5000, undefined, env)));
     expect(err.code).toBe('PERMISSION_DENIED');
     expect(err.retryable).toBe(false);
     expect(err.details).toMatchObject({ reason: 'private_network' });
@@ -85,7 +90,7 @@ describe('SSRF guard: without allow_private_network, non-public targets are refu
     // The tripwire's resolver answers `localhost` with these addresses; no DNS is asked.
     const pools = createTestDispatchers({ localhost: addresses });
     try {
-      const err = await failure(() => tool({ url: `http://localhost:${target.port}/` }, pools).run({}, callContext(5000)));
+      const err = await failure(() => tool({ url: `http://localhost:${target.port}/` }, pools).run({}, callContext(5000, undefined, env)));
       expect(err).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'private_network', host: 'localhost', address: refused } });
     } finally {
       await Promise.all([pools.guarded.close(), pools.open.close()]);
@@ -95,9 +100,9 @@ describe('SSRF guard: without allow_private_network, non-public targets are refu
   it('both pools open their sockets through the tripwire', async () => {
     const pools = createTestDispatchers({ isForbidden: (ip) => ip !== '127.0.0.1' && isForbiddenAddress(ip) });
     try {
-      expect(await tool({ url: `${target.origin}/ok` }, pools).run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
+      expect(await tool({ url: `${target.origin}/ok` }, pools).run({}, callContext(5000, undefined, env))).toEqual({ text: 'reached /ok' });
       const open = tool({ url: `http://localhost:${target.port}/ok`, allow_private_network: true }, pools);
-      expect(await open.run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
+      expect(await open.run({}, callContext(5000, undefined, env))).toEqual({ text: 'reached /ok' });
       expect(pools.tripwire.passed).toEqual(['127.0.0.1', 'localhost']);
     } finally {
       await Promise.all([pools.guarded.close(), pools.open.close()]);
@@ -105,10 +110,12 @@ describe('SSRF guard: without allow_private_network, non-public targets are refu
   });
 
   it('with allow_private_network: true the same targets are reached', async () => {
-    expect(await tool({ url: `${target.origin}/ok`, allow_private_network: true }).run({}, callContext(5000))).toEqual({
+    expect(await tool({ url: `${target.origin}/ok`, allow_private_network: true }).run({}, callContext(5000, undefined, env))).toEqual({
       text: 'reached /ok',
     });
-    expect(await tool({ url: `http://localhost:${target.port}/ok`, allow_private_network: true }).run({}, callContext(5000))).toEqual({
+    expect(
+      await tool({ url: `http://localhost:${target.port}/ok`, allow_private_network: true }).run({}, callContext(5000, undefined, env)),
+    ).toEqual({
       text: 'reached /ok',
     });
   });
@@ -119,17 +126,23 @@ describe('redirects: not followed unless allowed, then checked at every hop', ()
 
   it('are not followed by default', async () => {
     const before = other.requests.length;
-    const err = await failure(() => tool({ url: redirectTo(`${other.origin}/`), allow_private_network: true }).run({}, callContext(5000)));
+    const err = await failure(() =>
+      tool({ url: redirectTo(`${other.origin}/`), allow_private_network: true }).run({}, callContext(5000, undefined, env)),
+    );
     expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: false, details: { status: 302 } });
     expect(other.requests.length).toBe(before);
   });
 
   it('are followed up to follow_redirects hops', async () => {
     const twice = redirectTo(redirectTo(`${target.origin}/final`));
-    expect(await tool({ url: twice, allow_private_network: true, follow_redirects: 2 }).run({}, callContext(5000))).toEqual({
-      text: 'reached /final',
-    });
-    const err = await failure(() => tool({ url: twice, allow_private_network: true, follow_redirects: 1 }).run({}, callContext(5000)));
+    expect(await tool({ url: twice, allow_private_network: true, follow_redirects: 2 }).run({}, callContext(5000, undefined, env))).toEqual(
+      {
+        text: 'reached /final',
+      },
+    );
+    const err = await failure(() =>
+      tool({ url: twice, allow_private_network: true, follow_redirects: 1 }).run({}, callContext(5000, undefined, env)),
+    );
     expect(err.details).toMatchObject({ status: 302 });
   });
 
@@ -138,9 +151,11 @@ describe('redirects: not followed unless allowed, then checked at every hop', ()
     const pools = createTestDispatchers({ isForbidden: (ip) => ip !== '127.0.0.1' && isForbiddenAddress(ip) });
     try {
       const hop = tool({ url: `${target.origin}/ok`, follow_redirects: 3 }, pools);
-      expect(await hop.run({}, callContext(5000))).toEqual({ text: 'reached /ok' });
+      expect(await hop.run({}, callContext(5000, undefined, env))).toEqual({ text: 'reached /ok' });
       for (const loopback of [`http://127.0.0.2:${target.port}/`, `http://[::1]:${target.port}/`, 'http://169.254.169.254/']) {
-        const err = await failure(() => tool({ url: redirectTo(loopback), follow_redirects: 3 }, pools).run({}, callContext(5000)));
+        const err = await failure(() =>
+          tool({ url: redirectTo(loopback), follow_redirects: 3 }, pools).run({}, callContext(5000, undefined, env)),
+        );
         expect(err).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'private_network' } });
       }
     } finally {
@@ -150,20 +165,32 @@ describe('redirects: not followed unless allowed, then checked at every hop', ()
 
   it('only http and https are followed', async () => {
     const err = await failure(() =>
-      tool({ url: redirectTo('file:///etc/passwd'), allow_private_network: true, follow_redirects: 3 }).run({}, callContext(5000)),
+      tool({ url: redirectTo('file:///etc/passwd'), allow_private_network: true, follow_redirects: 3 }).run(
+        {},
+        callContext(5000, undefined, env),
+      ),
     );
     expect(err).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'redirect_scheme' } });
   });
 
-  it('headers carrying secrets are not sent to another origin', async () => {
-    const url = redirectTo(`${other.origin}/landing`);
-    const headers = { authorization: 'Bearer ${TG_TOKEN}', 'x-static': 'plain' };
-    expect(await tool({ url, headers, allow_private_network: true, follow_redirects: 1 }).run({}, callContext(5000))).toEqual({
+  it('configured headers, literal or ${VAR}, are never sent to another origin; a redirect within the origin keeps them', async () => {
+    const headers = { authorization: 'Bearer ${TG_TOKEN}', 'x-static': 'Bearer literal-token' };
+    const away = redirectTo(`${other.origin}/landing`);
+    expect(
+      await tool({ url: away, headers, allow_private_network: true, follow_redirects: 1 }).run({}, callContext(5000, undefined, env)),
+    ).toEqual({
       text: 'other origin',
     });
-    expect(target.requests.at(-1)!.headers.authorization).toBe('Bearer tok-123');
+    expect(target.requests.at(-1)!.headers).toMatchObject({ authorization: 'Bearer tok-123', 'x-static': 'Bearer literal-token' });
     expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
-    expect(other.requests.at(-1)!.headers['x-static']).toBe('plain');
+    expect(other.requests.at(-1)!.headers['x-static']).toBeUndefined();
+    const within = redirectTo(`${target.origin}/inside`);
+    expect(
+      await tool({ url: within, headers, allow_private_network: true, follow_redirects: 1 }).run({}, callContext(5000, undefined, env)),
+    ).toEqual({
+      text: 'reached /inside',
+    });
+    expect(target.requests.at(-1)!.headers).toMatchObject({ authorization: 'Bearer tok-123', 'x-static': 'Bearer literal-token' });
   });
 
   it('303 turns a POST into a GET without body; 307 repeats the POST with its body', async () => {
@@ -172,7 +199,10 @@ describe('redirects: not followed unless allowed, then checked at every hop', ()
       [307, 'POST', '{"a":1}'],
     ] as const) {
       const url = redirectTo(`${other.origin}/after`, status);
-      await tool({ url, method: 'POST', allow_private_network: true, follow_redirects: 1 }).run({ a: 1 }, callContext(5000));
+      await tool({ url, method: 'POST', allow_private_network: true, follow_redirects: 1 }).run(
+        { a: 1 },
+        callContext(5000, undefined, env),
+      );
       expect(other.requests.at(-1)).toMatchObject({ method, body });
     }
   });

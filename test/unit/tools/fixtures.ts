@@ -1,17 +1,32 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createFileLocks } from '../../../src/pipeline/file-locks.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import type { Tool, ToolContext } from '../../../src/tools/tool.js';
-import { createPathRules } from '../../../src/policy/index.js';
+import { createPolicy } from '../../../src/policy/index.js';
 import { createBuiltinTools } from '../../../src/tools/builtin/index.js';
+import { createWorkspace } from '../../../src/tools/workspace.js';
+import type { Workspace } from '../../../src/tools/workspace-types.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
-export function makeCtx(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return {
+/** One store for every call of a test file, as one process has one: the file locks of all of them meet there. */
+const state = createMemoryStateStore();
+
+/** A call's context; `workspace` is the caller's (a tool that touches files needs one). */
+export function makeCtx(signal: AbortSignal = new AbortController().signal, workspace?: Workspace): ToolContext {
+  const call = {
     signal,
     get aborted() {
       return signal.aborted;
     },
-    tenant: 'tenant-a',
+    get workspace(): Workspace {
+      if (!workspace) throw new Error('this test gave the call no workspace');
+      return workspace;
+    },
+    caller: { tenant: 'tenant-a', keyId: 'key-a', user: undefined },
+    credentials: createEnvCredentials({}).for('test_tool'),
     sessionId: 'session-1',
     callId: 'call_1',
     deadline: Date.now() + 30_000,
@@ -20,6 +35,8 @@ export function makeCtx(signal: AbortSignal = new AbortController().signal): Too
       throw new Error('the built-in file tools never spill');
     },
   };
+  // Assigned, not spread: a spread would read `aborted` once.
+  return Object.assign(call, { fileLocks: createFileLocks({ state, clock: systemClock, tenant: call.caller.tenant, call }) });
 }
 
 export const SENTINEL = 'SENTINEL: outside the workspace\n';
@@ -31,6 +48,10 @@ export const SENTINEL = 'SENTINEL: outside the workspace\n';
 export interface Sandbox {
   base: string;
   root: string;
+  /** The workspace on `root`, the calls' own. */
+  ws: Workspace;
+  /** A call's context on `ws`. */
+  ctx(signal?: AbortSignal): ToolContext;
   outside: string;
   sibling: string;
   tools: Record<string, Tool>;
@@ -51,11 +72,14 @@ export async function makeSandbox(): Promise<Sandbox> {
   await Promise.all([mkdir(root), mkdir(outside), mkdir(sibling)]);
   await writeFile(path.join(outside, 'secret.txt'), SENTINEL);
   await writeFile(path.join(sibling, 'secret.txt'), SENTINEL);
-  const tools = Object.fromEntries(createBuiltinTools(root, createPathRules([])).map((tool) => [tool.name, tool]));
+  const tools = Object.fromEntries(createBuiltinTools(createPolicy([])).map((tool) => [tool.name, tool]));
+  const ws = createWorkspace(root);
   const list = async (dir: string): Promise<string[]> => (await readdir(dir, { recursive: true })).map(String).sort();
   return {
     base,
     root,
+    ws,
+    ctx: (signal) => makeCtx(signal, ws),
     outside,
     sibling,
     tools,
@@ -80,7 +104,7 @@ export async function makeSandbox(): Promise<Sandbox> {
   };
 }
 
-export function run(sandbox: Sandbox, name: string, args: Record<string, unknown>, ctx: ToolContext = makeCtx()) {
+export function run(sandbox: Sandbox, name: string, args: Record<string, unknown>, ctx: ToolContext = sandbox.ctx()) {
   const tool = sandbox.tools[name];
   if (!tool) throw new Error(`no tool ${name}`);
   return tool.run(args, ctx);

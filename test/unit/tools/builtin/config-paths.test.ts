@@ -4,7 +4,7 @@ import { createPolicy } from '../../../../src/policy/index.js';
 import { classifyPath } from '../../../../src/tools/builtin/config-paths.js';
 
 const decide = (rules: PolicyRule[], path: string, requiresApproval = false) =>
-  createPolicy(rules).decide('Write', { path, content: 'x' }, requiresApproval, classifyPath).decision;
+  createPolicy(rules).decideCall({ tool: 'Write', args: { path, content: 'x' }, requiresApproval, classify: classifyPath }).decision;
 
 describe('Write/Edit class: ASK for files that configure programs, the default that matching rules may override', () => {
   it('without rules: ASK for git and shell config, ALLOW for every other path', () => {

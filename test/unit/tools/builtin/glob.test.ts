@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_GLOB_RESULTS } from '../../../../src/tools/builtin/glob.js';
-import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
+import { makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Glob', () => {
   let sb: Sandbox;
@@ -68,6 +68,6 @@ describe('Glob', () => {
   it('stops with TIMEOUT when the call is aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(run(sb, 'Glob', { pattern: '**' }, makeCtx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await expect(run(sb, 'Glob', { pattern: '**' }, sb.ctx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
   });
 });

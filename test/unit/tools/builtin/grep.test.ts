@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_GREP_FILE_BYTES, MAX_SEARCHED_LINE_CHARS } from '../../../../src/tools/builtin/grep.js';
-import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
+import { makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Grep', () => {
   let sb: Sandbox;
@@ -76,7 +76,7 @@ describe('Grep', () => {
   it('stops with TIMEOUT when the call is aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(run(sb, 'Grep', { pattern: 'TODO' }, makeCtx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await expect(run(sb, 'Grep', { pattern: 'TODO' }, sb.ctx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
   });
 
   it('a missing path → NOT_FOUND', async () => {

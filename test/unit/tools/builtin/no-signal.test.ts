@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
+import { makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 /**
  * The built-in file tools only check between steps whether the call's
@@ -15,7 +15,7 @@ describe('built-in file tools make no AbortSignal', () => {
   afterEach(() => sb.cleanup());
 
   const noSignal = () => {
-    const ctx = makeCtx();
+    const ctx = sb.ctx();
     Object.defineProperty(ctx, 'signal', {
       get() {
         throw new Error('the tool asked for the signal');
@@ -45,7 +45,7 @@ describe('built-in file tools make no AbortSignal', () => {
       ['Grep', { pattern: 'const' }],
       ['Edit', { path: 'a.txt', old_string: 'alpha', new_string: 'beta' }],
     ] as const) {
-      await expect(run(sb, tool, args, makeCtx(controller.signal)), tool).rejects.toMatchObject({ code: 'TIMEOUT' });
+      await expect(run(sb, tool, args, sb.ctx(controller.signal)), tool).rejects.toMatchObject({ code: 'TIMEOUT' });
     }
     expect(await sb.read('a.txt')).toBe('alpha\n');
   });

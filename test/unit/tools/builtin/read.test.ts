@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS } from '../../../../src/tools/builtin/read.js';
-import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
+import { DEFAULT_READ_LIMIT, MAX_LINE_CHARS, MAX_SCAN_BYTES } from '../../../../src/tools/builtin/read.js';
+import { makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Read', () => {
   let sb: Sandbox;
@@ -56,6 +57,36 @@ describe('Read', () => {
     expect(out.partial).toBe(true);
   });
 
+  it('counts what it cut from a line longer than a read chunk, multi-byte characters as the text counts them, and goes on after it', async () => {
+    const ascii = 'a'.repeat(300_000);
+    const wide = '\u00e9\u20ac\u{1f600}'.repeat(50_000);
+    await sb.put({ 'long.txt': `${ascii}\n${wide}\nthird\n` });
+    const out = await run(sb, 'Read', { path: 'long.txt' });
+    expect(out.text).toContain(`     1\t${'a'.repeat(MAX_LINE_CHARS)}… [${300_000 - MAX_LINE_CHARS} more characters]`);
+    expect(out.text).toContain(`     2\t${wide.slice(0, MAX_LINE_CHARS)}… [${wide.length - MAX_LINE_CHARS} more characters]`);
+    expect(out.text).toContain('     3\tthird');
+  });
+
+  /** Bytes this process has read with read(2) and the like, so far (Linux). */
+  const bytesRead = (): number => Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+
+  it('cuts a 64 MiB one-line file after reading at most MAX_SCAN_BYTES past the cut, not the whole line', async () => {
+    // Text at the start (the binary check reads 8 KB), then a sparse run to 64 MiB: no newline anywhere.
+    await sb.put({ 'huge.txt': 'z'.repeat(16 * 1024) });
+    await truncate(path.join(sb.root, 'huge.txt'), 64 * 1024 * 1024);
+    const before = bytesRead();
+    const out = await run(sb, 'Read', { path: 'huge.txt' });
+    const read = bytesRead() - before;
+    expect(read).toBeLessThan(MAX_SCAN_BYTES + 1024 * 1024);
+    expect(out.text).toContain(`     1\t${'z'.repeat(MAX_LINE_CHARS)}… [`);
+    expect(out.text).toMatch(/line 1 goes on for more than 8 MiB past its first 2000 characters: Read stopped in it/);
+    expect(out.partial).toBe(true);
+    expect(out.data).toMatchObject({ file_size_bytes: 64 * 1024 * 1024 });
+    // A window past the line says the same, without lines.
+    const later = await run(sb, 'Read', { path: 'huge.txt', offset: 2 });
+    expect(later.text).toMatch(/^\(line 1 goes on for more than 8 MiB/);
+  });
+
   it('reads a multi-byte UTF-8 text split across chunk borders intact', async () => {
     const line = 'é'.repeat(40_000);
     await sb.put({ 'u.txt': `${line}\nend\n` });
@@ -83,7 +114,7 @@ describe('Read', () => {
 
   it('reads a small file into a buffer of its own size, not a 64 KB one per call', async () => {
     // V8 counts array buffers as heap bytes: 64 KB per Read drove scavenges, and those promoted kept old-space marking
-    // running back to back under load once a full collection had tightened the heap limit (docs/performance.md).
+    // running back to back under load once a full collection had tightened the heap limit (docs/performance-notebook.md).
     await sb.put({ 'one.txt': 'a file of one line\n' });
     await run(sb, 'Read', { path: 'one.txt' });
     const before = process.memoryUsage().arrayBuffers;
@@ -126,6 +157,6 @@ describe('Read', () => {
     await sb.put({ 'a.txt': 'a\n' });
     const controller = new AbortController();
     controller.abort();
-    await expect(run(sb, 'Read', { path: 'a.txt' }, makeCtx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await expect(run(sb, 'Read', { path: 'a.txt' }, sb.ctx(controller.signal))).rejects.toMatchObject({ code: 'TIMEOUT' });
   });
 });

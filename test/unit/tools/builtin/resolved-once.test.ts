@@ -1,7 +1,7 @@
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCtx, makeSandbox, SENTINEL, type Sandbox } from '../fixtures.js';
+import { makeSandbox, SENTINEL, type Sandbox } from '../fixtures.js';
 
 /**
  * A path is resolved once per call: the permission gate's resolution
@@ -24,26 +24,26 @@ describe('one resolution per call', () => {
 
   it('Read opens the file the gate resolved, not what a swapped link points to later', async () => {
     const args = { path: 'docs/notes.txt' };
-    const spellings = await sb.tools.Read!.canonicalArgs!(args);
+    const spellings = await sb.tools.Read!.canonicalArgs!(args, sb.ws);
     expect(spellings.map((s) => s.path)).toEqual(['public/notes.txt', 'docs/notes.txt']);
     await swapLink();
-    const output = await sb.tools.Read!.run(args, makeCtx());
+    const output = await sb.tools.Read!.run(args, sb.ctx());
     expect(output.text).toContain('public notes');
   });
 
   it('the resolution serves its own call once: the next call resolves afresh', async () => {
     const args = { path: 'docs/notes.txt' };
-    await sb.tools.Read!.canonicalArgs!(args);
-    await sb.tools.Read!.run(args, makeCtx());
+    await sb.tools.Read!.canonicalArgs!(args, sb.ws);
+    await sb.tools.Read!.run(args, sb.ctx());
     await swapLink();
-    expect((await sb.tools.Read!.run(args, makeCtx())).text).toContain('private notes');
+    expect((await sb.tools.Read!.run(args, sb.ctx())).text).toContain('private notes');
   });
 
   it('Write of a new file never lands where a swapped link points: CONFLICT, written nowhere', async () => {
     const args = { path: 'docs/new.txt', content: 'written\n' };
-    await sb.tools.Write!.canonicalArgs!(args);
+    await sb.tools.Write!.canonicalArgs!(args, sb.ws);
     await swapLink();
-    await expect(sb.tools.Write!.run(args, makeCtx())).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(sb.tools.Write!.run(args, sb.ctx())).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(sb.read('private/new.txt')).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(sb.read('public/new.txt')).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -54,17 +54,17 @@ describe('one resolution per call', () => {
       ['Grep', { path: 'docs', pattern: 'notes' }],
       ['LS', { path: 'docs' }],
     ];
-    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args);
+    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args, sb.ws);
     await swapLink();
-    const texts = await Promise.all(calls.map(([name, args]) => sb.tools[name]!.run(args, makeCtx()).then((o) => o.text)));
+    const texts = await Promise.all(calls.map(([name, args]) => sb.tools[name]!.run(args, sb.ctx()).then((o) => o.text)));
     expect(texts[1]).toContain('public notes');
     expect(texts.join('\n')).not.toContain('private');
   });
 
   it('another arguments object with the same path does not use it', async () => {
-    await sb.tools.Read!.canonicalArgs!({ path: 'docs/notes.txt' });
+    await sb.tools.Read!.canonicalArgs!({ path: 'docs/notes.txt' }, sb.ws);
     await swapLink();
-    expect((await sb.tools.Read!.run({ path: 'docs/notes.txt' }, makeCtx())).text).toContain('private notes');
+    expect((await sb.tools.Read!.run({ path: 'docs/notes.txt' }, sb.ctx())).text).toContain('private notes');
   });
 });
 
@@ -98,10 +98,10 @@ describe('a parent directory replaced by a link after the decision', () => {
 
   it('to another directory inside the workspace: CONFLICT naming both paths, for every file tool; nothing read or written', async () => {
     const calls = CALLS.map(([name, args]): [string, Record<string, unknown>] => [name, { ...args }]);
-    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args);
+    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args, sb.ws);
     await replaceDocs('private');
     for (const [name, args] of calls) {
-      await expect(sb.tools[name]!.run(args, makeCtx()), name).rejects.toMatchObject({
+      await expect(sb.tools[name]!.run(args, sb.ctx()), name).rejects.toMatchObject({
         code: 'CONFLICT',
         message: expect.stringMatching(/judged .* as "docs.*resolved to "private/),
       });
@@ -116,19 +116,19 @@ describe('a parent directory replaced by a link after the decision', () => {
       { ...args, path: String(args.path).replace('notes.txt', 'secret.txt') },
     ]);
     await sb.put({ 'docs/secret.txt': 'docs secret name\n' });
-    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args);
+    for (const [name, args] of calls) await sb.tools[name]!.canonicalArgs!(args, sb.ws);
     await replaceDocs(sb.outside);
     for (const [name, args] of calls)
-      await expect(sb.tools[name]!.run(args, makeCtx()), name).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+      await expect(sb.tools[name]!.run(args, sb.ctx()), name).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
     expect(await sb.outsideState()).toBe(before);
   });
 
   it('the last component replaced by a link inside the workspace: CONFLICT, not a file of the link', async () => {
     const args = { path: 'docs/notes.txt' };
-    await sb.tools.Read!.canonicalArgs!(args);
+    await sb.tools.Read!.canonicalArgs!(args, sb.ws);
     await rm(path.join(sb.root, 'docs/notes.txt'));
     await sb.link('../private/notes.txt', 'docs/notes.txt');
-    await expect(sb.tools.Read!.run(args, makeCtx())).rejects.toMatchObject({
+    await expect(sb.tools.Read!.run(args, sb.ctx())).rejects.toMatchObject({
       code: 'CONFLICT',
       message: expect.stringContaining('"private/notes.txt"'),
     });
@@ -136,10 +136,10 @@ describe('a parent directory replaced by a link after the decision', () => {
 
   it('replaced and put back before the call runs: the call runs as judged', async () => {
     const args = { path: 'docs/notes.txt' };
-    await sb.tools.Read!.canonicalArgs!(args);
+    await sb.tools.Read!.canonicalArgs!(args, sb.ws);
     await rm(path.join(sb.root, 'docs'), { recursive: true });
     await sb.put({ 'docs/notes.txt': 'docs notes again\n' });
-    expect((await sb.tools.Read!.run(args, makeCtx())).text).toBe('     1\tdocs notes again');
+    expect((await sb.tools.Read!.run(args, sb.ctx())).text).toBe('     1\tdocs notes again');
   });
 });
 
@@ -156,7 +156,7 @@ describe('a path absent at the decision', () => {
   afterEach(() => sb.cleanup());
 
   const decide = async (name: string, args: Record<string, unknown>) => {
-    expect((await sb.tools[name]!.canonicalArgs!(args))[0]!.path).toBe(args.path);
+    expect((await sb.tools[name]!.canonicalArgs!(args, sb.ws))[0]!.path).toBe(args.path);
     return args;
   };
 
@@ -177,20 +177,20 @@ describe('a path absent at the decision', () => {
       ['Glob', calls[1]!],
       ['Grep', calls[2]!],
     ] as const)
-      texts.push((await sb.tools[name]!.run(args, makeCtx())).text);
+      texts.push((await sb.tools[name]!.run(args, sb.ctx())).text);
     expect(texts).toEqual([
       expect.stringContaining('notes.txt'),
       expect.stringContaining('notes.txt'),
       expect.stringContaining('notes.txt:1:made'),
     ]);
-    await sb.tools.Edit!.run(edit, makeCtx());
-    expect((await sb.tools.Read!.run(read, makeCtx())).text).toBe('     1\tedited');
-    await sb.tools.Write!.run(write, makeCtx());
+    await sb.tools.Edit!.run(edit, sb.ctx());
+    expect((await sb.tools.Read!.run(read, sb.ctx())).text).toBe('     1\tedited');
+    await sb.tools.Write!.run(write, sb.ctx());
     expect(await sb.read('new/deeper/more.txt')).toBe('more\n');
   });
 
   it('still absent: NOT_FOUND, as without a decision', async () => {
-    await expect(sb.tools.Read!.run(await decide('Read', { path: 'new/notes.txt' }), makeCtx())).rejects.toMatchObject({
+    await expect(sb.tools.Read!.run(await decide('Read', { path: 'new/notes.txt' }), sb.ctx())).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });
@@ -208,7 +208,7 @@ describe('a path absent at the decision', () => {
     for (const [name, args] of calls) await decide(name, args);
     await sb.link('private', 'docs');
     for (const [name, args] of calls) {
-      const refused = sb.tools[name]!.run(args, makeCtx());
+      const refused = sb.tools[name]!.run(args, sb.ctx());
       await expect(refused, name).rejects.toMatchObject({
         code: 'CONFLICT',
         message: expect.stringMatching(/judged .* as "docs.*resolved to "private/),
@@ -223,8 +223,8 @@ describe('a path absent at the decision', () => {
     const read = await decide('Read', { path: 'out/secret.txt' });
     const write = await decide('Write', { path: 'out/new.txt', content: 'escaped\n' });
     await sb.link(sb.outside, 'out');
-    await expect(sb.tools.Read!.run(read, makeCtx())).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
-    await expect(sb.tools.Write!.run(write, makeCtx())).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await expect(sb.tools.Read!.run(read, sb.ctx())).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await expect(sb.tools.Write!.run(write, sb.ctx())).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
     expect(await sb.outsideState()).toBe(before);
     expect(before).toContain(JSON.stringify(SENTINEL).slice(1, -1));
   });

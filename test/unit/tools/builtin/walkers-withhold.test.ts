@@ -217,6 +217,7 @@ describe('the same with the configurations a deployment combines: per-tool overr
       workspace: root,
       config: {
         keys: [{ id: 'walker', sha256: sha256('tg_walker'), tenant: 't', scopes: ['execute'], tools: ['Gr*', 'Glob', 'LS'] }],
+        tenants: { t: { workspace: root } },
         builtins: {
           Grep: { timeout_ms: 5000, rate_limit: { per_minute: 600 } },
           Glob: { concurrency_safe: false },

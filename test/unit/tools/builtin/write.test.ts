@@ -1,7 +1,7 @@
 import { chmod, readdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCtx, makeSandbox, run, type Sandbox } from '../fixtures.js';
+import { makeSandbox, run, type Sandbox } from '../fixtures.js';
 
 describe('Write', () => {
   let sb: Sandbox;
@@ -100,7 +100,7 @@ describe('Write', () => {
     await sb.put({ 'f.txt': 'old' });
     const controller = new AbortController();
     controller.abort();
-    await expect(run(sb, 'Write', { path: 'f.txt', content: 'new' }, makeCtx(controller.signal))).rejects.toMatchObject({
+    await expect(run(sb, 'Write', { path: 'f.txt', content: 'new' }, sb.ctx(controller.signal))).rejects.toMatchObject({
       code: 'TIMEOUT',
     });
     expect(await sb.read('f.txt')).toBe('old');

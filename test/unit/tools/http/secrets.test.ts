@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createScrubber, resolveHeaders } from '../../../../src/tools/http/secrets.js';
+import { createEnvCredentials } from '../../../../src/tools/credentials.js';
+import { createScrubber, headerTemplates } from '../../../../src/tools/http/secrets.js';
+
+/** Headers as start-up checks their `${VAR}` against the environment and a call then fills them. */
+async function resolveHeaders(headers: Record<string, string>, env: NodeJS.ProcessEnv) {
+  const provider = createEnvCredentials(env);
+  const templates = headerTemplates(headers);
+  const problems = templates.problems(provider);
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return templates.fill(provider.for('a_tool'));
+}
 
 async function collect(source: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];
@@ -13,25 +23,24 @@ async function* chunked(text: string, size: number): AsyncIterable<Buffer> {
 }
 
 describe('resolveHeaders', () => {
-  it('fills ${VAR} from the environment and marks those headers secret', () => {
-    const r = resolveHeaders(
+  it('fills ${VAR} from the environment and keeps the values to scrub', async () => {
+    const r = await resolveHeaders(
       { Authorization: 'Bearer ${TOKEN}', 'X-Both': '${A}:${B}', Accept: 'application/json' },
       { TOKEN: 't0k', A: 'aa', B: 'bb' },
     );
     expect(r.headers).toEqual({ authorization: 'Bearer t0k', 'x-both': 'aa:bb', accept: 'application/json' });
-    expect([...r.secretHeaders].sort()).toEqual(['authorization', 'x-both']);
     expect([...r.secrets].sort()).toEqual(['aa', 'bb', 't0k']);
   });
 
-  it('names every unset or empty variable at once, and no values', () => {
-    expect(() => resolveHeaders({ a: '${MISSING_ONE}', b: '${EMPTY}', c: '${SET}' }, { EMPTY: '', SET: 'value-xyz' })).toThrow(
+  it('names every unset or empty variable at once, and no values', async () => {
+    await expect(resolveHeaders({ a: '${MISSING_ONE}', b: '${EMPTY}', c: '${SET}' }, { EMPTY: '', SET: 'value-xyz' })).rejects.toThrow(
       /MISSING_ONE.*EMPTY/,
     );
-    expect(() => resolveHeaders({ a: '${MISSING_ONE}', c: '${SET}' }, { SET: 'value-xyz' })).not.toThrow(/value-xyz/);
+    await expect(resolveHeaders({ a: '${MISSING_ONE}', c: '${SET}' }, { SET: 'value-xyz' })).rejects.not.toThrow(/value-xyz/);
   });
 
-  it('refuses a value that would inject another header', () => {
-    expect(() => resolveHeaders({ a: '${EVIL}' }, { EVIL: 'x\r\nx-admin: 1' })).toThrow(/EVIL.*line break/);
+  it('refuses a value that would inject another header', async () => {
+    await expect(resolveHeaders({ a: '${EVIL}' }, { EVIL: 'x\r\nx-admin: 1' })).rejects.toThrow(/EVIL.*line break/);
   });
 });
 

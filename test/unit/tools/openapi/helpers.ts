@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { configFrom } from '../../../../src/config/load.js';
 import { createHttpDispatchers } from '../../../../src/tools/http/index.js';
 import { loadOpenApiSources, type OpenApiTools } from '../../../../src/tools/openapi/index.js';
+import { createEnvCredentials } from '../../../../src/tools/credentials.js';
 
 export const FIXTURES = resolve('test/fixtures/openapi');
 
@@ -13,7 +14,7 @@ const dispatchers = createHttpDispatchers();
 /** Load `sources` (config entries, defaults filled by the config schema) as start-up does. */
 export function load(sources: Array<Record<string, unknown>>, env: NodeJS.ProcessEnv = {}, taken?: Set<string>): Promise<OpenApiTools> {
   const config = configFrom({ openapi_sources: sources });
-  return loadOpenApiSources(config.openapi_sources, { dispatchers, env, baseDir: FIXTURES, ...(taken && { taken }) });
+  return loadOpenApiSources(config.openapi_sources, { dispatchers, credentials: createEnvCredentials(env), baseDir: FIXTURES, ...(taken && { taken }) });
 }
 
 /** A temp folder to write small documents in; `file(name, doc)` returns its path. */
