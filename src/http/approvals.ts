@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { ApprovalRecord } from '../protocol/approval.js';
+import { ApprovalFilterSchema, type ApprovalRecord } from '../protocol/approval.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
 import type { Caller, PipelineDeps } from '../pipeline/types.js';
+import type { Workspace } from '../tools/workspace-types.js';
 import { LOCAL_CALLER } from './auth.js';
 import { refuseCrossOrigin } from './origin.js';
+import { routes } from './routes.js';
 
 /** Listings are bounded: a page of pending requests, or of the most recent decisions. */
 const APPROVALS_LIMIT = { default: 50, max: 500 };
@@ -20,17 +21,21 @@ function unknownApproval(): GatewayError {
 }
 
 /**
- * Whether the file a pending request's diff was made against is still the
- * one there: the call is bound to its arguments, not to the file, so a
- * person deciding late must be told that what the call would now change
- * differs from the diff (docs/policy.md).
+ * Whether the file a pending request's diff was made against is still the one there: the call is bound to its arguments, not to the file,
+ * so a person deciding late must be told that what the call would now change differs from the diff (docs/policy.md).
  */
 async function withFreshness(record: ApprovalRecord, deps: PipelineDeps): Promise<ApprovalRecord> {
   const preview = record.preview;
   if (record.status !== 'pending' || preview.kind !== 'diff' || preview.path === '') return record;
   const stampNow = deps.registry.get(record.tool)?.tool.stampNow;
   if (!stampNow) return record;
-  const now = await stampNow(preview.path);
+  let ws: Workspace;
+  try {
+    ws = deps.workspaces.of(record.tenant);
+  } catch {
+    return record;
+  }
+  const now = await stampNow(preview.path, ws);
   const base = preview.base;
   const changed =
     base === null ? now !== null : now === null || now.file_mtime_ms !== base.file_mtime_ms || now.file_size_bytes !== base.file_size_bytes;
@@ -38,12 +43,11 @@ async function withFreshness(record: ApprovalRecord, deps: PipelineDeps): Promis
 }
 
 /**
- * The approval routes. An admin key sees and decides only its own tenant's
- * approvals; only the unauthenticated loopback caller (no keys configured)
- * sees every tenant's.
+ * The approval routes. An admin key sees and decides only its own tenant's approvals; only the unauthenticated loopback caller (no keys
+ * configured) sees every tenant's.
  */
 export function approvalRoutes(deps: PipelineDeps) {
-  return async function plugin(app: FastifyInstance): Promise<void> {
+  return routes((app) => {
     const tenantOf = (caller: Caller) => (caller === LOCAL_CALLER ? null : caller.tenant);
     const fresh = (records: ApprovalRecord[]) => Promise.all(records.map((record) => withFreshness(record, deps)));
 
@@ -52,10 +56,10 @@ export function approvalRoutes(deps: PipelineDeps) {
       {
         config: { scope: 'admin' },
         schema: {
-          summary: 'Approval requests: pending ones oldest first, or decided ones most recent first',
+          summary: 'Approval requests: pending ones oldest first, or decided ones (all, or of one status) most recent first',
           querystring: Type.Object(
             {
-              status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('decided')], { default: 'pending' })),
+              status: Type.Optional(ApprovalFilterSchema),
               limit: Type.Optional(Type.Integer({ minimum: 1, maximum: APPROVALS_LIMIT.max, default: APPROVALS_LIMIT.default })),
             },
             { additionalProperties: false },
@@ -64,7 +68,7 @@ export function approvalRoutes(deps: PipelineDeps) {
         },
       },
       async (request) => {
-        const { status = 'pending', limit = APPROVALS_LIMIT.default } = request.query as { status?: 'pending' | 'decided'; limit?: number };
+        const { status = 'pending', limit = APPROVALS_LIMIT.default } = request.query;
         const approvals = await deps.state.listApprovals(tenantOf(request.caller), { status, limit }, deps.clock.now());
         return { approvals: await fresh(approvals) };
       },
@@ -81,7 +85,7 @@ export function approvalRoutes(deps: PipelineDeps) {
         },
       },
       async (request) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const record = await deps.state.getApproval(id, tenantOf(request.caller), deps.clock.now());
         if (!record) throw unknownApproval();
         return withFreshness(record, deps);
@@ -104,8 +108,8 @@ export function approvalRoutes(deps: PipelineDeps) {
         },
       },
       async (request) => {
-        const { id } = request.params as { id: string };
-        const { decision, reason } = request.body as { decision: 'approve' | 'deny'; reason?: string };
+        const { id } = request.params;
+        const { decision, reason } = request.body;
         const status = decision === 'approve' ? 'approved' : 'denied';
         const history = { ttlMs: deps.config.approvals.history_ms, count: deps.config.approvals.history_count };
         const by = request.caller.keyId;
@@ -146,5 +150,5 @@ export function approvalRoutes(deps: PipelineDeps) {
         return record;
       },
     );
-  };
+  });
 }

@@ -78,7 +78,7 @@ function addressedToLoopback(host: string): boolean {
   }
 }
 
-// Parsing a URL per request showed in the bench profile; a gateway sees few distinct Host values.
+// Cached, not parsed per request: a gateway sees few distinct Host values.
 const HOST_VERDICTS_MAX = 256;
 const hostVerdicts = new Map<string, boolean>();
 
@@ -94,9 +94,8 @@ function hostIsLoopback(host: string | undefined): boolean {
 }
 
 /**
- * Resolve the caller of every request that names a scope. Failed attempts are
- * counted per client address across replicas; past the limit every attempt
- * from that address is refused, right key or not, until the window passes.
+ * Resolve the caller of every request that names a scope. Failed attempts are counted per client address across replicas; past the limit
+ * every attempt from that address is refused, right key or not, until the window passes.
  */
 export function installAuth(
   app: FastifyInstance,
@@ -105,8 +104,7 @@ export function installAuth(
   clock: Clock,
 ): void {
   const keys = config.keys.map((key) => compileKey(key, config.toolsets));
-  // Loopback alone does not keep a keyless gateway private: a web page whose name
-  // rebinds to 127.0.0.1 reaches it from the user's browser, under its own Host.
+  // Loopback alone does not keep a keyless gateway private: a page whose name rebinds to 127.0.0.1 reaches it from the browser.
   const loopbackOnly = keys.length === 0 && !config.allow_unauthenticated;
   const limit = config.auth.failures_per_minute;
   app.decorateRequest('caller', null as unknown as Caller);

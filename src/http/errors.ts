@@ -65,8 +65,7 @@ function tooLarge(request: FastifyRequest): GatewayError {
 }
 
 /**
- * Any error a route or hook threw, as one of ours. Anything we did not
- * classify is an internal error: logged in full with the request id,
+ * Any error a route or hook threw, as one of ours. Anything we did not classify is an internal error: logged in full with the request id,
  * answered without internals.
  */
 export function gatewayErrorOf(err: FastifyError, request: FastifyRequest): GatewayError {
@@ -103,10 +102,8 @@ const PARSER_MESSAGES: Record<'BAD_REQUEST' | 'REQUEST_TIMEOUT' | 'HEADERS_TOO_L
 };
 
 /**
- * fastify options: the error envelope and `x-request-id` also for what
- * fastify answers before any route or hook runs, so that these too carry an `x-request-id` and our error envelope: a URL the
- * router cannot decode or a path parameter over its length limit
- * (`frameworkErrors`), and a request Node's HTTP parser refuses
+ * fastify options: the error envelope and `x-request-id` also for what fastify answers before any route or hook runs: a URL the router
+ * cannot decode or a path parameter over its length limit (`frameworkErrors`), and a request Node's HTTP parser refuses
  * (`clientErrorHandler`, which has no request object, so the id is new).
  */
 export const frameworkErrorOptions = {

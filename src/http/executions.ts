@@ -1,5 +1,5 @@
 import type { Caller } from '../pipeline/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config/schema.js';
 import type { ParsedEnvelope } from '../protocol/calls/index.js';
@@ -7,6 +7,7 @@ import { GatewayError } from '../protocol/errors.js';
 import { errorResponses, schemaRef } from '../protocol/schemas.js';
 import { callbackUrlProblem, jobOf, newExecutionId, type ExecutionQueue } from '../queue/index.js';
 import type { Clock } from '../shared/clock.js';
+import { routes } from './routes.js';
 
 /** What an async submission needs besides the request: the queue (absent without Redis) and the async settings. */
 export interface AsyncSubmission {
@@ -16,9 +17,8 @@ export interface AsyncSubmission {
 }
 
 /**
- * `"mode":"async"`: check what can be checked now, queue the batch as a job
- * and answer 202 with where to poll. Every refusal comes before the job is
- * added, so a refused batch leaves nothing queued.
+ * `"mode":"async"`: check what can be checked now, queue the batch as a job and answer 202 with where to poll. Every refusal comes before
+ * the job is added, so a refused batch leaves nothing queued.
  */
 export async function submitExecution(
   request: FastifyRequest,
@@ -60,26 +60,21 @@ export async function submitExecution(
   return reply.code(202).header('location', statusUrl).send({ execution_id: id, status: 'queued', status_url: statusUrl });
 }
 
+const ExecutionSchema = {
+  summary: 'Status and results of an async batch',
+  description:
+    'queued, running, completed (with results and messages, as the synchronous request would have answered) or failed. Only the submitting tenant sees an execution; any other id, and one past async.retention_ms, is 404.',
+  params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
+  response: { 200: schemaRef('Execution'), ...errorResponses(401, 403, 404, 503) },
+};
+
 export function executionsRoutes(executions: ExecutionQueue | undefined) {
-  return async function plugin(app: FastifyInstance): Promise<void> {
-    app.get(
-      '/executions/:id',
-      {
-        config: { scope: 'execute' },
-        schema: {
-          summary: 'Status and results of an async batch',
-          description:
-            'queued, running, completed (with results and messages, as the synchronous request would have answered) or failed. Only the submitting tenant sees an execution; any other id, and one past async.retention_ms, is 404.',
-          params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
-          response: { 200: schemaRef('Execution'), ...errorResponses(401, 403, 404, 503) },
-        },
-      },
-      async (request) => {
-        const { id } = request.params as { id: string };
-        const execution = await executions?.read(request.caller.tenant, id);
-        if (!execution) throw new GatewayError('NOT_FOUND', { message: 'No execution with this id.' });
-        return execution;
-      },
-    );
-  };
+  return routes((app) => {
+    app.get('/executions/:id', { config: { scope: 'execute' }, schema: ExecutionSchema }, async (request) => {
+      const { id } = request.params;
+      const execution = await executions?.read(request.caller.tenant, id);
+      if (!execution) throw new GatewayError('NOT_FOUND', { message: 'No execution with this id.' });
+      return execution;
+    });
+  });
 }

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { PipelineDeps } from '../pipeline/types.js';
+import { routes } from './routes.js';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -34,7 +34,7 @@ export async function probeStores(deps: Pick<PipelineDeps, 'state' | 'spill'>): 
 }
 
 export function healthRoutes(deps: PipelineDeps) {
-  return async function plugin(app: FastifyInstance): Promise<void> {
+  return routes((app) => {
     app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
       status: 'ok' as const,
     }));
@@ -55,8 +55,8 @@ export function healthRoutes(deps: PipelineDeps) {
         const audit = deps.audit?.writable ?? true;
         const failed = [...(state ? [] : ['state_store']), ...(spill ? [] : ['spill_store']), ...(audit ? [] : ['audit_store'])];
         if (failed.length > 0) return reply.code(503).send({ status: 'not_ready', failed });
-        return { status: 'ready' };
+        return { status: 'ready' as const };
       },
     );
-  };
+  });
 }

@@ -2,10 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../protocol/errors.js';
 
 /**
- * The JSON body parser, in place of fastify's: that one answers every failure
- * as "not valid JSON", a `__proto__` key included, and drops where the text
- * went wrong. Same rules (a `__proto__` key, or a `constructor` holding
- * `prototype`, is refused at any depth), messages that say which.
+ * The JSON body parser, in place of fastify's (whose every failure is "not valid JSON"): the same rules (a `__proto__` key, or a
+ * `constructor` holding `prototype`, is refused at any depth), with messages that say which rule and where the text went wrong.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
@@ -80,10 +78,8 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**
- * Where JSON.parse gave up, as a character offset (the text's length when it
- * ends early). Node 20's messages carry it for some errors only, so the text
- * is scanned again, without building values and without recursion; run only
- * on bodies that failed to parse.
+ * Where JSON.parse gave up, as a character offset (the text's length when it ends early). Node 20's messages carry it for some errors only,
+ * so the text is scanned again, without building values and without recursion; run only on bodies that failed to parse.
  */
 function syntaxErrorOffset(text: string): number {
   let i = 0;

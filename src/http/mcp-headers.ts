@@ -22,9 +22,8 @@ function isLoopbackOrigin(origin: string): boolean {
 }
 
 /**
- * transports, "Security Warning": a browser page on another origin must not
- * reach a keyless gateway through DNS rebinding. With keys configured the
- * bearer key is the guard: a rebinding page cannot attach it.
+ * transports, "Security Warning": a browser page on another origin must not reach a keyless gateway through DNS rebinding. With keys
+ * configured the bearer key is the guard: a rebinding page cannot attach it.
  */
 export async function guardOrigin(request: FastifyRequest): Promise<void> {
   const origin = request.headers.origin;
@@ -43,8 +42,8 @@ export function sessionOf(request: FastifyRequest): { sessionId: string; mcpSess
 }
 
 /**
- * transports, "Protocol Version Header": 400 for a version we do not speak,
- * 2025-03-26 when absent. `initialize` is exempt: its body negotiates.
+ * transports, "Protocol Version Header": 400 for a version we do not speak, 2025-03-26 when absent. `initialize` is exempt: its body
+ * negotiates.
  */
 export function protocolVersionOf(request: FastifyRequest, body: unknown): string {
   const header = request.headers['mcp-protocol-version'];
@@ -59,9 +58,8 @@ export function protocolVersionOf(request: FastifyRequest, body: unknown): strin
 }
 
 /**
- * Request ids are unique only within an MCP session (basic, "Requests"), so
- * only there may one name a call for replay; elsewhere a restarted client
- * counting from 0 again would be served another call's stored result.
+ * Request ids are unique only within an MCP session (basic, "Requests"), so only there may one name a call for replay; elsewhere a
+ * restarted client counting from 0 again would be served another call's stored result.
  */
 export function callIdOf(id: RpcId, mcpSessionId: string | undefined): string {
   if (mcpSessionId === undefined) return `mcp_${randomBytes(16).toString('hex')}`;

@@ -10,11 +10,9 @@ export function acceptsEventStream(request: FastifyRequest): boolean {
 }
 
 /**
- * The answer to one `tools/call` POST, as JSON until the call has something
- * to tell while it runs: the first progress or log message turns it into an
- * SSE stream (headers as the reply had them), which carries each message and
- * then the response. A call that tells nothing is answered with JSON as
- * before, through the reply's own hooks.
+ * The answer to one `tools/call` POST, as JSON until the call has something to tell while it runs: the first progress or log message turns
+ * it into an SSE stream (headers as the reply had them), which carries each message and then the response. A call that tells nothing is
+ * answered with JSON as before, through the reply's own hooks.
  */
 export class LazyEventStream {
   #started = false;
@@ -41,8 +39,7 @@ export class LazyEventStream {
   }
 
   /**
-   * The caller's events for the pipeline: an upstream's log messages
-   * (`notifications/message`), and its progress under the client's own
+   * The caller's events for the pipeline: an upstream's log messages (`notifications/message`), and its progress under the client's own
    * `progressToken` when the request carried one.
    */
   events(progressToken: unknown): ToolEvents {
@@ -55,9 +52,8 @@ export class LazyEventStream {
 }
 
 /**
- * The `tools/call` requests this replica is running, by caller, MCP session
- * and request id, so that a `notifications/cancelled` from the same client
- * stops its own call and no other.
+ * The `tools/call` requests this replica is running, by caller, MCP session and request id, so that a `notifications/cancelled` from the
+ * same client stops its own call and no other.
  */
 export class CallsInFlight {
   private readonly running = new Map<string, AbortController>();

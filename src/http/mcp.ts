@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
 import type { NormalizedCall } from '../protocol/calls/index.js';
 import {
   allowsBatches,
@@ -17,16 +17,16 @@ import {
   type RpcResponse,
 } from '../protocol/mcp.js';
 import { rpcErrorResponses } from '../protocol/schemas.js';
-import { circuitsFor } from '../pipeline/circuits.js';
 import { executeCalls } from '../pipeline/execute-calls.js';
 import type { Caller, ExecContext, PipelineDeps } from '../pipeline/types.js';
-import { toMcp } from '../registry/dialects/index.js';
+import { toMcp } from '../protocol/providers/mcp.js';
 import { isRecord } from '../protocol/json.js';
 import type { ToolEvents } from '../tools/tool.js';
 import { VERSION } from '../version.js';
 import { gatewayErrorOf, sendError } from './errors.js';
 import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
 import { callIdOf, guardOrigin, protocolVersionOf, sessionOf } from './mcp-headers.js';
+import { routes } from './routes.js';
 import { inToolset } from './toolsets.js';
 
 const SERVER_INFO = { name: 'toolgate', version: VERSION };
@@ -55,18 +55,21 @@ interface Exchange {
   inBatch: boolean;
 }
 
+/** The path parameter of `/mcp/{toolset}`; `/mcp` has none. */
+const ToolsetPath = Type.Object({ toolset: Type.String({ maxLength: 64, description: 'A name under `toolsets` in the config.' }) });
+
 type JsonParser = (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => void;
 
 export function mcpRoutes(deps: PipelineDeps) {
   const inFlight = new CallsInFlight();
+  const { catalog } = deps;
 
   async function listTools(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
     // pagination, "Error Handling": we never hand out a cursor, so any cursor is an invalid one.
     if (params.cursor !== undefined)
       return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'Invalid cursor: tools/list answers with every tool in one page.');
-    const allowed = deps.registry.list().filter((e) => x.caller.allows(e.name));
-    const open = (await circuitsFor(allowed, x.caller, deps, x.request.log)).map((c) => c.state === 'open');
-    return rpcResult(id, { tools: toMcp(allowed.filter((_, i) => !open[i]).map((e) => e.tool)) });
+    const visible = await catalog.visible(x.caller, x.request.log);
+    return rpcResult(id, { tools: toMcp(visible.map((e) => e.tool)) });
   }
 
   /**
@@ -169,12 +172,12 @@ export function mcpRoutes(deps: PipelineDeps) {
     }
   }
 
-  async function post(request: FastifyRequest, reply: FastifyReply) {
+  async function post(request: FastifyRequest<{ Params: Partial<Static<typeof ToolsetPath>> }>, reply: FastifyReply) {
     const body = request.body;
     if (body instanceof Unparsable)
       return reply.code(400).send(rpcError(null, RPC_ERRORS.PARSE_ERROR, 'Parse error: the body is not JSON.'));
     const version = protocolVersionOf(request, body);
-    const caller = inToolset(request.caller, (request.params as { toolset?: string }).toolset, deps.config.toolsets);
+    const caller = inToolset(request.caller, request.params.toolset, deps.config.toolsets);
     const x: Exchange = { request, reply, caller, ...sessionOf(request), inBatch: Array.isArray(body) };
     if (!Array.isArray(body)) {
       const response = await answer(body, x);
@@ -200,7 +203,7 @@ export function mcpRoutes(deps: PipelineDeps) {
     return responses.length === 0 ? reply.code(202).send() : responses;
   }
 
-  return async function plugin(app: FastifyInstance): Promise<void> {
+  return routes((app) => {
     // Encapsulated: only /mcp turns a body that is not JSON into a JSON-RPC parse error.
     const json = app.getDefaultJsonParser('error', 'error') as JsonParser;
     app.removeContentTypeParser('application/json');
@@ -236,9 +239,7 @@ export function mcpRoutes(deps: PipelineDeps) {
                 Type.String({ description: 'The agent conversation; defaults to the Mcp-Session-Id, then the API key id.' }),
               ),
             }),
-            ...(url !== '/mcp' && {
-              params: Type.Object({ toolset: Type.String({ maxLength: 64, description: 'A name under `toolsets` in the config.' }) }),
-            }),
+            ...(url !== '/mcp' && { params: ToolsetPath }),
             body: Type.Unknown({ description: 'A JSON-RPC request, notification or response.' }),
             response: {
               200: Type.Unknown({ description: 'The JSON-RPC response (an array for a batch).' }),
@@ -266,5 +267,5 @@ export function mcpRoutes(deps: PipelineDeps) {
             .send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes POST, not ${request.method}.`)),
       });
     }
-  };
+  });
 }

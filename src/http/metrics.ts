@@ -1,21 +1,21 @@
-import type { FastifyInstance } from 'fastify';
 import { BREAKER_STATE_VALUE, type Metrics } from '../observability/metrics.js';
 import { scopeOf } from '../state/breaker-scope.js';
+import { sharedBreaker } from '../pipeline/gates/breaker.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import { LOCAL_CALLER } from './auth.js';
 import { probeStores, within } from './health.js';
+import { routes } from './routes.js';
 
 /**
- * The breaker gauge is read from the shared store at scrape time, so every
- * replica reports the fleet's state. With per-tenant breakers it reports
- * each tenant's own (label `tenant`): those of the configured keys, or the
- * local caller's when there are none.
+ * The breaker gauge is read from the shared store at scrape time, so every replica reports the fleet's state. A per-tenant breaker is
+ * reported for each tenant (label `tenant`): those of the configured keys, or the local caller's when there are none; a shared one once,
+ * without the label.
  */
 async function refreshBreakerGauge(metrics: Metrics, deps: PipelineDeps): Promise<void> {
-  const names = deps.registry.list().map((e) => e.name);
   const keyTenants = deps.config.keys.length > 0 ? [...new Set(deps.config.keys.map((k) => k.tenant))] : [LOCAL_CALLER.tenant];
-  const tenants = deps.config.defaults.per_tenant_breakers ? keyTenants : [null];
-  const series = tenants.flatMap((tenant) => names.map((tool) => ({ tool, tenant })));
+  const series = deps.registry
+    .list()
+    .flatMap((entry) => (sharedBreaker(entry, deps) ? [null] : keyTenants).map((tenant) => ({ tool: entry.name, tenant })));
   try {
     const circuits = await deps.state.circuits(
       series.map((s) => scopeOf(s.tool, s.tenant)),
@@ -30,10 +30,7 @@ async function refreshBreakerGauge(metrics: Metrics, deps: PipelineDeps): Promis
   }
 }
 
-/**
- * The stores as /readyz sees them, so an alert can say which one is away
- * even from a replica whose traffic has not touched it yet.
- */
+/** The stores as /readyz sees them, so an alert can say which one is away even from a replica whose traffic has not touched it yet. */
 async function refreshStoreGauges(metrics: Metrics, deps: PipelineDeps): Promise<void> {
   const { state, spill } = await probeStores(deps);
   metrics.storeUp.set({ store: 'state' }, state ? 1 : 0);
@@ -50,11 +47,11 @@ async function refreshApprovalsGauge(metrics: Metrics, deps: PipelineDeps): Prom
 }
 
 export function metricsRoute(metrics: Metrics, deps: PipelineDeps) {
-  return async function plugin(app: FastifyInstance): Promise<void> {
+  return routes((app) => {
     app.get('/metrics', { schema: { summary: 'Prometheus metrics', hide: false } }, async (_request, reply) => {
       await Promise.all([refreshBreakerGauge(metrics, deps), refreshStoreGauges(metrics, deps), refreshApprovalsGauge(metrics, deps)]);
       reply.header('content-type', metrics.registry.contentType);
       return metrics.registry.metrics();
     });
-  };
+  });
 }

@@ -2,13 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../protocol/errors.js';
 
 /**
- * A browser names the page that made a request in `Origin`; the operators'
- * console is served from the gateway itself, so its requests name the host
- * they are sent to. An admin decision a page of any other origin asks for
- * is refused, even with a key: the bearer key (never a cookie) is what
- * keeps another origin out, and this keeps a page that somehow holds a key
- * from using it as the console would. Clients that are not browsers send no
- * Origin and are not concerned.
+ * An admin decision asked for by a browser page whose `Origin` is not the gateway's own host (the console's) is refused, even with a key:
+ * the bearer key keeps other origins out, this keeps a page that somehow holds one from acting as the console. Non-browsers send no Origin.
  */
 export async function refuseCrossOrigin(request: FastifyRequest): Promise<void> {
   const origin = request.headers.origin;

@@ -3,10 +3,8 @@ import { SESSION_ID_MAX } from '../protocol/calls/index.js';
 import { GatewayError } from '../protocol/errors.js';
 
 /**
- * The session a request's calls belong to (the lock cache's and replay's
- * scope): a non-empty `x-session-id` header, else `otherwise` (the API key's
- * id; for /mcp, the Mcp-Session-Id first). A header longer than
- * SESSION_ID_MAX is refused.
+ * The session a request's calls belong to (the lock cache's and replay's scope): a non-empty `x-session-id` header, else `otherwise` (the
+ * API key's id; for /mcp, the Mcp-Session-Id first). A header longer than SESSION_ID_MAX is refused.
  */
 export function sessionIdOf(request: FastifyRequest, otherwise: string): string {
   const header = request.headers['x-session-id'];

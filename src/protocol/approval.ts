@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
 
 /**
- * The approval request as admins, the console and webhooks see it
- * (docs/policy.md, "The approval object"): defined once here, its types
+ * The approval request as admins, the console and webhooks see it (docs/policy.md, "The approval object"): defined once here, its types
  * derived, registered with the app and emitted into the OpenAPI document.
  */
 
@@ -57,6 +56,14 @@ export const ApprovalPreviewSchema = Type.Union([DiffPreviewSchema, CommandPrevi
   description: 'What the call would do, computed when the request was made and stored with it.',
 });
 
+const STATUSES = [Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('expired')] as const;
+
+/** What `GET /approvals?status=` takes: each status a request can have, or `decided` for every decided one. */
+export const ApprovalFilterSchema = Type.Union([...STATUSES, Type.Literal('decided')], {
+  default: 'pending',
+  description: 'pending: oldest first; decided (approved, denied and expired), or one of those: most recent decision first.',
+});
+
 export const ApprovalSchema = Type.Object(
   {
     id: Type.String(),
@@ -65,7 +72,7 @@ export const ApprovalSchema = Type.Object(
     tool: Type.String(),
     arguments: Type.Unknown({ description: 'The call arguments, secrets redacted and long strings cut.' }),
     preview: Type.Unsafe<ApprovalPreview>({ $ref: 'ApprovalPreview#' }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('expired')], {
+    status: Type.Union([...STATUSES], {
       description: 'expired: approved, but the call did not come back before expires_at; it admits nothing any more.',
     }),
     created_at: Type.Integer(),
@@ -79,4 +86,5 @@ export const ApprovalSchema = Type.Object(
 
 export type ApprovalPreview = Static<typeof ApprovalPreviewSchema>;
 export type ApprovalStatus = ApprovalRecord['status'];
+export type ApprovalFilter = Static<typeof ApprovalFilterSchema>;
 export type ApprovalRecord = Omit<Static<typeof ApprovalSchema>, 'preview'> & { preview: ApprovalPreview };

@@ -2,8 +2,8 @@ import { hash } from 'node:crypto';
 import { GatewayError } from './errors.js';
 
 /**
- * JSON with object keys sorted at every depth, so that the same arguments in
- * any key order hash alike (replay fingerprints, approval bindings).
+ * JSON with object keys sorted at every depth, so that the same arguments in any key order hash alike (replay fingerprints, approval
+ * bindings).
  */
 export function canonicalJson(value: unknown, maxDepth = MAX_CANONICAL_DEPTH): string {
   return canonical(value, maxDepth);
@@ -22,8 +22,7 @@ function canonical(value: unknown, depthLeft: number): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k], depthLeft - 1)}`).join(',')}}`;
 }
 
-// One-shot hash(): a Hash object per digest cost about 3 times as much, and a
-// digest per call result (the log line's result_sha256) is on every request.
+// One-shot hash(), not a Hash object per digest: every call result is digested (the log line's result_sha256).
 export function sha256Hex(text: string | Buffer): string {
   return hash('sha256', text, 'hex');
 }

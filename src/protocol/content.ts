@@ -1,10 +1,4 @@
-/**
- * Non-text content of a result (docs/api.md, "Images and other content"):
- * images, audio and embedded resources travel as blocks of `content`, never
- * as base64 inside `text`. A block's payload is inline (`data`, base64, or a
- * resource's `text`) until an output budget moves it to the spill store;
- * then `url` names it and `note` tells the model why it is not inline.
- */
+/** Non-text content of a result (docs/api.md): blocks of `content`, inline until an output budget moves them to the spill store. */
 
 /** Where a block's payload went when it left the result: the `/outputs/{id}` url (null when the spill store failed). */
 interface SpilledPayload {
@@ -19,7 +13,6 @@ interface SpilledPayload {
 export interface InlineMedia {
   type: 'image' | 'audio';
   mime_type: string;
-  /** base64 */
   data: string;
 }
 
@@ -30,7 +23,6 @@ interface ResourceBlock {
   uri: string;
   mime_type: string | null;
   text?: string;
-  /** base64 */
   data?: string;
 }
 
@@ -83,11 +75,7 @@ export function payloadBuffer(block: InlineBlock): Buffer {
   return Buffer.from('text' in block ? (block.text ?? '') : '', 'utf8');
 }
 
-/**
- * A block as the model's serialized payload names it: everything but base64
- * `data`, replaced by its size (the data itself is rendered natively beside
- * the payload, see messages.ts). A resource's `text` stays: it is text.
- */
+/** A block as the serialized payload names it: base64 `data` replaced by its size (it travels natively beside); a resource's text stays. */
 export function described(block: ContentBlock): Record<string, unknown> {
   if (!('data' in block) || block.data === undefined) return block as unknown as Record<string, unknown>;
   const { data, ...rest } = block;

@@ -1,9 +1,4 @@
-/**
- * The closed set of wire error codes. Every code the gateway can emit is here,
- * with the HTTP status it takes when it is an envelope error, whether a client
- * may retry the same request, and the default message. The table in docs/api.md
- * and the OpenAPI enum are checked against this set by a test.
- */
+/** Every wire error code: its HTTP status as an envelope error, whether a retry may help, its default message (docs/api.md's table). */
 export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, retryable: false, message: 'The request body is not a valid tool-call envelope.' },
   DUPLICATE_CALL_ID: { status: 400, retryable: false, message: 'Two calls in the batch share one id.' },
@@ -31,6 +26,11 @@ export const ERROR_CODES = {
   ARG_TOO_LARGE: { status: 413, retryable: false, message: 'A string argument is over the size limit.' },
   PERMISSION_DENIED: { status: 403, retryable: false, message: 'The policy denies this call.' },
   APPROVAL_REQUIRED: { status: 403, retryable: true, message: 'This call needs human approval; retry it once approved.' },
+  APPROVAL_LIMIT: {
+    status: 429,
+    retryable: true,
+    message: 'The tenant has as many pending approval requests as it may; retry once some are decided or expire.',
+  },
   CIRCUIT_OPEN: { status: 503, retryable: true, message: 'The tool is failing and its circuit is open.' },
   TIMEOUT: { status: 504, retryable: true, message: 'The tool did not finish in time.' },
   CANCELLED: { status: 499, retryable: true, message: 'The client cancelled the call.' },
@@ -66,10 +66,7 @@ interface GatewayErrorOptions {
   cause?: unknown;
 }
 
-/**
- * An error with a wire code. Thrown by tools for their own failures and by the
- * HTTP layer for envelope failures; anything else thrown is an internal error.
- */
+/** An error with a wire code, thrown by tools and the HTTP layer; anything else thrown is an internal error. */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly details?: unknown;

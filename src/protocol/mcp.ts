@@ -1,15 +1,10 @@
 import type { ErrorCode, GatewayError } from './errors.js';
 import { isRecord } from './json.js';
 import type { ContentBlock } from './content.js';
-import { mcpBlocks } from './native-content.js';
+import { mcpBlocks } from './providers/mcp.js';
 import type { VisiblePayload } from './result.js';
 
-/**
- * MCP over Streamable HTTP: JSON-RPC 2.0 wire shapes, their guards, and the
- * protocol revisions served. Sources: modelcontextprotocol.io/specification,
- * revisions 2025-03-26, 2025-06-18 and 2025-11-25 (basic/transports,
- * basic/lifecycle, server/tools, server/utilities/pagination).
- */
+/** MCP over Streamable HTTP (specification revisions 2025-03-26, 2025-06-18, 2025-11-25): JSON-RPC 2.0 shapes and their guards. */
 
 /** The revisions that define Streamable HTTP, newest first; `initialize` falls back to the first. */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
@@ -17,11 +12,7 @@ export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-
 /** What a request without an `MCP-Protocol-Version` header speaks (transports, "Protocol Version Header"). */
 export const MCP_DEFAULT_VERSION = '2025-03-26';
 
-/**
- * JSON-RPC 2.0 error codes (jsonrpc.org/specification, section 5.1).
- * SERVER_ERROR is the implementation-defined code the MCP SDK's server uses
- * for transport-level refusals (headers, auth, body limits, methods).
- */
+/** JSON-RPC 2.0 error codes; SERVER_ERROR is the one the MCP SDK's server uses for transport-level refusals. */
 export const RPC_ERRORS = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
@@ -59,11 +50,7 @@ interface TextContent {
   _meta?: Record<string, unknown>;
 }
 
-/**
- * A `tools/call` result (server/tools, "Tool Result"). No `structuredContent`:
- * no tool declares an `outputSchema`, and MCP adapters (LangChain's) hand the
- * model a JSON wrapper instead of the text when a result carries one.
- */
+/** A `tools/call` result; no `structuredContent`, which adapters would hand the model instead of the text. */
 interface CallToolResult {
   [key: string]: unknown;
   content: Array<TextContent | Record<string, unknown>>;
@@ -126,13 +113,7 @@ export function rpcError(id: RpcId | null, code: number, message: string, data?:
   return { jsonrpc: '2.0', id, error };
 }
 
-/**
- * An error of the HTTP exchange (auth, origin, headers, body limits, load) as
- * the JSON-RPC error body every /mcp error answer has, as the MCP SDK's
- * Streamable HTTP transport answers its refusals (the body of every /mcp
- * answer is JSON-RPC); no request id is known at that level. `data.code`
- * keeps the gateway's code.
- */
+/** An error of the HTTP exchange as a JSON-RPC error without request id; `data.code` keeps the gateway's code. */
 export function transportError(error: GatewayError): RpcResponse {
   const data: { code: ErrorCode; details?: unknown } = { code: error.code };
   if (error.details !== undefined) data.details = error.details;
@@ -140,14 +121,8 @@ export function transportError(error: GatewayError): RpcResponse {
 }
 
 /**
- * A call's payload as an MCP tool result. On success the model reads the
- * tool's text, plus the truncation record when the output was cut (where to
- * fetch the rest); the tool's `data` rides on the text block's `_meta`, which
- * clients keep from the model. On error it reads the whole serialized
- * payload, so the error code, `retryable` and the suggestion reach it. The
- * result's images, audio and resources follow as MCP content blocks, in
- * their order (`blocks`, the result's `content`); a text block of its own
- * is left out when it is empty and has no data to carry.
+ * A call's payload as an MCP tool result: the text (and the truncation record when cut), `data` on the text block's `_meta`; on error the
+ * whole serialized payload. The result's blocks follow as MCP content; an empty text block with no data is left out.
  */
 export function toCallToolResult(payload: VisiblePayload, serialized: string, blocks: readonly ContentBlock[] = []): CallToolResult {
   const native = mcpBlocks(blocks);

@@ -3,11 +3,7 @@ import type { CallError } from './errors.js';
 
 type CallStatus = 'success' | 'partial' | 'error';
 
-/**
- * Where a cut output can be read whole: the store's own address (`uri`, for
- * operators) and the `/outputs/{id}` url. When the spill store failed, both
- * are null and `spill_error` says so: the cut payload stays within budget.
- */
+/** Where a cut output can be read whole (`uri` for operators, the `/outputs/{id}` url); null, with `spill_error`, if the store failed. */
 export interface TruncationRecord {
   original_bytes: number;
   uri: string | null;
@@ -19,11 +15,7 @@ export interface TruncationRecord {
 /** The `truncated` record the model sees: where to fetch the rest, never the store's own address. */
 type VisibleTruncation = Omit<TruncationRecord, 'uri'>;
 
-/**
- * A call's payload: what the model sees of it, with the full truncation
- * record; `visiblePayload` gives the form that is serialized into messages
- * and counted by the output budgets.
- */
+/** A call's payload with the full truncation record; `visiblePayload` gives what messages carry and the budgets count. */
 export interface Payload {
   status: CallStatus;
   text: string;
@@ -34,11 +26,7 @@ export interface Payload {
   truncated: TruncationRecord | null;
 }
 
-/**
- * A payload as it reaches the model: `content`, `output` or `response` of a
- * message, an MCP result. Its `content` names each block without its base64
- * `data`, which messages carry natively beside it.
- */
+/** A payload as it reaches the model; its `content` names each block without the base64 `data`, carried natively beside it. */
 export interface VisiblePayload extends Omit<Payload, 'truncated' | 'content'> {
   content?: Record<string, unknown>[];
   truncated: VisibleTruncation | null;
@@ -71,15 +59,16 @@ export function visiblePayload(result: Payload): VisiblePayload {
   return visible;
 }
 
+/** A result as the model reads it, the tool message's content: the one serialization the budgets count and the messages carry. */
+export function payloadJson(payload: Payload): string {
+  return JSON.stringify(visiblePayload(payload));
+}
+
 function withoutUri({ uri: _uri, ...visible }: TruncationRecord): VisibleTruncation {
   return visible;
 }
 
-/**
- * A result served again from its record (call-id or Idempotency-Key replay).
- * A stored failure stays a failure, but retrying under the same id can only
- * replay it, so it is not retryable as sent.
- */
+/** A result replayed from its record: a stored failure stays one, not retryable under the same id. */
 export function asReplayed(result: CallResult): CallResult {
   const replayed = { ...result, replayed: true };
   if (replayed.error?.retryable) {

@@ -3,9 +3,8 @@ import { ApprovalPreviewSchema, ApprovalSchema } from './approval.js';
 import { ERROR_CODES } from './errors.js';
 
 /**
- * Wire schemas, each defined once with an `$id`: registered on the app,
- * referenced by the routes for validation and response serialization, and
- * emitted into the OpenAPI document.
+ * Wire schemas, each defined once with an `$id`: registered on the app, referenced by the routes for validation and response serialization,
+ * and emitted into the OpenAPI document.
  */
 const ErrorCodeSchema = Type.Unsafe<string>({
   $id: 'ErrorCode',

@@ -25,9 +25,8 @@ export interface ArgLimits {
   /** The tool's content arguments (Tool.contentArgs) and their limit. */
   content: ReadonlySet<string>;
   contentChars: number;
-  /** Every other string argument, at any depth. */
+  /** Every other string argument, at any depth; `otherIsOwn`: that is the tool's own `max_arg_chars`, not `limits.arg_chars`. */
   otherChars: number;
-  /** `otherChars` is the tool's own `max_arg_chars`, not `limits.arg_chars`. */
   otherIsOwn: boolean;
 }
 
@@ -61,12 +60,8 @@ function catalogOf(entries: RegisteredTool[]): Catalog {
 }
 
 /**
- * The tools a gateway serves; lookups are by exact name. The gateway's own
- * tools (built-ins, HTTP tools) are fixed at start-up; each upstream MCP
- * server is a source whose tools change when the server says so. Readers
- * take the catalog of the moment (a request holds the entry it looked up),
- * and {@link setSource} is the one place it is replaced; GET /tools and its
- * ETag follow, since the ETag is the hash of the list served.
+ * The tools a gateway serves, by exact name: its own fixed at start-up, each upstream MCP server a source whose tools change when it says
+ * so. Readers take the catalog of the moment; {@link setSource} is the one place it is replaced.
  */
 export class ToolRegistry {
   private catalog: Catalog;
@@ -88,12 +83,7 @@ export class ToolRegistry {
     return this.catalog.sorted;
   }
 
-  /**
-   * Replace every tool of `source` with `tools`. A tool whose name a provider
-   * would refuse or another tool already holds, or whose schema ajv rejects,
-   * is left out and reported; the rest are served. A validator is compiled
-   * only for a tool whose schema changed.
-   */
+  /** Replace the tools of `source`: one whose name is refused or taken, or whose schema ajv rejects, is left out and reported. */
   setSource(source: string, tools: readonly Tool[]): SourceReport {
     const report: SourceReport = { refused: [], invalid: [] };
     const previous = new Map((this.sources.get(source) ?? []).map((e) => [e.name, e]));
@@ -165,10 +155,7 @@ function entryBuilder(defaults: RegistryDefaults): EntryBuilder {
   };
 }
 
-/**
- * Resolve each tool's settings and compile its argument validator. Throws
- * listing every tool whose schema does not compile or whose name repeats.
- */
+/** Resolve each tool's settings and compile its validator; throws listing every schema that does not compile and every repeated name. */
 export function createRegistry(tools: Tool[], defaults: RegistryDefaults): ToolRegistry {
   const builder = entryBuilder(defaults);
   const problems: string[] = [];
@@ -199,7 +186,6 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** The registry defaults the config file sets. */
 export function registryDefaults(config: Pick<Config, 'limits' | 'defaults'>): RegistryDefaults {
   const defaults: RegistryDefaults = {
     timeoutMs: config.limits.tool_timeout_ms,

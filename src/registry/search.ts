@@ -1,20 +1,12 @@
 import { stemmer } from 'stemmer';
 import type { RegisteredTool } from './registry.js';
 
-/**
- * Words that say nothing about which tool is meant ("get the weather for a
- * city"). BM25 would weigh them low anyway, but in a catalog of
- * near-identical descriptions they still add noise to the ranking.
- */
+/** Words that say nothing about which tool is meant ("get the weather for a city"): noise in a catalog of near-identical descriptions. */
 const STOP_WORDS = new Set(
   'a an and are as at be by can for from in into is it its of on or that the this to was will with you your'.split(' '),
 );
 
-/**
- * Short forms API names use for words their descriptions spell out
- * (`repos_list`, "Lists repositories"): read as the full word, so a query in
- * either form finds both.
- */
+/** Short forms API names use (`repos_list`, "Lists repositories"), read as the full word so a query in either form finds both. */
 const ABBREVIATIONS = new Map(
   Object.entries({
     repo: 'repository',
@@ -40,11 +32,8 @@ const ABBREVIATIONS = new Map(
 );
 
 /**
- * Words of a name or text, as the index keeps them: camelCase, snake_case and
- * kebab-case split (`getWeather` → get, weather; `HTTPServer` → http, server),
- * lowercased, punctuation dropped, stop words left out, short forms spelled
- * out ({@link ABBREVIATIONS}), each word reduced to its Porter stem
- * (`repositories` and `repository` → `repositori`, `created` → `creat`).
+ * Words of a name or text as the index keeps them: camelCase, snake_case and kebab-case split (`HTTPServer` → http, server), lowercased,
+ * punctuation and stop words dropped, short forms spelled out, each reduced to its Porter stem (`repositories` → `repositori`).
  */
 export function tokenize(text: string): string[] {
   const spaced = text.replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
@@ -58,20 +47,12 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
-/**
- * Whether `query` holds a word a search looks for. One that is empty, blank,
- * punctuation or only stop words ("the") can match no tool, so GET /tools?q=
- * and tool_search refuse it, naming the parameter, rather than answer an
- * empty list a client would take for "no tool does this".
- */
+/** Whether `query` holds a word to look for: one that cannot match any tool is refused, not answered with an empty list. */
 export function hasSearchWords(query: string): boolean {
   return tokenize(query).length > 0;
 }
 
-/**
- * How much a word counts by where it is: a word of the name says most about
- * a tool, its description next, its parameters least.
- */
+/** How much a word counts by where it is: the name most, the description next, the parameters least. */
 export const FIELD_WEIGHTS = { name: 3, description: 2, parameters: 1 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
 const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
@@ -110,12 +91,9 @@ export interface SearchDocument {
 
 /** A BM25 index over a fixed list of documents; built once, searched many times. */
 export interface SearchIndex<T> {
-  /**
-   * The documents matching at least one word of `query` for which `include`
-   * holds, best first (equal scores by name), at most `limit` of them.
-   */
+  /** At most `limit` documents matching a word of `query` for which `include` holds, best first (equal scores by name). */
   search(query: string, limit: number, include?: (doc: T) => boolean): T[];
-  /** Each matching document with its score, for tests and the bench. */
+  /** Each matching document with its score. */
   scores(query: string): Array<{ doc: T; score: number }>;
 }
 
@@ -126,16 +104,9 @@ interface Posting {
 }
 
 /**
- * Build a BM25F index over `docs` (see {@link tokenize}): each field's term
- * frequency is normalized by that field's length against its average, the
- * fields are summed with {@link FIELD_WEIGHTS}, and the sum saturates as in
- * BM25. Normalizing per field is what lets a short name that says exactly
- * what was asked (`issues_create` for "create issue") outrank a long one
- * that merely mentions both words.
- *
- * Everything but the query is known when the index is built, so each word's
- * contribution to each document's score is worked out then: a search only
- * adds up the contributions of its words and picks the best `limit`.
+ * A BM25F index over `docs`: each field's term frequency is normalized by its length (so a short name that says exactly what was asked
+ * outranks a long one that mentions both words), fields are weighted and summed, and the sum saturates as in BM25. Each word's
+ * contribution to each document is worked out at build time; a search only adds them up.
  */
 export function buildIndex<T extends SearchDocument>(docs: readonly T[]): SearchIndex<T> {
   const n = docs.length;
@@ -233,11 +204,7 @@ interface ToolDocument extends SearchDocument {
 
 const indexes = new WeakMap<readonly RegisteredTool[], SearchIndex<ToolDocument>>();
 
-/**
- * The index of one registry version (the array `ToolRegistry.list()`
- * returns, replaced whole when a source changes): built on its first search
- * and dropped with it, never per request.
- */
+/** The index of one registry version (the array `ToolRegistry.list()` returns): built on its first search, dropped with it. */
 export function searchTools(
   registry: readonly RegisteredTool[],
   query: string,

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../protocol/errors.js';
 
 /**
- * Requests that arrive once the app has begun to close are answered with our
- * NOT_READY envelope, not fastify's own 503 (`return503OnClosing: false`).
+ * Requests that arrive once the app has begun to close are answered with our NOT_READY envelope, not fastify's own 503
+ * (`return503OnClosing: false`).
  */
 export function installShutdown(app: FastifyInstance): void {
   let closing = false;

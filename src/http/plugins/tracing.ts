@@ -2,12 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TraceSpan, Tracing } from '../../observability/spans.js';
 
 /**
- * With tracing on: one server span per request, continuing the caller's
- * `traceparent`/`tracestate`, named by method and route (never the URL, whose
- * query may carry a search), and the request's logger bound to its ids so
- * that every log line of the request carries trace_id and span_id.
- * Registered first among the request hooks, so a request refused by a later
- * one is traced and logged with them too. Not installed with tracing off.
+ * One server span per request, continuing the caller's `traceparent`/`tracestate`, named by method and route (never the URL, whose query
+ * may carry a search), its trace_id and span_id on every log line of the request. Registered first among the request hooks, so a request
+ * refused by a later one is traced too.
  */
 export function installTracing(app: FastifyInstance, tracing: Tracing): void {
   app.decorateRequest('span', undefined);

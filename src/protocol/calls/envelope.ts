@@ -6,9 +6,9 @@ import { modelOfBody } from './model.js';
 import { badRequest, quote } from './report.js';
 import { classify, formatOf, normalize } from './shapes.js';
 import { checkStopReasons, rejectIncompleteItems } from './stop-reasons.js';
-import type { CallFormat, CallShape, NormalizedCall } from './types.js';
+import { CALL_FORMATS, type CallFormat, type CallShape } from '../providers/index.js';
+import type { NormalizedCall } from './types.js';
 
-/** A POST /execute body reduced to its calls and envelope fields. */
 export interface ParsedEnvelope {
   calls: NormalizedCall[];
   format: CallFormat;
@@ -28,7 +28,6 @@ interface ParseEnvelopeOptions {
   generateId?: () => string;
 }
 
-const FORMATS: readonly CallFormat[] = ['openai', 'responses', 'anthropic', 'gemini'];
 /** A session id's length at most, in the body's `session_id` or an `x-session-id` header. */
 export const SESSION_ID_MAX = 256;
 
@@ -37,18 +36,8 @@ function defaultId(): string {
 }
 
 /**
- * Parse a POST /execute body (any of the accepted body shapes) into its calls and envelope fields.
- *
- * Bodies: a bare array of calls or Responses output items; `{"tool_calls":[...], ...envelope}`;
- * an OpenAI assistant message, or a chat completion / choice holding one; an
- * Anthropic assistant message or response object (`tool_use` blocks); a
- * Responses object `{"output":[...]}`; a Gemini content `{"role":"model","parts":[...]}`,
- * a candidate `{"content":{...},"finishReason"}` or a response `{"candidates":[one]}`.
- * Calls: OpenAI, flat, Anthropic `tool_use`, Gemini `functionCall`, Responses `function_call`.
- *
- * Throws GatewayError: BAD_REQUEST (malformed envelope), INCOMPLETE_TOOL_CALLS
- * (the model stopped on its token limit; nothing may run), TOO_MANY_CALLS,
- * DUPLICATE_CALL_ID. The input is never modified.
+ * Parse a POST /execute body, in any of the shapes docs/api.md lists, into its calls and envelope fields, never modifying it. Throws
+ * BAD_REQUEST, INCOMPLETE_TOOL_CALLS (nothing may run), TOO_MANY_CALLS or DUPLICATE_CALL_ID.
  */
 export function parseEnvelope(body: unknown, options: ParseEnvelopeOptions): ParsedEnvelope {
   const finishReason = checkStopReasons(body);
@@ -98,8 +87,8 @@ function readEnvelopeFields(envelope: JsonObject): EnvelopeFields {
   const format = optional(
     envelope,
     'format',
-    (v): v is CallFormat => FORMATS.includes(v as CallFormat),
-    `one of ${FORMATS.map((f) => `"${f}"`).join(', ')}`,
+    (v): v is CallFormat => CALL_FORMATS.includes(v as CallFormat),
+    `one of ${CALL_FORMATS.map((f) => `"${f}"`).join(', ')}`,
   );
   if (format !== undefined) parsed.format = format;
   const sessionId = optional(envelope, 'session_id', isSessionId, `a non-empty string of at most ${SESSION_ID_MAX} characters`);

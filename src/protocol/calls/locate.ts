@@ -1,12 +1,10 @@
 import { isRecord, own, type JsonObject } from '../json.js';
 import { badRequest, join } from './report.js';
-import type { CallFormat } from './types.js';
+import type { CallFormat } from '../providers/index.js';
 
 /**
- * `calls`: a `tool_calls` list, every item must be a call. `blocks`: an
- * Anthropic content list, a Responses output list or a bare array, where text,
- * thinking and reasoning items sit between the calls and are skipped. `parts`:
- * a Gemini part list, where only parts with `functionCall` are calls.
+ * `calls`: every item must be a call. `blocks` (Anthropic content, Responses output, a bare array): other items between the calls are
+ * skipped. `parts` (Gemini): only parts with `functionCall` are calls.
  */
 export type ListKind = 'calls' | 'blocks' | 'parts';
 
@@ -20,9 +18,8 @@ export interface CallList {
 }
 
 /**
- * The wrappers a client may post as is — a chat completion's single choice,
- * a Gemini response's single candidate, a candidate's content — each visited
- * once, in that order.
+ * The wrappers a client may post as is — a chat completion's single choice, a Gemini response's single candidate, a candidate's content —
+ * each visited once, in that order.
  */
 export function* levels(body: unknown): Generator<{ node: JsonObject; path: string }> {
   if (!isRecord(body)) return;

@@ -1,11 +1,6 @@
 import { isRecord, own } from '../json.js';
 
-/**
- * A model name fit for a log line: what providers name their models
- * (`gpt-4o-2024-08-06`, `claude-sonnet-4-5`, `gemini-2.5-flash`,
- * `meta-llama/Llama-3.1-8B`, `anthropic.claude-v2:1`, `llama3.1:8b`), at most
- * 128 characters, no spaces or control characters.
- */
+/** A model name fit for a log line (`gpt-4o-2024-08-06`, `meta-llama/Llama-3.1-8B`, `anthropic.claude-v2:1`): no spaces or controls. */
 const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
 export const MODEL_NAME_MAX = 128;
 
@@ -14,13 +9,8 @@ export function isModelName(value: unknown): value is string {
 }
 
 /**
- * The model a body names when it is a whole provider response: an OpenAI
- * chat completion (`choices`) or Responses object (`output`), an Anthropic
- * message (`"type":"message"`) — each in `model` —, or a Gemini response
- * (`candidates`), in `modelVersion`. Other bodies (a bare list, an
- * assistant message, the `tool_calls` envelope) name none. A value that is
- * not a plausible model name counts as none: the field is the provider's,
- * and a batch is not refused over what only its log line would show.
+ * The model a whole provider response names (`model`; a Gemini response's `modelVersion`); other bodies name none. An implausible name
+ * counts as none: a batch is not refused over what only its log line would show.
  */
 export function modelOfBody(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;

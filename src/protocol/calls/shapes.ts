@@ -1,38 +1,14 @@
 import { isRecord, own, type JsonObject } from '../json.js';
 import type { ListKind } from './locate.js';
 import { badRequest, quote } from './report.js';
-import type { CallFormat, CallShape, NormalizedCall } from './types.js';
+import { CALL_SHAPES, type CallFormat, type CallShape } from '../providers/index.js';
+import type { NormalizedCall } from './types.js';
 
 // Call ids end up in state-store keys and logs; real providers use ~30 characters.
 const CALL_ID_MAX = 256;
 
-/** Where each provider's call keeps its name, id and arguments. */
-interface ShapeFields {
-  /** The format a batch of such calls is answered in when the envelope names none. */
-  format: CallFormat;
-  /** The object inside the item that holds name and arguments; the item itself when unset. */
-  wrapper?: string;
-  /** The id sits on the item, beside the wrapper, not inside it. */
-  idBesideWrapper?: true;
-  id: string;
-  args: string;
-}
-
-const SHAPES: Record<CallShape, ShapeFields> = {
-  // `{"id","type":"function","function":{"name","arguments"}}`
-  openai: { format: 'openai', wrapper: 'function', idBesideWrapper: true, id: 'id', args: 'arguments' },
-  // `{"id","name","arguments"}`
-  flat: { format: 'openai', id: 'id', args: 'arguments' },
-  // `{"type":"tool_use","id","name","input"}`
-  anthropic: { format: 'anthropic', id: 'id', args: 'input' },
-  // `{"functionCall":{"id","name","args"}}`
-  gemini: { format: 'gemini', wrapper: 'functionCall', id: 'id', args: 'args' },
-  // `{"type":"function_call","call_id","name","arguments"}`
-  responses: { format: 'responses', id: 'call_id', args: 'arguments' },
-};
-
 export function formatOf(shape: CallShape): CallFormat {
-  return SHAPES[shape].format;
+  return CALL_SHAPES[shape].format;
 }
 
 /** Which shape an item is, or undefined for a non-call item to skip. */
@@ -52,7 +28,7 @@ export function classify(item: JsonObject, kind: ListKind, path: string): CallSh
 }
 
 export function normalize(item: JsonObject, shape: CallShape, path: string, index: number, generateId: () => string): NormalizedCall {
-  const fields = SHAPES[shape];
+  const fields = CALL_SHAPES[shape];
   let holder = item;
   let holderPath = path;
   if (fields.wrapper !== undefined) {

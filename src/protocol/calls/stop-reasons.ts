@@ -3,13 +3,12 @@ import { isRecord, own } from '../json.js';
 import { levels, type CallList } from './locate.js';
 import { badRequest, join, quote } from './report.js';
 
-// Compared lower-cased: OpenAI `length`, Anthropic `max_tokens` and
-// `model_context_window_exceeded`, Gemini `MAX_TOKENS`.
+// Compared lower-cased: OpenAI `length`, Anthropic `max_tokens` and `model_context_window_exceeded`, Gemini `MAX_TOKENS`.
 const INCOMPLETE_REASONS = new Set(['length', 'max_tokens', 'model_context_window_exceeded']);
 
 /**
- * Every finish/stop reason in the body. A token-limit stop means the last
- * call's arguments may be cut off, so nothing may run: partial arguments are never executed.
+ * Every finish/stop reason in the body. A token-limit stop means the last call's arguments may be cut off, so nothing may run: partial
+ * arguments are never executed.
  */
 export function checkStopReasons(body: unknown): string | undefined {
   let first: string | undefined;

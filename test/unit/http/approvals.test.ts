@@ -86,6 +86,49 @@ describe('approval routes: the object, its preview, one decision', () => {
     expect((await get('/approvals')).json().approvals.map((a: { id: string }) => a.id)).toEqual([write]);
   });
 
+  it('GET /approvals?status= takes each status a request can have, and decided for all decided ones; limit counts the matches', async () => {
+    t = await buildTestApp({ config: { builtins: { Write: { requires_approval: true } } } });
+    const ids: Record<string, string> = {};
+    for (const name of ['ran', 'unused', 'denied', 'refused', 'waiting'])
+      ids[name] = await ask('Write', { path: `${name}.txt`, content: 'x' });
+    for (const [name, decision] of [
+      ['ran', 'approve'],
+      ['unused', 'approve'],
+      ['denied', 'deny'],
+      ['refused', 'deny'],
+    ] as const) {
+      t.clock.advance(1);
+      expect((await decide(ids[name]!, { decision })).statusCode).toBe(200);
+    }
+    const { body } = await execute(t.app, {
+      session_id: 's1',
+      tool_calls: [{ id: 'again', name: 'Write', arguments: { path: 'ran.txt', content: 'x' } }],
+    });
+    expect(body.results[0].status).toBe('success');
+    const list = async (query: string) => {
+      const answer = await get(`/approvals?${query}`);
+      expect(answer.statusCode).toBe(200);
+      return answer
+        .json()
+        .approvals.map((a: { id: string; status: string }) => `${Object.keys(ids).find((k) => ids[k] === a.id)}:${a.status}`);
+    };
+    expect(await list('status=pending')).toEqual(['waiting:pending']);
+    expect(await list('status=approved')).toEqual(['unused:approved', 'ran:approved']);
+    expect(await list('status=denied')).toEqual(['refused:denied', 'denied:denied']);
+    expect(await list('status=denied&limit=1')).toEqual(['refused:denied']);
+    expect(await list('status=expired')).toEqual([]);
+    expect(await list('status=decided')).toEqual(['refused:denied', 'denied:denied', 'unused:approved', 'ran:approved']);
+    // Past its expiry, an approval whose call never came back is expired; the one that ran stays approved.
+    t.clock.advance(t.config.state.approval_ttl_ms);
+    expect(await list('status=expired')).toEqual(['unused:expired']);
+    expect(await list('status=approved')).toEqual(['ran:approved']);
+    expect(await list('status=pending')).toEqual([]);
+    expect(await list('status=decided&limit=3')).toEqual(['refused:denied', 'denied:denied', 'unused:expired']);
+    const bad = await get('/approvals?status=approve');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('BAD_REQUEST');
+  });
+
   it('an unknown or expired id is 404 with the envelope; a decision from another origin is refused', async () => {
     t = await buildTestApp({ config: { builtins: { Write: { requires_approval: true } } } });
     const id = await ask('Write', { path: 'x.txt', content: 'x' });

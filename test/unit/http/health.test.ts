@@ -46,8 +46,8 @@ describe('health, readiness and metrics routes', () => {
     expect(text).toContain('toolgate_tool_calls_total{tool="F",status="error",code="EXECUTION_FAILED"} 3');
     expect(text).toMatch(/toolgate_tool_duration_seconds_bucket\{le="[^"]+",tool="F"\}/);
     expect(text).toContain('toolgate_batch_size_count 4');
-    expect(text).toContain('toolgate_breaker_state{tool="F"} 2');
-    expect(text).toContain('toolgate_breaker_state{tool="Read"} 0');
+    expect(text).toContain('toolgate_breaker_state{tool="F",tenant="local"} 2');
+    expect(text).toContain('toolgate_breaker_state{tool="Read",tenant="local"} 0');
     expect(text).toContain('toolgate_truncations_total 1');
     expect(text).toMatch(/toolgate_spilled_bytes_total 60000/);
     expect(text).toMatch(/toolgate_http_requests_total\{method="POST",route="\/execute",status="200"\} 4/);

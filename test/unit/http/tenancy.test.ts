@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { bigOutputTool, faultyTool, slowTool } from '../../helpers/tools.js';
@@ -40,12 +40,18 @@ async function app(options: TestAppOptions = {}): Promise<TestApp> {
 describe('tenant isolation', () => {
   it("sessions and the lock cache: another tenant's Read under the same session id lends no lock", async () => {
     const { app: gw, workspace } = await app();
-    const file = join(workspace, 'a.txt');
-    await writeFile(file, 'one two\n');
+    // The same path in each tenant's own workspace, changed alike after acme's Read.
+    const [file, globexFile] = [join(workspace, 'acme', 'a.txt'), join(workspace, 'globex', 'a.txt')];
+    for (const f of [file, globexFile]) {
+      await mkdir(dirname(f), { recursive: true });
+      await writeFile(f, 'one two\n');
+    }
     await execute(gw, { session_id: 's1', tool_calls: [call('r', 'Read', { path: 'a.txt' })] }, as(KEY.acme));
-    await writeFile(file, 'one two three\n');
     const later = new Date(Date.now() + 5_000);
-    await utimes(file, later, later);
+    for (const f of [file, globexFile]) {
+      await writeFile(f, 'one two three\n');
+      await utimes(f, later, later);
+    }
 
     const globex = await execute(
       gw,
@@ -59,7 +65,8 @@ describe('tenant isolation', () => {
       as(KEY.acme),
     );
     expect(acme.body.results[0].error.code).toBe('CONFLICT');
-    expect(await readFile(file, 'utf8')).toBe('1 two three\n');
+    expect(await readFile(file, 'utf8')).toBe('one two three\n');
+    expect(await readFile(globexFile, 'utf8')).toBe('1 two three\n');
   });
 
   it('call-id replay records: the same session and call id in another tenant runs, and is no mismatch', async () => {
@@ -113,7 +120,7 @@ describe('tenant isolation', () => {
     const globex = await execute(gw, write, as(KEY.globex));
     expect(globex.body.results[0].error.code).toBe('APPROVAL_REQUIRED');
     expect(globex.body.results[0].error.details.approval_id).not.toBe(id);
-    await expect(readFile(join(workspace, 'a.txt'), 'utf8')).rejects.toThrow();
+    await expect(readFile(join(workspace, 'globex', 'a.txt'), 'utf8')).rejects.toThrow();
     const acme = await execute(gw, write, as(KEY.acme));
     expect(acme.body.results[0].status).toBe('success');
     expect(await list(KEY.acmeAdmin)).toEqual([]);
@@ -147,8 +154,8 @@ describe('circuit breakers across tenants', () => {
       .circuits.find((c: { tool: string }) => c.tool === 'zeta');
   const reset = (gw: TestApp['app'], key: string) => gw.inject({ method: 'POST', url: '/circuits/zeta/reset', headers: as(key) });
 
-  it("by default a breaker is per tool: one tenant's failures open it for all, any admin sees and resets it", async () => {
-    const { app: gw } = await app({ builtins: false, tools: [faultyTool('zeta')] });
+  it("with per_tenant_breakers: false a breaker is per tool: one tenant's failures open it for all, any admin sees and resets it", async () => {
+    const { app: gw } = await app({ builtins: false, tools: [faultyTool('zeta')], config: { defaults: { per_tenant_breakers: false } } });
     await trip(gw, KEY.acme);
     expect((await runZeta(gw, KEY.globex)).error.code).toBe('CIRCUIT_OPEN');
     expect((await circuitOf(gw, KEY.globexAdmin)).state).toBe('open');
@@ -156,8 +163,8 @@ describe('circuit breakers across tenants', () => {
     expect((await runZeta(gw, KEY.acme)).status).toBe('success');
   });
 
-  it('with per_tenant_breakers a tenant trips, sees and resets only its own', async () => {
-    const { app: gw } = await app({ builtins: false, tools: [faultyTool('zeta')], config: { defaults: { per_tenant_breakers: true } } });
+  it('by default a tenant trips, sees and resets only its own', async () => {
+    const { app: gw } = await app({ builtins: false, tools: [faultyTool('zeta')] });
     await trip(gw, KEY.acme);
     expect((await runZeta(gw, KEY.acme)).error.code).toBe('CIRCUIT_OPEN');
     expect((await runZeta(gw, KEY.globex)).status).toBe('success');
@@ -176,8 +183,8 @@ describe('circuit breakers across tenants', () => {
     expect((await runZeta(gw, KEY.acme)).status).toBe('success');
   });
 
-  it('with per_tenant_breakers and no keys, the local caller sees and resets the breakers its calls trip', async () => {
-    t = await buildTestApp({ builtins: false, tools: [faultyTool('zeta')], config: { defaults: { per_tenant_breakers: true } } });
+  it('with no keys, the local caller sees and resets the breakers its calls trip', async () => {
+    t = await buildTestApp({ builtins: false, tools: [faultyTool('zeta')] });
     for (let i = 0; i < 3; i++) await execute(t.app, [call(`f${i}`, 'zeta', { mode: 'fail' })]);
     const circuits = (await t.app.inject({ method: 'GET', url: '/circuits' })).json().circuits;
     expect(circuits).toEqual([{ tool: 'zeta', state: 'open', failures: 3, reopens_at: t.clock.now() + 300_000 }]);

@@ -18,7 +18,8 @@ describe('GET /tools?include_unavailable=true', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildTestApp({
-      tools: [faultyTool('broken', { safe: false, timeoutMs: 1234 })],
+      // Shared: the keys of both tenants see it open, so their lists are the same.
+      tools: [Object.assign(faultyTool('broken', { safe: false, timeoutMs: 1234 }), { breaker: { shared: true } })],
       config: {
         builtins: { Write: { requires_approval: true } },
         keys: [

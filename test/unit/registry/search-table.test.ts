@@ -1,5 +1,4 @@
 /** Large catalogs: `?q=` returns the most relevant tools, best first — pinned by a table of queries. */
-import { tmpdir } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { createRegistry, registryDefaults } from '../../../src/registry/registry.js';
@@ -36,7 +35,7 @@ function describeQueryTable(name: string, load: () => Tool[] | Promise<Tool[]>, 
   });
 }
 
-describeQueryTable('the GitHub + server-everything + built-ins catalog', () => largeCatalog(tmpdir()), LARGE_CATALOG_QUERIES);
+describeQueryTable('the GitHub + server-everything + built-ins catalog', () => largeCatalog(), LARGE_CATALOG_QUERIES);
 describeQueryTable(
   'the large OpenAPI fixture (GitHub Enterprise Server 3.0, 666 tools)',
   () => largeOpenApiCatalog(),
