@@ -1,10 +1,9 @@
 /** A permission decision: run, ask a human first, or refuse. */
 export type Decision = 'allow' | 'ask' | 'deny';
 
-/** How restrictive each decision is: deny over ask over allow. The one ranking every part of the gateway compares with. */
+/** Deny over ask over allow: the one ranking every part of the gateway compares with. */
 export const RANK: Readonly<Record<Decision, number>> = { allow: 0, ask: 1, deny: 2 };
 
-/** The more restrictive of two decisions. */
 export function stricter(a: Decision, b: Decision): Decision {
   return RANK[b] > RANK[a] ? b : a;
 }

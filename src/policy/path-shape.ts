@@ -1,23 +1,14 @@
 import type { RE2JS } from 're2js';
 
-/**
- * What a path pattern says about where its matches lie, read from the
- * program RE2 compiled it to (so every spelling of the same pattern reads
- * alike: `^secrets/`, `^(?:secrets)/`, `^secret[s]/`). The sandbox turns a
- * rule into mounts with it: a literal path is one mount, a directory whose
- * every path matches is one mount, and anything else needs the paths that
- * exist to be tested one by one.
- */
+/** Where a path pattern's matches lie, read from RE2's program (`^secrets/`, `^secret[s]/` alike), for the mounts. */
 export interface PathShape {
-  /**
-   * The literal text every match starts with, when the pattern is anchored at the start (`^…`); undefined when a match may start anywhere.
-   */
+  /** The literal text every match starts with, when anchored at the start (`^…`). */
   prefix?: string;
   /** The pattern matches `prefix` and nothing else (`^\.env$`). */
   exact: boolean;
 }
 
-/** RE2's instruction set (re2js `Inst`), as far as this reading needs it. */
+/** RE2's instruction set (re2js `Inst`), as far as needed here. */
 const ALT = 1;
 const ALT_MATCH = 2;
 const CAPTURE = 3;
@@ -34,7 +25,6 @@ const BEGIN_TEXT = 4;
 const END_TEXT = 8;
 const WORD_BOUNDARY = 16;
 const NO_WORD_BOUNDARY = 32;
-/** re2js' flag on a RUNE instruction that matches regardless of case. */
 const FOLD_CASE = 1;
 
 interface Inst {
@@ -53,7 +43,7 @@ const progOf = (re: RE2JS): Prog => (re.re2Input as unknown as { prog: Prog }).p
 
 const isWord = (r: number) => (r >= 48 && r <= 57) || (r >= 65 && r <= 90) || (r >= 97 && r <= 122) || r === 95;
 
-/** The empty-width conditions that hold between `prev` (-1: start of text) and `next` (undefined: not known yet). */
+/** The empty-width conditions between `prev` (-1: start of text) and `next` (undefined: not known yet). */
 function context(prev: number, next: number | undefined): number {
   let flags = 0;
   if (prev < 0) flags |= BEGIN_TEXT | BEGIN_LINE;
@@ -64,13 +54,11 @@ function context(prev: number, next: number | undefined): number {
   return flags;
 }
 
-/** Skips instructions that consume nothing and decide nothing. */
 function skip(prog: Prog, pc: number): number {
   for (let inst = prog.inst[pc]!; inst.op === NOP || inst.op === CAPTURE; inst = prog.inst[pc]!) pc = inst.out;
   return pc;
 }
 
-/** The shape of a compiled pattern; see {@link PathShape}. */
 export function pathShape(re: RE2JS): PathShape {
   const prog = progOf(re);
   let pc = skip(prog, prog.start);
@@ -89,21 +77,13 @@ export function pathShape(re: RE2JS): PathShape {
   return { prefix, exact };
 }
 
-/**
- * Whether `re` finds a match in every string that starts with `text`,
- * whatever follows: then every path below a directory `dir` matches when
- * this holds for `dir/`. Sound, not complete: it holds when a match is
- * found within `text` that does not depend on what follows it (no `$`, `\b`
- * at its end), which is how a pattern on a directory is written
- * (`^secrets/`, `^secrets`, `(^|/)node_modules/`); a pattern that needs
- * more than `text` to match is answered no.
- */
+/** Whether `re` matches every string starting with `text` (`dir/`: every path below). Sound, not complete. */
 export function matchesEveryExtension(re: RE2JS, text: string): boolean {
   const prog = progOf(re);
   const runes = Array.from(text, (c) => c.codePointAt(0)!);
   let threads: number[] = [];
   for (let i = 0; i <= runes.length; i++) {
-    // Unanchored, as a rule's test is: a match may start at every position.
+    // Unanchored, as a rule's test is.
     threads.push(prog.start);
     const flags = context(i === 0 ? -1 : runes[i - 1]!, runes[i]);
     const consuming: number[] = [];
@@ -135,7 +115,7 @@ export function matchesEveryExtension(re: RE2JS, text: string): boolean {
           consuming.push(pc);
           break;
         default:
-          // FAIL, and lookbehind instructions (never compiled for policy patterns): no way on.
+          // FAIL (and lookbehind, never compiled for policy patterns).
           break;
       }
     }

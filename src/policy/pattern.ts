@@ -3,10 +3,7 @@ import { RE2JS, RE2JSSyntaxException } from 're2js';
 /** What RE2 is missing that JavaScript has, said only when the pattern uses it. */
 const UNSUPPORTED = 'lookaround/backreferences are not supported (RE2)';
 
-/**
- * RE2's parse error (its description, Go regexp/syntax's wording, pinned by a test; and the piece it stopped at) as what is wrong and what
- * to write instead.
- */
+/** RE2's parse error (Go regexp/syntax's wording) and the piece it stopped at, as what is wrong and what to write instead. */
 function explain(code: string, piece: string | null): string {
   // Quoted as written: JSON quoting would double every backslash of the pattern.
   const at = piece ? ` "${piece}"` : '';
@@ -48,12 +45,7 @@ function explain(code: string, piece: string | null): string {
   }
 }
 
-/**
- * A rule's argument pattern, compiled for RE2: rules run on arguments a model
- * wrote (up to 50,000 characters), and a backtracking RegExp could stall the
- * process on one of them. Throws an Error saying what is wrong with a pattern
- * RE2 does not accept and how to write it instead.
- */
+/** A rule's argument pattern, for RE2 (linear time on what a model wrote); throws saying what is wrong and what to write. */
 export function compilePolicyPattern(pattern: string): RE2JS {
   try {
     return RE2JS.compile(pattern);
@@ -63,7 +55,6 @@ export function compilePolicyPattern(pattern: string): RE2JS {
   }
 }
 
-/** What is wrong with `pattern` as a rule's argument pattern, or undefined when RE2 accepts it. */
 export function patternProblem(pattern: string): string | undefined {
   try {
     compilePolicyPattern(pattern);

@@ -1,7 +1,6 @@
 import picomatch from 'picomatch';
 import { isRecord } from '../protocol/json.js';
 
-/** A rule's `tool`: a tool name or a glob over tool names. */
 export function toolNameMatcher(glob: string): (name: string) => boolean {
   return picomatch(glob);
 }
@@ -13,14 +12,12 @@ export function toolAllowance(patterns: readonly string[] | undefined): (name: s
   return (name) => matchers.some((m) => m(name));
 }
 
-/** What a rule check needs of a tool the configuration can serve. */
 export interface ToolShape {
   name: string;
-  /** The tool's JSON Schema for its arguments; undefined when it is not known (the tool's own config is broken). */
+  /** Its arguments' JSON Schema; undefined when not known (the tool's own config is broken). */
   parameters?: unknown;
 }
 
-/** The argument names a schema declares; undefined when the schema is unknown. */
 function declared(tool: ToolShape): string[] | undefined {
   if (!isRecord(tool.parameters)) return undefined;
   const properties = tool.parameters.properties;
@@ -30,13 +27,8 @@ function declared(tool: ToolShape): string[] | undefined {
 const list = (names: readonly string[]) => (names.length === 0 ? 'none' : names.join(', '));
 
 /**
- * Rules that can never match, as "policy.rules.N.…: problem; fix": a `tool`
- * that names no tool in `tools` and matches none as a glob, or a `when`
- * argument that no tool it matches declares under `properties` (an argument
- * the schema does not declare is one a model is not told of). A typo in a
- * deny rule would otherwise silently allow. `rules` are read as written, so
- * entries of the wrong shape (reported by the schema) are skipped, and the
- * indexes are the file's.
+ * Rules that can never match (a typo in a deny rule would silently allow), as "policy.rules.N.…: problem; fix": a `tool`
+ * that names no tool and matches none, or a `when` argument no tool it matches declares. `rules` are read as written.
  */
 export function unreachableRules(rules: readonly unknown[], tools: readonly ToolShape[]): string[] {
   const problems: string[] = [];
@@ -53,7 +45,6 @@ export function unreachableRules(rules: readonly unknown[], tools: readonly Tool
     if (!isRecord(rule.when)) return;
     const args = Object.keys(rule.when);
     const shapes = matched.map(declared);
-    // One tool of unknown shape could have any argument: nothing to say about this rule.
     if (args.length === 0 || shapes.some((shape) => shape === undefined)) return;
     const which = matched.length === 1 ? matched[0]!.name : `no tool matching "${glob}" (${list(matched.map((t) => t.name))})`;
     let missing = false;

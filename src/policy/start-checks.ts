@@ -2,28 +2,18 @@ import { unreachableRules, type ToolShape } from './reach.js';
 import { toolsetProblems, type ToolsetsConfig } from './toolsets.js';
 
 /*
- * At start-up the policy rules and the toolsets are checked against the tools
- * the configuration can serve, in two steps: what cannot name an MCP
- * server's tool (no server's prefix starts it) before the servers start,
- * then the rest once they have answered. A rule or entry that may name a
- * tool of a server not up yet is not checked: that server's tools are not
- * known.
+ * Rules and toolsets are checked against the tools served in two steps: what cannot name an MCP server's tool before the
+ * servers start, the rest once they have answered; what may name a tool of a server not up is not checked.
  */
 
-/** What the checks read of the configuration. */
 export interface ReachInput {
-  /** The policy rules and the tool entries as the file wrote them, valid or not (indexes are the file's). */
+  /** As the file wrote them, valid or not (indexes are the file's). */
   written: { rules: readonly unknown[]; tools: readonly unknown[] };
   toolsets: ToolsetsConfig;
-  /** Each MCP server's tool-name prefix, in the file's order. */
   prefixes: readonly string[];
 }
 
-/**
- * The tools rules may name: `known` (every built-in, served or disabled, and
- * the tools of the OpenAPI documents and of the servers that answered), then
- * every tool the file declares, valid or not.
- */
+/** The tools rules may name: `known` (every built-in, OpenAPI and answered servers' tools), then every tool the file declares. */
 function ruleTargets(known: readonly ToolShape[], written: readonly unknown[]): ToolShape[] {
   const declared = written.flatMap((tool) =>
     typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string'
@@ -33,11 +23,7 @@ function ruleTargets(known: readonly ToolShape[], written: readonly unknown[]): 
   return [...known.map((tool) => ({ name: tool.name, parameters: tool.parameters })), ...declared];
 }
 
-/**
- * The rules whose `tool` starts with one of `prefixes` (those that may name
- * a tool of an MCP server), or, with `upstream: false`, all the others; a
- * rule left out is `undefined`, so the indexes stay the file's.
- */
+/** The rules whose `tool` starts with one of `prefixes` (or with `upstream: false` the others); one left out is `undefined`. */
 function rulesOn(rules: readonly unknown[], prefixes: readonly string[], upstream: boolean): unknown[] {
   const mayNameUpstream = (rule: unknown) => {
     const tool = (rule as { tool?: unknown } | null)?.tool;
@@ -48,7 +34,6 @@ function rulesOn(rules: readonly unknown[], prefixes: readonly string[], upstrea
 
 const startsWithAny = (entry: string, prefixes: readonly string[]) => prefixes.some((prefix) => entry.startsWith(prefix));
 
-/** Before the MCP servers start: `known` as for the rules (see ruleTargets), `served` the names the toolsets may list. */
 export function localReachProblems(input: ReachInput, known: readonly ToolShape[], served: readonly string[]): string[] {
   return [
     ...unreachableRules(rulesOn(input.written.rules, input.prefixes, false), ruleTargets(known, input.written.tools)),
@@ -56,7 +41,7 @@ export function localReachProblems(input: ReachInput, known: readonly ToolShape[
   ];
 }
 
-/** Once the servers have answered (`answered[i]` for the server of `prefixes[i]`): the rules and entries the first step left out. */
+/** `answered[i]`: the server of `prefixes[i]` answered. */
 export function upstreamReachProblems(
   input: ReachInput,
   answered: readonly boolean[],
