@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Which folders of src/ each folder may import: requests flow down
- * http → queue → pipeline → approvals → webhooks → registry/tools/state/audit/spill → protocol,
+ * http → queue → pipeline → approvals → webhooks → catalog → registry/tools/state/audit/spill → protocol,
  * and config, policy and shared are below everything that reads them. The
  * console is a page and its assets, registered by the app. A folder not
  * listed for another is off limits to it, and so are the entry points
@@ -21,6 +21,7 @@ const LAYERS = {
   audit: ['shared', 'protocol', 'config', 'observability', 'spill'],
   tools: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'guardrails'],
   registry: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools'],
+  catalog: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools', 'registry', 'state'],
   webhooks: ['shared', 'protocol', 'config', 'observability', 'tools'],
   approvals: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools', 'webhooks', 'guardrails'],
   pipeline: [
@@ -33,6 +34,7 @@ const LAYERS = {
     'state',
     'tools',
     'registry',
+    'catalog',
     'approvals',
     'webhooks',
     'audit',
@@ -48,6 +50,7 @@ const LAYERS = {
     'state',
     'tools',
     'registry',
+    'catalog',
     'pipeline',
     'approvals',
     'webhooks',
@@ -64,6 +67,7 @@ const LAYERS = {
     'state',
     'tools',
     'registry',
+    'catalog',
     'pipeline',
     'queue',
     'approvals',

@@ -15,8 +15,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFrom } from '../src/config/load.js';
 import { setUpBash } from '../src/tools/bash/index.js';
-import { createPathRules } from '../src/policy/index.js';
+import { createPolicy } from '../src/policy/index.js';
 import type { Tool } from '../src/tools/tool.js';
+import { createWorkspace } from '../src/tools/workspace.js';
+import { createEnvCredentials } from '../src/tools/credentials.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' }, files: { type: 'string', default: '0' } } });
 const runs = Number(values.runs);
@@ -39,7 +41,7 @@ if (process.getuid?.() === 0) await chown(workspace, 65534, 65534);
 
 function tool(sandbox: 'required' | 'none'): Tool {
   const config = configFrom({ builtins: { Bash: { enabled: true, sandbox } }, policy: { rules } });
-  const setup = setUpBash(config.builtins.Bash, workspace, true, createPathRules(config.policy.rules));
+  const setup = setUpBash(config.builtins.Bash, workspace, true, createPolicy(config.policy.rules));
   if (setup.problems.length > 0) throw new Error(setup.problems.join('\n'));
   return setup.tool;
 }
@@ -54,14 +56,20 @@ const bare = () =>
 const modes = { bare: null, none: tool('none'), bwrap: tool('required') };
 const samples: Record<keyof typeof modes, number[]> = { bare: [], none: [], bwrap: [] };
 const signal = new AbortController().signal;
+const ws = createWorkspace(workspace);
 const ctx = () => ({
   signal,
   aborted: false,
-  tenant: 'bench',
+  workspace: ws,
+  caller: { tenant: 'bench', keyId: 'bench', user: undefined },
+  credentials: createEnvCredentials({}).for('test_tool'),
   sessionId: 'bench',
   callId: 'bench',
   deadline: Date.now() + 30_000,
+  // `true` is read-only by its class: the permission gate's verdict, which the tool reads.
+  readOnly: true,
   imageBytes: 5_242_880,
+  fileLocks: { acquire: () => Promise.reject(new Error('no file locks')) },
   spill: () => Promise.reject(new Error('no spill')),
 });
 

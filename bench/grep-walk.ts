@@ -14,10 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readdir } from 'node:fs/promises';
-import { createPathRules, type PolicyRuleSpec } from '../src/policy/index.js';
+import { createPolicy, type PolicyRuleSpec } from '../src/policy/index.js';
 import { createBuiltinTools } from '../src/tools/builtin/index.js';
+import { createWorkspace } from '../src/tools/workspace.js';
 import type { Tool } from '../src/tools/tool.js';
 import { StraceAttachError, straceMissing, syscallsDuring } from './shared/syscalls.js';
+import { createEnvCredentials } from '../src/tools/credentials.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' }, files: { type: 'string', default: '10000' } } });
 const runs = Number(values.runs);
@@ -50,17 +52,20 @@ const RULES: PolicyRuleSpec[] = [
 
 const root = await mkdtemp(join(tmpdir(), 'toolgate-bench-grep-'));
 const dirCount = await tree(root);
-const grepOf = (rules: PolicyRuleSpec[]): Tool => createBuiltinTools(root, createPathRules(rules)).find((tool) => tool.name === 'Grep')!;
+const grepOf = (rules: PolicyRuleSpec[]): Tool => createBuiltinTools(createPolicy(rules)).find((tool) => tool.name === 'Grep')!;
 const modes = { 'no rule for reading': grepOf([]), 'three rules': grepOf(RULES) };
 const signal = new AbortController().signal;
 const ctx = {
   signal,
   aborted: false,
-  tenant: 'bench',
+  workspace: createWorkspace(root),
+  caller: { tenant: 'bench', keyId: 'bench', user: undefined },
+  credentials: createEnvCredentials({}).for('test_tool'),
   sessionId: 'bench',
   callId: 'bench',
   deadline: Date.now() + 3_600_000,
   imageBytes: 5_242_880,
+  fileLocks: { acquire: () => Promise.reject(new Error('no file locks')) },
   spill: () => Promise.reject(new Error('no spill')),
 };
 const samples: Record<string, { wall: number[]; cpu: number[] }> = {};
@@ -93,7 +98,7 @@ if (!straceMissing()) {
   }
 }
 const entries = (await readdir(root, { recursive: true })).map(String);
-const judge = createPathRules(RULES).entryJudge('Grep', args(), ['.'])!;
+const judge = createPolicy(RULES).entryJudge('Grep', args(), ['.'])!;
 const judged = performance.now();
 const cpuBefore = process.cpuUsage();
 for (let round = 0; round < 20; round++) for (const entry of entries) judge(entry);

@@ -36,6 +36,7 @@ import { createHttpDispatchers } from '../src/tools/http/index.js';
 import { loadTools } from '../src/tools/index.js';
 import { startRedis, type BenchRedis } from './shared/redis.js';
 import { executeBody, SCENARIOS } from './shared/scenarios.js';
+import { createEnvCredentials } from '../src/tools/credentials.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -134,7 +135,10 @@ async function commandsPerRequest(redis: BenchRedis, requests: number, sharded: 
     defaults: { per_tenant_breakers: perTenantBreakers },
   });
   const dispatchers = createHttpDispatchers();
-  const registry = createRegistry(loadTools(config, { workspace, env: {}, dispatchers }), registryDefaults(config));
+  const registry = createRegistry(
+    loadTools(config, { workspace, credentials: createEnvCredentials({}), dispatchers }),
+    registryDefaults(config),
+  );
   const spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
   const state = createRedisStateStore({ url: redis.url, keyPrefix: `cpr-${sharded}-${perTenantBreakers}`, sharded });
   const app = await buildApp({ state, spill, registry, clock: systemClock, logger: createLogger(config.log_level) }, config);
@@ -175,7 +179,7 @@ async function commandsPerRequest(redis: BenchRedis, requests: number, sharded: 
 /** The commands one request of `calls` no-op calls sends (failed-login check, admit, settle), as the server saw them. */
 async function oneRequest(url: string, calls: number): Promise<string[][]> {
   const client = new Redis(url);
-  // Ready and quiet before MONITOR starts: a command in the same read as its OK fails ioredis's queue (see redis-sharded.test.ts).
+  // Ready and quiet before MONITOR starts: a command in the same read as its OK fails ioredis's queue (see test/integration/state/redis/slots.test.ts).
   await client.ping();
   const monitor = await client.monitor();
   const seen: string[][] = [];

@@ -5,7 +5,6 @@
  * prefix), searched with the pinned query table. Runs the build (dist/), as
  * the gateway does.
  */
-import { tmpdir } from 'node:os';
 import type * as Search from '../src/registry/search.js';
 import type * as Builtins from '../src/tools/builtin/index.js';
 import type * as PolicyModule from '../src/policy/index.js';
@@ -14,7 +13,7 @@ import { BENCH_QUERIES, catalogTools } from './shared/search-queries.js';
 const build = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { buildIndex } = await build<typeof Search>('registry/search.js');
 const { createBuiltinTools } = await build<typeof Builtins>('tools/builtin/index.js');
-const { createPathRules } = await build<typeof PolicyModule>('policy/index.js');
+const { createPolicy } = await build<typeof PolicyModule>('policy/index.js');
 
 interface Doc {
   name: string;
@@ -26,7 +25,7 @@ interface Doc {
 function realisticCatalog(): Doc[] {
   return [
     ...catalogTools(),
-    ...createBuiltinTools(tmpdir(), createPathRules([])).map((t) => ({
+    ...createBuiltinTools(createPolicy([])).map((t) => ({
       name: t.name,
       description: t.description,
       parameters: t.parameters,

@@ -10,7 +10,7 @@ import { createRegistry, registryDefaults } from '../src/registry/registry.js';
 import { createFsSpillStore } from '../src/spill/fs.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createMemoryStateStore } from '../src/state/memory/index.js';
-import { createPathRules } from '../src/policy/index.js';
+import { createPolicy } from '../src/policy/index.js';
 import { createBuiltinTools } from '../src/tools/builtin/index.js';
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi/openapi.json', import.meta.url));
@@ -23,7 +23,7 @@ export async function renderOpenApi(): Promise<string> {
     {
       state,
       spill: createFsSpillStore({ dir: join(tmpdir(), 'toolgate-openapi'), ttlMs: 60_000, clock: systemClock }),
-      registry: createRegistry(createBuiltinTools(tmpdir(), createPathRules([])), registryDefaults(config)),
+      registry: createRegistry(createBuiltinTools(createPolicy([])), registryDefaults(config)),
       clock: systemClock,
       logger: pino({ level: 'silent' }),
       metrics: createMetrics({ processMetrics: false }),

@@ -15,7 +15,7 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './http/mcp.js';
 import { outputsRoutes } from './http/outputs.js';
 import { installEarlyRefusals } from './http/plugins/early-refusals.js';
-import { installInflightCap } from './http/plugins/inflight.js';
+import { installInflightCap, installKeyInflightCap } from './http/plugins/inflight.js';
 import { installOpenApi } from './http/plugins/openapi.js';
 import { installRequestId, requestIdOptions } from './http/plugins/request-id.js';
 import { installRequestLog, requestLogOptions } from './http/plugins/request-log.js';
@@ -34,37 +34,30 @@ import type { SpillStore } from './spill/spill-store.js';
 import type { Clock } from './shared/clock.js';
 import type { StateStore } from './state/state-store.js';
 import type { WebhookOutbox } from './webhooks/index.js';
+import type { CredentialProvider } from './tools/credentials.js';
 
-/** Everything the app uses from outside; tests pass memory stores, a manual clock and their own registry. */
+/** Tests pass memory stores, a manual clock and their own registry. The app closes none of them. */
 export interface AppDeps {
-  /** This process's audit chain; none with `audit: false`. The app does not close it. */
   audit?: AuditTrail;
   state: StateStore;
   spill: SpillStore;
   registry: ToolRegistry;
   clock: Clock;
   logger: FastifyBaseLogger;
-  /** A registry of its own per app unless given; tests that build many apps pass `createMetrics({ processMetrics: false })`. */
+  /** A registry of its own per app unless given. */
   metrics?: Metrics;
-  /** How long a request may take to arrive, headers and body; {@link REQUEST_TIMEOUT_MS} unless given (tests pass a short one). */
   requestTimeoutMs?: number;
-  /** The async queue, with Redis; without it `"mode":"async"` answers 400. The app does not close it. */
+  /** Without it `"mode":"async"` answers 400. */
   executions?: ExecutionQueue;
-  /** With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): a span per request and per call. The app does not shut it down. */
   tracing?: Tracing;
-  /** With `approvals.webhook_url`: where approval events wait for delivery. The app does not close it. */
   outbox?: WebhookOutbox;
+  /** The tools' secrets (start-up's, from the environment); without it no tool has one. */
+  credentials?: CredentialProvider;
 }
 
-/**
- * fastify's default is no limit: a client that sends headers and then
- * trickles (or stops sending) its body holds an in-flight slot for ever.
- * Generous for a 1 MiB body; only the arrival of the request is timed, not
- * the tool calls that follow. Past it the answer is 408 REQUEST_TIMEOUT (clientErrorHandler).
- */
+/** Only the request's arrival is timed (fastify's default is no limit); past it 408 REQUEST_TIMEOUT. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
-/** Request ids and the error envelope, also for what fastify answers before any route or hook runs. */
 const ENVELOPE_OPTIONS = { ...requestIdOptions, ...frameworkErrorOptions };
 
 export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyInstance> {
@@ -75,28 +68,26 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     bodyLimit: config.limits.body_bytes,
     ...ENVELOPE_OPTIONS,
     ...requestLogOptions(),
-    // Requests during shutdown get our own NOT_READY envelope (installShutdown), not fastify's.
+    // Requests during shutdown get our own NOT_READY envelope (installShutdown).
     return503OnClosing: false,
     routerOptions: { maxParamLength: 256 },
-    // request.ip: the rightmost X-Forwarded-For hop that is not a trusted proxy, and only when the TCP peer
-    // is one; with none configured the header is never read. Checked at start-up (config/load.ts).
+    // request.ip: the rightmost X-Forwarded-For hop that is not a trusted proxy; with none configured the header is never read.
     trustProxy: config.trust_proxy.length > 0 ? [...config.trust_proxy] : false,
-    // fastify's default strips properties a schema does not allow; a field we do not read must be refused, not ignored.
+    // A field we do not read must be refused, not stripped.
     ajv: { customOptions: { removeAdditional: false } },
     requestTimeout,
-    // Given to Node's constructor too: on Node 20 a requestTimeout set only after it is never enforced. The
-    // check interval: how often Node looks for requests past their timeout (its default, 30 s, doubles the bound).
+    // Given to Node's constructor: on Node 20 a requestTimeout set only after it is never enforced.
     http: { requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
   });
 
   const pipeline = createPipelineDeps({ ...deps, metrics }, config);
 
-  // JSON only: fastify would otherwise hand text/plain bodies to the routes as strings; anything else is 415.
+  // JSON only: anything else is 415.
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
   for (const schema of WIRE_SCHEMAS) app.addSchema(schema);
   installErrorHandling(app);
-  // In this order: the span and the id first, so every refusal carries them; nothing refused early takes an in-flight slot.
+  // The span and the id first, so every refusal carries them; nothing refused early takes an in-flight slot.
   if (deps.tracing) installTracing(app, deps.tracing);
   installRequestId(app);
   installShutdown(app);
@@ -104,6 +95,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   installInflightCap(app, config.limits.inflight_requests);
   installRequestLog(app, metrics);
   installAuth(app, config, deps.state, deps.clock);
+  installKeyInflightCap(app, config.limits.inflight_per_key);
 
   await installOpenApi(app);
 
@@ -128,10 +120,6 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   return app;
 }
 
-/**
- * The app that serves `/metrics` on its own port (`METRICS_PORT`), with the
- * same request ids and error envelope as the main app.
- */
 export async function buildMetricsApp(metrics: Metrics, pipeline: PipelineDeps, logger: FastifyBaseLogger): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,

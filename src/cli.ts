@@ -9,8 +9,15 @@ const USAGE = `usage:
   toolgate worker [--concurrency N]   run async batches from the Redis queue (REDIS_URL), N at once
   toolgate audit verify [--url URL]   check every chain of the audit trail (default: audit.url); exit 1 naming
                                       the first record changed, removed or reordered
+  toolgate guardrails scan [FILE] [--jsonl] [--tool NAME]
+                                      print FILE (or stdin) as a model would read it after the configured
+                                      guardrails, then the redactions counted; --jsonl: {"text": …} lines in,
+                                      {"text": …, "redactions": {kind: n}} lines out, in order
   toolgate keys create --tenant T [--scopes execute,admin] [--id ID] [--tools Read,get_*]
-                                      print a new API key once, and the config entry to paste`;
+                                      print a new API key once, and the config entry to paste
+  toolgate bash classify [--sandbox none|required] ('<command>' | --jsonl)
+                                      the verdict, tier and reasons of a Bash command under the configured
+                                      policy, running nothing; --jsonl: {"command": …} lines on stdin`;
 
 function keysCreate(argv: string[]): void {
   const { values } = parseArgs({
@@ -61,6 +68,17 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'audit' && rest[0] === 'verify') {
     const { auditVerify } = await import('./audit/verify-command.js');
     process.exitCode = await auditVerify(rest.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
+  if (command === 'bash' && rest[0] === 'classify') {
+    const { bashClassify } = await import('./tools/bash/classify-command.js');
+    process.exitCode = await bashClassify(rest.slice(1), process.env, process.stdin, (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
+  if (command === 'guardrails' && rest[0] === 'scan') {
+    const { guardrailsScan } = await import('./guardrails/scan-command.js');
+    const io = { stdin: process.stdin, out: (chunk: string) => process.stdout.write(chunk), err: (line: string) => console.error(line) };
+    process.exitCode = await guardrailsScan(rest.slice(1), process.env, io);
     return;
   }
   console.error(USAGE);

@@ -1,6 +1,7 @@
 import { buildApp, buildMetricsApp } from './app.js';
 import { isLoopback } from './config/checks.js';
 import { inspectConfig } from './config/load.js';
+import { logLineScrubber } from './guardrails/index.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { startTracing } from './observability/tracing.js';
@@ -8,7 +9,7 @@ import { createWebhookOutbox, ExecutionQueue, queueConnectionOptions, startWorke
 import { systemClock } from './shared/clock.js';
 import { prepare } from './startup.js';
 import { createStateStore } from './state/create.js';
-import { onStopSignals } from './stop-signals.js';
+import { closeServices, onStopSignals } from './stop-signals.js';
 import { createHttpDispatchers } from './tools/http/index.js';
 
 /**
@@ -21,8 +22,9 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const metrics = createMetrics();
   const report = inspectConfig(env);
   // Before prepare: MCP servers start there and log under the configured level.
-  const logger = createLogger(report.config.log_level);
-  const { config, workspace, registry, spill, mcp, tracing: traces, audit } = await prepare(report, env, dispatchers, metrics, logger);
+  const logger = createLogger(report.config.log_level, logLineScrubber(report.config.guardrails));
+  const prepared = await prepare(report, env, dispatchers, metrics, logger);
+  const { config, workspace, registry, spill, mcp, tracing: traces, audit } = prepared;
   const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
   const connection = queueConnectionOptions(config);
@@ -36,6 +38,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       clock: systemClock,
       logger,
       metrics,
+      credentials: prepared.credentials,
       ...(audit && { audit }),
       ...(executions && { executions }),
       ...(tracing && { tracing }),
@@ -69,16 +72,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     // After the requests, which may still queue batches; each inline worker finishes the batches it holds.
     await workers?.close();
     await executions?.close();
-    // After the requests and workers, which may still tell it of approvals; queued deliveries stay in Redis for another replica.
-    await outbox?.close();
-    // After every batch: their last records are written before the process exits.
-    await audit?.close();
-    await metricsApp?.close();
-    await mcp.close();
-    await state.close();
-    await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
-    // Last: the spans of everything above are exported before the process exits.
-    await tracing?.shutdown();
+    await closeServices({ outbox, audit, metricsApp, mcp, state, dispatchers, tracing });
     logger.info('stopped');
   });
 

@@ -6,6 +6,7 @@ import { webhookUrlProblem } from './approvals/index.js';
 import { AuditTrail, createAuditStore, replicaName } from './audit/index.js';
 import { auditSettings } from './config/audit-schema.js';
 import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
+import { shippedRulesProblem } from './guardrails/index.js';
 import type { Config } from './config/schema.js';
 import type { Metrics } from './observability/metrics.js';
 import type { TracingSettings } from './observability/spans.js';
@@ -14,30 +15,34 @@ import { Outage } from './pipeline/outage.js';
 import { localReachProblems, upstreamReachProblems, type ReachInput } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
 import { systemClock } from './shared/clock.js';
-import { createSpillStore, refusesStartup } from './spill/index.js';
+import { createSpillStore, fileUrlToDir, refusesStartup } from './spill/index.js';
 import type { SpillStore } from './spill/spill-store.js';
 import type { HttpDispatchers } from './tools/http/index.js';
-import { inspectTools, type ToolSet } from './tools/index.js';
+import { createEnvCredentials, type CredentialProvider } from './tools/credentials.js';
+import { inspectTools, probeWorkspace, type ToolSet } from './tools/index.js';
 import { startMcpServers, type McpServers } from './tools/mcp/start.js';
 import { loadOpenApiSources } from './tools/openapi/index.js';
+import { tierOf } from './tools/capabilities.js';
 import type { Tool } from './tools/tool.js';
+import { createWorkspaces, layoutTenants, rootOverlapProblems, storeInRootProblems, workspaceLayout } from './tools/workspaces.js';
 
-/** What a configuration that can be served gives the server. */
 interface Prepared {
   config: Config;
   workspace: string;
   registry: ToolRegistry;
   spill: SpillStore;
   mcp: McpServers;
-  /** Where to export traces; absent with tracing off. */
+  /** Absent with tracing off. */
   tracing?: TracingSettings;
-  /** This process's audit chain, opened; absent with `audit: false`. */
+  /** Opened; absent with `audit: false`. */
   audit?: AuditTrail;
+  /** The tools' secrets, from the environment: what their `${NAME}` were checked against. */
+  credentials: CredentialProvider;
 }
 
-/** What start-up reads besides the configuration: the environment, and the parts the process made. */
 interface StartDeps {
   env: NodeJS.ProcessEnv;
+  credentials: CredentialProvider;
   dispatchers: HttpDispatchers;
   metrics: Metrics;
   logger: Logger;
@@ -50,24 +55,48 @@ const AUDIT_OUTAGE = {
 
 const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
-/** The workspace, made when `create`; a path that cannot be made is a problem. */
+function localStoreDirs(config: Config): Array<{ setting: string; dir: string }> {
+  const urls = [
+    { name: 'spill.url', url: config.spill.url },
+    { name: 'audit.url', url: auditSettings(config.audit)?.url },
+  ];
+  return urls.flatMap(({ name, url }) => {
+    if (url === undefined || !/^file:\/\//i.test(url)) return [];
+    try {
+      return [{ setting: `${name} ${url}`, dir: fileUrlToDir(url) }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Made when `create`; a path that cannot be made, or two tenants' roots that overlap or nest, is a problem. */
 function makeWorkspace(config: Config, create: boolean, problems: string[]): string {
   const workspace = resolve(config.workspace);
-  if (!create) return workspace;
+  // A section with problems of its own is back to its default here: no problem is listed for a root it has not read.
+  const layout = workspaceLayout(config);
+  const tenants = layoutTenants(layout, config.keys);
+  const overlaps = [...rootOverlapProblems(layout, tenants), ...storeInRootProblems(layout, tenants, localStoreDirs(config))];
+  problems.push(...overlaps);
+  if (!create || overlaps.length > 0) return workspace;
   try {
     mkdirSync(workspace, { recursive: true });
   } catch (err) {
     problems.push(`workspace ${workspace}: ${(err as Error).message}`);
+    return workspace;
+  }
+  const workspaces = createWorkspaces(layout);
+  for (const tenant of tenants) {
+    try {
+      workspaces.make(tenant);
+    } catch (err) {
+      problems.push(`tenants.${tenant}: its workspace cannot be made: ${(err as Error).message}`);
+    }
   }
   return workspace;
 }
 
-/**
- * The tools the configuration serves without its MCP servers (the OpenAPI
- * documents' fetched and read here: one that cannot be is a problem, an
- * operation that cannot be a tool is logged and left out), and the policy
- * rules and toolsets that can be checked against them.
- */
+/** The tools without the MCP servers: an OpenAPI document that cannot be read is a problem, an operation that cannot be a tool is logged. */
 async function prepareTools(
   report: ConfigReport,
   workspace: string,
@@ -76,14 +105,13 @@ async function prepareTools(
   problems: string[],
 ): Promise<{ set: ToolSet; imported: Tool[]; registry: ToolRegistry } | undefined> {
   const { config } = report;
-  const { env, dispatchers } = deps;
+  const { credentials, dispatchers } = deps;
   try {
-    // Checking the rest needs only the built-ins' names and schemas: without a workspace (a problem already
-    // listed) they are built on a stand-in root, and start-up stops before any of them could run.
-    const set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), env, dispatchers });
+    // Without a workspace (a problem already listed) the built-ins are checked on a stand-in root; none can run.
+    const set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), credentials, dispatchers });
     const openapi = await loadOpenApiSources(config.openapi_sources, {
       dispatchers,
-      env,
+      credentials,
       baseDir: report.baseDir,
       taken: new Set(set.tools.map((t) => t.name)),
     });
@@ -107,7 +135,6 @@ async function prepareTools(
   }
 }
 
-/** The spill store and the S3 settings it and the audit store share; a store that refuses (not one only unreachable) is a problem. */
 async function openSpill(config: Config, env: NodeJS.ProcessEnv, metrics: Metrics, create: boolean, problems: string[]) {
   let spill: SpillStore | undefined;
   const s3 = {
@@ -126,16 +153,13 @@ async function openSpill(config: Config, env: NodeJS.ProcessEnv, metrics: Metric
     });
     if (create) await spill.ping();
   } catch (err) {
-    // Like Redis, a store that is only unreachable does not stop start-up (/readyz says so until it answers); one that refuses does.
+    // A store only unreachable does not stop start-up (/readyz says so until it answers); one that refuses does.
     if (!spill || refusesStartup(err)) problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
   }
   return { spill, s3 };
 }
 
-/**
- * This process's audit chain, opened when `create`; unlike the spill store, one that cannot be written at start-up is a problem:
- * side-effecting calls could not run.
- */
+/** Unlike the spill store, a trail that cannot be written at start-up is a problem: side-effecting calls could not run. */
 async function openAudit(
   config: Config,
   s3: Parameters<typeof createAuditStore>[2],
@@ -164,18 +188,9 @@ async function openAudit(
 }
 
 /**
- * Every start-up check in one pass, so that one run lists every problem:
- * the configuration's own, then the tools (prepareTools), the policy rules
- * and toolsets against them, and the workspace, spill store and audit
- * trail, each on whatever parts of the configuration are valid; then, for a
- * configuration without problems, the upstream MCP servers
- * (startMcpServers) and the rules and toolsets that may name their tools.
- * Throws ConfigError listing them all.
- *
- * A configuration with problems of its own creates nothing: the workspace
- * and the spill directory are made and written to (once, so that a path the
- * process cannot write is refused before the port opens rather than found by
- * /readyz later) only when it has none.
+ * Every start-up check in one pass, so one run lists every problem (ConfigError lists them all). A configuration with
+ * problems of its own creates nothing; the workspace and spill directory are made and written to once, before the port
+ * opens, only when it has none. MCP servers start last, only for a configuration that can be served.
  */
 export async function prepare(
   report: ConfigReport,
@@ -186,12 +201,19 @@ export async function prepare(
   role: 'server' | 'worker' = 'server',
 ): Promise<Prepared> {
   const { config } = report;
-  const deps: StartDeps = { env, dispatchers, metrics, logger };
+  const deps: StartDeps = { env, credentials: createEnvCredentials(env), dispatchers, metrics, logger };
   const traces = tracingSettings(env);
   const webhook = webhookUrlProblem(config.approvals);
-  const problems = [...report.problems, ...traces.problems, ...(webhook ? [webhook] : [])];
+  const rules = shippedRulesProblem();
+  const problems = [...report.problems, ...traces.problems, ...(webhook ? [webhook] : []), ...(rules ? [rules] : [])];
   const create = problems.length === 0;
   const workspace = makeWorkspace(config, create, problems);
+  if (create && isDirectory(workspace)) {
+    // What Write and Edit rely on (atomic rename, the write lock across replicas): refused, or warned with what it risks.
+    const probe = await probeWorkspace(workspace);
+    problems.push(...probe.problems);
+    for (const warning of probe.warnings) logger.warn({ workspace }, warning);
+  }
   const reach: ReachInput = {
     written: report.written,
     toolsets: config.toolsets,
@@ -206,7 +228,6 @@ export async function prepare(
   }
   const { set, imported, registry } = tools;
   logBash(set, logger);
-  // Last, and only for a configuration that can be served: no server is started for one that cannot.
   const { mcp, problems: mcpProblems } = await startMcpServers(config, registry, deps);
   const answered = config.mcp_servers.map((server) => mcp.supervisors.some((s) => s.server === server.name && s.connected()));
   const upstreamTools = registry
@@ -228,17 +249,21 @@ export async function prepare(
     mcp,
     ...(traces.settings && { tracing: traces.settings }),
     ...(trail && { audit: trail }),
+    credentials: deps.credentials,
   };
 }
 
-/** Which sandbox Bash commands run in, said once at start-up; running without one is a warning. */
 function logBash(set: ToolSet, logger: Logger): void {
   if (!set.bash) return;
   const { sandbox, warnings } = set.bash;
   for (const warning of warnings) logger.warn({ tool: 'Bash', sandbox: sandbox.mode }, warning);
-  const how = sandbox.mode === 'bwrap' ? 'in bubblewrap' : `WITHOUT a sandbox${sandbox.fail_closed ? ', each after an approval' : ''}`;
+  const tier = tierOf(sandbox);
+  const how =
+    sandbox.mode === 'bwrap'
+      ? 'in bubblewrap (tier sandbox: the read-only table runs without an approval)'
+      : `WITHOUT a sandbox${sandbox.fail_closed ? ', each after an approval' : ' (tier none: only the inert core runs without an approval)'}`;
   logger.info(
-    { tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting, ...(sandbox.fail_closed && { fail_closed: true }) },
+    { tool: 'Bash', sandbox: sandbox.mode, sandbox_setting: sandbox.setting, tier, ...(sandbox.fail_closed && { fail_closed: true }) },
     `Bash enabled: commands run ${how}`,
   );
 }

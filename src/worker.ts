@@ -1,5 +1,6 @@
 import { buildMetricsApp } from './app.js';
 import { ConfigError, inspectConfig } from './config/load.js';
+import { logLineScrubber } from './guardrails/index.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { startTracing } from './observability/tracing.js';
@@ -8,7 +9,7 @@ import { createWebhookOutbox, queueConnectionOptions, startWorkers } from './que
 import { systemClock } from './shared/clock.js';
 import { prepare } from './startup.js';
 import { createStateStore } from './state/create.js';
-import { onStopSignals } from './stop-signals.js';
+import { closeServices, onStopSignals } from './stop-signals.js';
 import { createHttpDispatchers } from './tools/http/index.js';
 
 /**
@@ -22,20 +23,21 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   const metrics = createMetrics();
   const report = inspectConfig(env);
   // Before prepare: upstream MCP servers start there, as in the server, and log under the configured level.
-  const logger = createLogger(report.config.log_level);
+  const logger = createLogger(report.config.log_level, logLineScrubber(report.config.guardrails));
   const connection = queueConnectionOptions(report.config);
   if (!connection) {
     throw new ConfigError([
       'REDIS_URL: toolgate worker takes its batches from the Redis queue; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES: the one the servers use)',
     ]);
   }
-  const { config, registry, spill, mcp, tracing: traces, audit } = await prepare(report, env, dispatchers, metrics, logger, 'worker');
+  const prepared = await prepare(report, env, dispatchers, metrics, logger, 'worker');
+  const { config, registry, spill, mcp, tracing: traces, audit, credentials } = prepared;
   const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
   // A batch may open approval requests: their events are queued, and the servers deliver them.
   const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: false });
   const pipeline = createPipelineDeps(
-    { registry, state, spill, clock: systemClock, logger, metrics, ...(outbox && { outbox }), ...(audit && { audit }) },
+    { registry, state, spill, clock: systemClock, logger, metrics, credentials, ...(outbox && { outbox }), ...(audit && { audit }) },
     config,
   );
   const concurrency = options.concurrency ?? config.async.concurrency;
@@ -49,13 +51,7 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   onStopSignals(logger, 'the batches it holds (another worker takes them over)', async (signal) => {
     logger.info({ signal }, 'worker stopping: finishing the batches it holds, taking no new one');
     await workers.close();
-    await outbox?.close();
-    await audit?.close();
-    await metricsApp?.close();
-    await mcp.close();
-    await state.close();
-    await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
-    await tracing?.shutdown();
+    await closeServices({ outbox, audit, metricsApp, mcp, state, dispatchers, tracing });
     logger.info('worker stopped');
   });
 

@@ -14,7 +14,7 @@ const SATURATED = 0.9;
 /**
  * More full collections a second than this in a cell means the heap is being
  * collected back to back (a healthy run makes 0-0.6 a second; a gateway whose
- * old space sat at its limit made one every ~120 ms: docs/performance.md).
+ * old space sat at its limit made one every ~120 ms: docs/performance-notebook.md).
  */
 const MARK_COMPACTS_PER_S = 2;
 

@@ -34,7 +34,7 @@ export interface Sample {
    * The garbage collector's pauses of the target's main thread over its CPU
    * time, and its full (mark-compact) collections per second, over the same
    * span; NaN when not measured. A heap that has fallen into collecting back
-   * to back shows here first (docs/performance.md: the 64 KB read buffer).
+   * to back shows here first (docs/performance-notebook.md: the 64 KB read buffer).
    */
   gcShare: number;
   markCompactsPerS: number;

@@ -39,21 +39,18 @@ const RULES: readonly Rule[] = [
   ],
   [
     'permission and path resolution',
-    /^(resolveCanonical|locate|locateFor|locateAsDecided|spellingsOf|canonicalArgs|tool\.canonicalArgs|lexical|canonical|isSymlink|contains|isInside) .*\/(tools\/workspace|pipeline\/plan|tools\/builtin\/index)\.|\/pipeline\/gates\/permission\.|\/policy\//,
+    /^(resolveCanonical|locate|locateFor|locateAsDecided|spellingsOf|canonicalArgs|tool\.canonicalArgs|lexical|canonical|isSymlink|contains|isInside) .*\/(tools\/workspace|pipeline\/gate-runner|tools\/builtin\/index)\.|\/pipeline\/gates\/permission\.|\/policy\//,
   ],
   ['tool: file work', /\/tools\/(builtin|workspace|opened-file|utf8)|\/tools\/noop\.|bench\/raw-tools\.|^(Read|Noop) .*bench\//],
   [
     'state admit and settle',
-    /\/pipeline\/(admit|settle|state-health|gates\/(breaker|lock|rate-limit|replay|approval))\.|\/state\/|node_modules\/(ioredis|redis-parser|standard-as-callback|cluster-key-slot|denque)\//,
+    /\/pipeline\/(state-health|gates\/(breaker|lock|rate-limit|replay|approval))\.|^(admitBatch|recordBatch|interpret|admitRequest|storeCall) .*\/pipeline\/gate-runner\.|\/state\/|node_modules\/(ioredis|redis-parser|standard-as-callback|cluster-key-slot|denque)\//,
   ],
   ['output guardrails', /\/guardrails\/|\/pipeline\/guard\./],
-  [
-    'parse, lookup, validate',
-    /\/protocol\/calls\/|\/pipeline\/gates\/(parse|lookup|validate)\.|^(throughLocalGates|planCalls) |node_modules\/ajv\//,
-  ],
+  ['parse, lookup, validate', /\/protocol\/calls\/|\/pipeline\/gates\/(parse|lookup|validate)\.|^planCalls |node_modules\/ajv\//],
   [
     'log lines',
-    /node_modules\/(pino|pino-std-serializers|quick-format-unescaped|sonic-boom|fast-redact|safe-stable-stringify)\/|\/observability\/(logger|log-destination)\.|^(redactForLog|sha256Hex|oneShotDigest|digest|createHash|Hash) |^record .*\/pipeline\/record\./,
+    /node_modules\/(pino|pino-std-serializers|quick-format-unescaped|sonic-boom|fast-redact|safe-stable-stringify)\/|\/observability\/(logger|log-destination)\.|^(redactForLog|sha256Hex|oneShotDigest|digest|createHash|Hash) |^(reportCalls|traceCall) .*\/pipeline\/telemetry\./,
   ],
   ['metrics', /node_modules\/(prom-client|tdigest|bintrees)\/|\/observability\/metrics\./],
   [

@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import type * as App from '../../src/app.js';
 import type * as Audit from '../../src/audit/index.js';
 import type * as Load from '../../src/config/load.js';
+import type * as Guardrails from '../../src/guardrails/index.js';
 import type * as Logger from '../../src/observability/logger.js';
 import type * as Registry from '../../src/registry/registry.js';
 import type * as Spill from '../../src/spill/index.js';
@@ -12,6 +13,7 @@ import type * as HttpTools from '../../src/tools/http/index.js';
 import type * as Tools from '../../src/tools/index.js';
 import { childOptions, serveTarget } from './child.js';
 import { catalogTools } from '../shared/search-queries.js';
+import { createEnvCredentials } from '../../src/tools/credentials.js';
 
 export interface GatewayOptions {
   workspace: string;
@@ -51,6 +53,7 @@ const build = <T>(path: string): Promise<T> => import(new URL(`../../dist/${path
 const { buildApp } = await build<typeof App>('app.js');
 const { configFrom } = await build<typeof Load>('config/load.js');
 const { createLogger } = await build<typeof Logger>('observability/logger.js');
+const { logLineScrubber } = await build<typeof Guardrails>('guardrails/index.js');
 const { createRegistry, registryDefaults } = await build<typeof Registry>('registry/registry.js');
 const { createSpillStore } = await build<typeof Spill>('spill/index.js');
 const { systemClock } = await build<typeof Clock>('shared/clock.js');
@@ -77,9 +80,12 @@ await serveTarget(async () => {
     state: options.redisUrl ? { redis_url: options.redisUrl } : {},
     ...(options.secretsOff && { guardrails: { secrets: 'off' } }),
   });
-  const logger = createLogger(config.log_level);
+  const logger = createLogger(config.log_level, logLineScrubber(config.guardrails));
   const dispatchers = createHttpDispatchers();
-  const registry = createRegistry(loadTools(config, { workspace: config.workspace, env: {}, dispatchers }), registryDefaults(config));
+  const registry = createRegistry(
+    loadTools(config, { workspace: config.workspace, credentials: createEnvCredentials({}), dispatchers }),
+    registryDefaults(config),
+  );
   const spill = createSpillStore(config.spill.url, { ttlMs: config.spill.ttl_ms, clock: systemClock });
   const state = config.state.redis_url
     ? createRedisStateStore({

@@ -1,13 +1,8 @@
 import { formatPatch, structuredPatch } from 'diff';
 
-/** A diff longer than this is cut (at a line end) with a note: a person reads a change, not a megabyte. */
 const DIFF_MAX_BYTES = 200 * 1024;
 
-/**
- * How long the diff may search for the shortest edit (it runs on the event
- * loop, once per request opened); past it the change is shown as the old
- * lines removed and the new ones added, which is still a true diff.
- */
+/** The diff runs on the event loop; past this the change is shown as all old lines removed, all new added (still a true diff). */
 const DIFF_TIMEOUT_MS = 100;
 
 const CONTEXT_LINES = 3;
@@ -18,7 +13,6 @@ interface ShownDiff {
   note?: string;
 }
 
-/** The lines of a text as a hunk body marks them; the last line may lack its newline. */
 function marked(text: string, mark: '+' | '-'): string[] {
   if (text === '') return [];
   const lines = text.split('\n');
@@ -29,7 +23,6 @@ function marked(text: string, mark: '+' | '-'): string[] {
   return out;
 }
 
-/** One hunk replacing everything: what is shown when the search for a shorter diff takes too long. */
 function wholeReplacement(oldName: string, newName: string, before: string, after: string): string {
   const removed = marked(before, '-');
   const added = marked(after, '+');
@@ -40,7 +33,6 @@ function wholeReplacement(oldName: string, newName: string, before: string, afte
   );
 }
 
-/** Cut at the last line end within the bound, saying how much there was. */
 function bounded(diff: string): ShownDiff {
   const bytes = Buffer.byteLength(diff);
   if (bytes <= DIFF_MAX_BYTES) return { diff, truncated: false };
@@ -53,10 +45,7 @@ function bounded(diff: string): ShownDiff {
   };
 }
 
-/**
- * A unified diff (3 lines of context, git's a/ and b/ names, /dev/null for a
- * file that does not exist yet) of `before` (null: no file) against `after`.
- */
+/** 3 lines of context, git's a/ and b/ names, /dev/null for a file that does not exist (`before` null). */
 export function unifiedDiff(path: string, before: string | null, after: string): ShownDiff {
   const oldName = before === null ? '/dev/null' : `a/${path}`;
   const newName = `b/${path}`;

@@ -4,17 +4,13 @@ import { targetProblem, type RetryPolicy, type WebhookOutbox } from '../webhooks
 
 type ApprovalEvent = 'approval.created' | 'approval.decided';
 
-/** Tells the approvals webhook of each request opened and each decision; neither waits for it nor can fail because of it. */
+/** Neither waits for the webhook nor can fail because of it. */
 export interface ApprovalEvents {
   created(record: ApprovalRecord): void;
   decided(record: ApprovalRecord): void;
 }
 
-/**
- * The events, POSTed as `{"event","approval"}` with `x-toolgate-event` and
- * `x-toolgate-approval-id` headers. One delivery per event and request: a
- * receiver deduplicates on the two headers together.
- */
+/** A receiver deduplicates on `x-toolgate-event` and `x-toolgate-approval-id` together. */
 export function approvalEvents(outbox: WebhookOutbox, url: string): ApprovalEvents {
   const send = (event: ApprovalEvent, approval: ApprovalRecord) =>
     outbox.send({
@@ -26,7 +22,6 @@ export function approvalEvents(outbox: WebhookOutbox, url: string): ApprovalEven
   return { created: (record) => send('approval.created', record), decided: (record) => send('approval.decided', record) };
 }
 
-/** The start-up problem of `approvals.webhook_url`, if any: malformed, or a target the SSRF guard refuses. */
 export function webhookUrlProblem(settings: Config['approvals']): string | undefined {
   if (settings.webhook_url === undefined) return undefined;
   return targetProblem(

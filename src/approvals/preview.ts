@@ -4,25 +4,35 @@ import type { ApprovalPreview } from '../protocol/approval.js';
 import { isGatewayError } from '../protocol/errors.js';
 import { stricter, type Decision } from '../policy/index.js';
 import type { Tool } from '../tools/tool.js';
+import type { Workspace } from '../tools/workspace-types.js';
 import { unifiedDiff } from './diff.js';
+import { visibleValue } from './visible.js';
 
-/**
- * Strings in an approval's arguments are kept up to this many characters: a
- * person reads a command or a path whole, while a file's content is shown
- * by the preview's diff and need not be stored twice.
- */
+/** A person reads a command or a path whole; a file's content is shown by the diff. */
 const ARGUMENT_CHARS = 4096;
 
-/** The arguments an approval request shows: secrets redacted, long strings cut. */
-export function approvalArguments(args: Record<string, unknown>): unknown {
-  return redactSecrets(args, ARGUMENT_CHARS);
+function redactedArguments(args: unknown, scanner: SecretScanner): unknown {
+  return redactSecrets(scanner.redactValue(args, {}), ARGUMENT_CHARS);
 }
 
-/** Bash: the command, the class its parts give it, what the classifier said of each, and where it would run. */
-function commandPreview(tool: Tool, args: Record<string, unknown>): ApprovalPreview | undefined {
+export function approvalArguments(args: unknown, scanner: SecretScanner): unknown {
+  return visibleValue(redactedArguments(args, scanner));
+}
+
+/** Scanned before long strings are cut, so a cut never halves a credential. */
+function shownValue(value: unknown, scanner: SecretScanner | undefined): unknown {
+  return scanner ? redactedArguments(value, scanner) : redactSecrets(value, ARGUMENT_CHARS);
+}
+
+function commandPreview(
+  tool: Tool,
+  args: Record<string, unknown>,
+  workspace: () => Workspace,
+  scanner: SecretScanner | undefined,
+): ApprovalPreview | undefined {
   const command = args.command;
   if (typeof command !== 'string' || !tool.sandbox || !tool.classify) return undefined;
-  const classified = tool.classify(args);
+  const classified = tool.classify(args, workspace());
   let decision: Decision = 'allow';
   let reasons: string[] = [];
   if (typeof classified === 'string') decision = classified === 'unknown' ? 'deny' : classified;
@@ -33,18 +43,22 @@ function commandPreview(tool: Tool, args: Record<string, unknown>): ApprovalPrev
   }
   return {
     kind: 'command',
-    command: redactSecrets(command, ARGUMENT_CHARS) as string,
+    command: shownValue(command, scanner) as string,
     class: decision,
     reasons,
     sandbox: tool.sandbox.mode,
   };
 }
 
-/** Write and Edit: the unified diff of the file as it is now against what the call would leave. */
-async function diffPreview(tool: Tool, args: Record<string, unknown>): Promise<ApprovalPreview> {
+async function diffPreview(
+  tool: Tool,
+  args: Record<string, unknown>,
+  workspace: () => Workspace,
+  scanner: SecretScanner | undefined,
+): Promise<ApprovalPreview> {
   const path = typeof args.path === 'string' ? args.path : '';
   try {
-    const change = await tool.proposeChange!(args);
+    const change = await tool.proposeChange!(args, workspace(), scanner);
     const shown = unifiedDiff(change.path, change.before, change.after);
     const note = [change.note, shown.note].filter(Boolean).join(' ');
     return {
@@ -57,7 +71,6 @@ async function diffPreview(tool: Tool, args: Record<string, unknown>): Promise<A
       ...(note && { note }),
     };
   } catch (err) {
-    // The call would fail as things are: the person deciding sees why, and the call says so again if it runs.
     const why = isGatewayError(err) ? err.message : 'the file could not be read';
     return {
       kind: 'diff',
@@ -72,17 +85,18 @@ async function diffPreview(tool: Tool, args: Record<string, unknown>): Promise<A
 }
 
 /**
- * What an approval request shows of the call it asks about, computed once,
- * when the request is made, and stored with it, so every replica shows the
- * same: a diff for a tool that proposes file changes (Write, Edit), the
- * command with its class for Bash, the arguments for any other tool. Every
- * preview text passes through here: with `scanner` (the tool's guardrails,
- * see docs/guardrails.md) every credential in it, a file's content in a diff
- * above all, is replaced by its marker before anyone sees it.
+ * Made once, when the request is made, and stored with it, so every replica shows the same (docs/approvals.md,
+ * "The preview"). Every preview text is redacted with `scanner`, then its hidden characters shown; what runs is the
+ * call's own arguments, untouched.
  */
-export async function previewOf(tool: Tool, args: Record<string, unknown>, scanner?: SecretScanner): Promise<ApprovalPreview> {
+export async function previewOf(
+  tool: Tool,
+  args: Record<string, unknown>,
+  workspace: () => Workspace,
+  scanner?: SecretScanner,
+): Promise<ApprovalPreview> {
   const preview = tool.proposeChange
-    ? await diffPreview(tool, args)
-    : (commandPreview(tool, args) ?? { kind: 'arguments', arguments: approvalArguments(args) });
-  return scanner ? (scanner.redactValue(preview, {}) as ApprovalPreview) : preview;
+    ? await diffPreview(tool, args, workspace, scanner)
+    : (commandPreview(tool, args, workspace, scanner) ?? { kind: 'arguments', arguments: shownValue(args, scanner) });
+  return visibleValue(scanner ? scanner.redactValue(preview, {}) : preview) as ApprovalPreview;
 }

@@ -6,15 +6,13 @@ import { headOf, type ChainHead } from './chain.js';
 
 const SEGMENT = /^\d{12}\.jsonl$/;
 const LOCK = 'writer.pid';
-/** How many chains of one replica name a host may run at once (`name`, `name-2`, …). */
 const MAX_SUFFIX = 16;
 const TAIL_CHUNK = 65_536;
-/** Chains this process holds, by path: a second store in the same process must not take one (its pid would look like ours). */
+/** Chains this process holds: a second store in the same process must not take one (its pid would look like ours). */
 const held = new Set<string>();
 
 interface FileAuditStoreOptions {
   dir: string;
-  /** A segment past this size is closed and the next one begun. */
   rotateBytes: number;
 }
 
@@ -39,11 +37,7 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/**
- * The last whole line of a file, and the length up to its end: bytes after
- * the last newline are a record a crash cut short. Read backwards in chunks,
- * so a long file costs one record's read.
- */
+/** Bytes after the last newline are a record a crash cut short; read backwards in chunks. */
 async function lastLine(handle: FileHandle, size: number): Promise<{ line: string | null; end: number }> {
   const chunks: Buffer[] = [];
   let pos = size;
@@ -73,22 +67,15 @@ async function lastLine(handle: FileHandle, size: number): Promise<{ line: strin
 }
 
 /**
- * Chains as directories of JSON Lines files: `<dir>/<chain>/<first seq>.jsonl`,
- * a new file once the current one passes `rotateBytes`. Each append is one
- * write, and a durable one an fdatasync too, which flushes the whole file and
- * so every record written before it (a file is flushed before the next one
- * starts, so no later file can outlive an earlier one's records); a write
- * that fails is cut off again, so the file ends on a whole record.
- * `writer.pid` in a chain's directory says which process holds it; one whose
- * process is gone is taken over.
+ * `<dir>/<chain>/<first seq>.jsonl`, a new file past `rotateBytes`. A durable append's fdatasync flushes every record
+ * before it, and a file is flushed before the next starts; a failed write is cut off so the file ends on a whole record.
+ * `writer.pid` says which process holds a chain; one whose process is gone is taken over.
  */
 class FileAuditStore implements AuditStore {
   private chain: string | undefined;
   private handle: FileHandle | undefined;
-  /** The segment to continue after a restart, when it has room. */
   private current: { path: string; size: number } | undefined;
   private size = 0;
-  /** Set when a failed write could not be cut off: the next append does that first. */
   private tornAt: number | undefined;
 
   constructor(private readonly options: FileAuditStoreOptions) {}
@@ -119,13 +106,12 @@ class FileAuditStore implements AuditStore {
       }
       const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
       if (pid !== process.pid && alive(pid)) return false;
-      // Left by a process that is gone (or by an earlier run of this one, in a container where pids repeat).
       await unlink(path).catch(() => {});
     }
     return false;
   }
 
-  /** Drop a half-written last record, and an empty last file, then read where the chain ends. */
+  /** Drops a half-written last record, and an empty last file, then reads where the chain ends. */
   private async recover(chain: string): Promise<ChainHead | null> {
     const segments = await this.segments(chain);
     while (segments.length > 0) {
@@ -165,7 +151,6 @@ class FileAuditStore implements AuditStore {
     const data = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
     try {
       for (let at = 0; at < data.length;) at += (await handle.write(data, at)).bytesWritten;
-      // The flush, not the write, is what the trail costs a read-only load (docs/audit.md, "Cost, measured").
       if (durable) await handle.datasync();
       this.size += data.length;
     } catch (err) {
@@ -178,7 +163,6 @@ class FileAuditStore implements AuditStore {
     }
   }
 
-  /** The file to append to: the one a restart found, while it has room, else a new one named by its first seq. */
   private async begin(first: number): Promise<void> {
     // Records the last appends left to the OS are flushed before a later file can hold records that follow them.
     await this.handle?.datasync();
@@ -213,7 +197,7 @@ class FileAuditStore implements AuditStore {
     return (await readdir(join(this.options.dir, chain))).filter((name) => SEGMENT.test(name)).sort();
   }
 
-  /** Whole lines only: bytes after the last newline are a write in progress, or a crash's, which its writer drops on restart. */
+  /** Whole lines only: bytes after the last newline are a write in progress, or a crash's. */
   async *lines(chain: string, segment: string): AsyncIterable<string> {
     let rest = '';
     for await (const chunk of createReadStream(join(this.options.dir, chain, segment), { encoding: 'utf8', highWaterMark: TAIL_CHUNK })) {
@@ -230,7 +214,6 @@ class FileAuditStore implements AuditStore {
   }
 
   async close(): Promise<void> {
-    // What the last appends left to the OS is on disk once the process has stopped cleanly.
     try {
       await this.handle?.datasync();
     } finally {

@@ -10,18 +10,14 @@ export { AuditTrail, AuditUnavailableError } from './trail.js';
 export { verifyChain } from './verify.js';
 export { queryAudit } from './query.js';
 
-/**
- * The store an `audit.url` names: `file:///abs/dir` or `file://./rel/dir`
- * (JSON Lines files), or `s3://bucket/prefix` (objects, on the spill's
- * endpoint and credentials). Throws on any other URL, for start-up to report.
- */
+/** `file://` (JSON Lines files) or `s3://` (objects, on the spill's endpoint and credentials); throws on any other URL. */
 export function createAuditStore(url: string, rotateBytes: number, s3: S3Settings | undefined): AuditStore {
   if (/^file:\/\//i.test(url)) return createFileAuditStore({ dir: fileUrlToDir(url), rotateBytes });
   if (/^s3:\/\//i.test(url)) return createS3AuditStore(s3Target(url, s3, 'audit store'));
   throw new Error('Unsupported audit store URL: expected file://<dir> or s3://<bucket>/<prefix>.');
 }
 
-/** This process's chain name: `audit.replica`, else the host name (a worker's with `-worker`), cut to a valid name. */
+/** `audit.replica`, else the host name (a worker's with `-worker`), cut to a valid name. */
 export function replicaName(configured: string | undefined, role: 'server' | 'worker'): string {
   if (configured !== undefined) return configured;
   const host =

@@ -1,23 +1,15 @@
 import type { AuditStore } from './audit-store.js';
 import type { AuditRecord } from './record.js';
 
-/** Which records GET /audit wants: one tenant's, optionally one session's or tool's, since a time; newest first. */
 interface AuditQuery {
   tenant: string;
   sessionId?: string;
   tool?: string;
-  /** Epoch ms: records at or after it. */
   since?: number;
   limit: number;
 }
 
-/**
- * The newest `limit` records matching `query`, newest first, from every chain.
- * A scan: each chain's segments are read from the newest back, each whole,
- * keeping only the newest `limit` matches, until a segment gives enough or
- * starts before `since`. Its cost is reading the newest segments of each
- * chain (docs/audit.md gives the figures).
- */
+/** A scan: each chain's segments newest first, until a segment gives enough or starts before `since` (docs/audit.md). */
 export async function queryAudit(store: AuditStore, query: AuditQuery): Promise<AuditRecord[]> {
   const found: AuditRecord[] = [];
   for (const chain of await store.chains()) found.push(...(await scanChain(store, chain, query)));
@@ -39,7 +31,7 @@ async function scanChain(store: AuditStore, chain: string, query: AuditQuery): P
         startsBefore = query.since !== undefined && Date.parse(parse(line)?.time ?? '') < query.since;
         first = false;
       }
-      // Most lines are another tenant's or another session's: only a line naming the tenant is parsed.
+      // Only a line naming the tenant is parsed.
       if (!line.includes(tenantField)) continue;
       const record = parse(line);
       if (!record || !matches(record, query)) continue;

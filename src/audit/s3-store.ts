@@ -6,17 +6,12 @@ const SEGMENT = /^\d{12}\.jsonl$/;
 const CONTENT_TYPE = 'application/x-ndjson';
 
 type S3AuditStoreOptions = S3ClientOptions & {
-  /** Key prefix inside the bucket, without slashes at either end; '' for the bucket's root. */
   prefix: string;
 };
 
 /**
- * Chains as objects: `<prefix>/<chain>/<first seq>.jsonl`, one object per
- * append (a group commit's batch), so an object is in whole or not at all. A
- * retried append after a lost answer writes the same key again, with the
- * same records and maybe more after them. Nothing tells this store that
- * another process writes the same chain: each process needs its own replica
- * name.
+ * `<prefix>/<chain>/<first seq>.jsonl`, one object per append, so a batch is in whole or not at all. Nothing tells it
+ * another process writes the same chain: each process needs its own replica name.
  */
 class S3AuditStore implements AuditStore {
   private readonly client: S3Client;
@@ -48,7 +43,6 @@ class S3AuditStore implements AuditStore {
     return null;
   }
 
-  // An object is stored whole once PUT answers, so every append is durable.
   async append(lines: readonly string[], first: number): Promise<void> {
     if (this.chain === undefined) throw new Error('no chain opened');
     const key = `${this.prefix}${this.chain}/${String(first).padStart(12, '0')}.jsonl`;

@@ -3,7 +3,7 @@ import type { AuditStore, OpenedChain } from './audit-store.js';
 import { GENESIS, seal, type ChainHead } from './chain.js';
 import type { AuditEntry } from './record.js';
 
-/** A record that had to be stored before its call is answered could not be: the store failed, or is failing. */
+/** A record that had to be stored before its call is answered could not be. */
 export class AuditUnavailableError extends Error {
   constructor(cause?: unknown) {
     super('the audit trail cannot be written', cause === undefined ? undefined : { cause });
@@ -11,7 +11,6 @@ export class AuditUnavailableError extends Error {
   }
 }
 
-/** Told when writing fails and when it works again: an outage is logged once and every failure counted. */
 interface TrailHealth {
   failed(err: unknown): void;
   ok(): void;
@@ -21,12 +20,9 @@ interface AuditTrailOptions {
   store: AuditStore;
   chain: OpenedChain;
   clock: Clock;
-  /** Records no call waits for are written at most this long after they come. */
   flushMs: number;
-  /** Records held while the store fails; past it the oldest are dropped. */
   maxPending: number;
   health: TrailHealth;
-  /** Each record dropped because the store failed for too long. */
   onDropped(): void;
 }
 
@@ -36,24 +32,16 @@ interface Pending {
   waiter?: { resolve(): void; reject(err: Error): void };
 }
 
-/** Records per append: one write and one flush, or one object. */
 const MAX_BATCH = 4_096;
-/** How soon a failing store is tried again. */
 const RETRY_MS = 1_000;
 
 /**
- * This process's chain: records are sealed in the order they come and
- * appended in batches. A record its caller waits for starts an append at
- * once; those that come while one is under way go together in the next
- * (group commit). Others wait at most `flushMs`. When an append fails, the
- * records stay queued and are tried again every second; callers waiting are
- * answered at once, and until an append succeeds the trail is not writable.
- * The first records after an outage are preceded by a `trail` record saying
- * how many were dropped.
+ * Records are sealed in order and appended in batches (group commit); one a caller waits for starts an append at once,
+ * others wait at most `flushMs`. A failed batch stays queued and is retried every RETRY_MS; until an append succeeds the
+ * trail is not writable. The first records after an outage follow a `trail` record counting the dropped.
  */
 export class AuditTrail {
   readonly chain: string;
-  /** Where the records go; readers (GET /audit) query it. */
   readonly store: AuditStore;
   private head: ChainHead | null;
   private queue: Pending[] = [];
@@ -69,16 +57,11 @@ export class AuditTrail {
     this.head = options.chain.head;
   }
 
-  /** False from a failed append until one succeeds: calls that must be recorded before they are answered are refused meanwhile. */
   get writable(): boolean {
     return !this.down;
   }
 
-  /**
-   * Queue a record. With `durable`, the answer resolves once it is stored, and
-   * rejects with AuditUnavailableError when the store fails (the record stays
-   * queued and is written once the store works again).
-   */
+  /** With `durable`, resolves once stored and rejects with AuditUnavailableError when the store fails (the record stays queued). */
   record(entry: AuditEntry, durable: boolean): Promise<void> | undefined {
     const pending: Pending = { entry, time: new Date(this.options.clock.now()).toISOString() };
     if (this.queue.length >= this.options.maxPending) this.drop();
@@ -93,7 +76,6 @@ export class AuditTrail {
     return stored;
   }
 
-  /** Write everything queued now; resolves when the append is done, whether it worked or not. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.queue.length > 0 || this.down) this.kick();
@@ -155,7 +137,7 @@ export class AuditTrail {
         for (const pending of batch) pending.waiter?.resolve();
       }
     } finally {
-      // At once, not a turn later: a caller answered above may queue its next record before then, and must start an append.
+      // At once, not a turn later: a caller answered above may queue its next record, which must start an append.
       this.flushing = undefined;
     }
   }
@@ -173,7 +155,6 @@ export class AuditTrail {
     return { lines, first, head: { seq, hash: prev } };
   }
 
-  /** The batch goes back to the front of the queue, without its waiters: every caller waiting is answered now. */
   private failed(batch: Pending[], err: unknown): void {
     this.queue.unshift(...batch);
     const error = new AuditUnavailableError(err);

@@ -4,11 +4,7 @@ import { inspectConfig } from '../config/load.js';
 import { createAuditStore } from './index.js';
 import { verifyChain } from './verify.js';
 
-/**
- * `toolgate audit verify [--url URL]`: every chain of the trail at URL (default
- * the configuration's `audit.url`), one line each; 0 when every one holds, 1
- * naming the first record changed, removed or reordered in each that does not.
- */
+/** `toolgate audit verify [--url URL]`: one line per chain; exit 1 naming the first record changed, removed or reordered. */
 export async function auditVerify(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { url: { type: 'string' } }, strict: true });
   const { config } = inspectConfig(env);

@@ -1,19 +1,13 @@
 import type { AuditStore } from './audit-store.js';
 import { GENESIS, hashHolds, unseal } from './chain.js';
 
-/** One chain's verdict: how many records hold, and the first that does not, said in words. */
 interface ChainReport {
   chain: string;
   records: number;
   problem?: string;
 }
 
-/**
- * Check every record of one chain against the one before: its hash against
- * its own bytes (changed), its seq and prev against the last good record's
- * (removed, reordered). Reads one segment line at a time, so memory does not
- * grow with the chain. Stops at the first problem.
- */
+/** Each record's hash against its own bytes, its seq and prev against the last good one's; stops at the first problem. */
 export async function verifyChain(store: AuditStore, chain: string): Promise<ChainReport> {
   let seq = 0;
   let prev = GENESIS;
@@ -34,7 +28,6 @@ export async function verifyChain(store: AuditStore, chain: string): Promise<Cha
   return { chain, records };
 }
 
-/** What is wrong with a line that should be record `lastSeq + 1` after the one hashed `lastHash`; undefined when nothing. */
 function check(text: string, lastSeq: number, lastHash: string, chain: string): string | undefined {
   const unsealed = unseal(text);
   if (typeof unsealed === 'string') return `the record was changed: ${unsealed}`;

@@ -27,6 +27,12 @@ export const ApprovalsSchema = Type.Object(
       default: 604_800_000,
       description: 'How long a decided request is kept for GET /approvals?status=decided and GET /approvals/{id}.',
     }),
+    max_pending_per_tenant: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 1_000,
+      description: 'Pending requests a tenant may have at once; past it a call that asks answers APPROVAL_LIMIT (retryable).',
+    }),
     history_count: Type.Integer({
       minimum: 1,
       maximum: 100_000,

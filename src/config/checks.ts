@@ -1,7 +1,8 @@
 import { isIP, isIPv4 } from 'node:net';
-import { patternProblem } from '../policy/index.js';
+import { compilePolicyPattern, patternProblem } from '../policy/index.js';
 import { isRecord } from '../protocol/json.js';
 import type { Config } from './schema.js';
+import { oracleProblems } from './secrets-setting.js';
 
 // The checks a configuration must pass beyond its schema: values that must
 // agree with each other, and rule patterns that must compile. Each returns
@@ -53,7 +54,10 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
   (sound('guardrails') ? config.guardrails.secrets_allow : []).forEach((pattern, i) => {
     const problem = patternProblem(pattern);
     if (problem) problems.push(`guardrails.secrets_allow.${i}: not a valid regular expression ("${pattern}"): ${problem}`);
+    const everything = problem ? undefined : allowsEverything(pattern);
+    if (everything) problems.push(`guardrails.secrets_allow.${i}: "${pattern}" is refused: ${everything}`);
   });
+  if (sound('guardrails')) problems.push(...oracleProblems(config.guardrails));
   if (sound('approvals') && config.approvals.webhook_url !== undefined && config.approvals.webhook_secret === undefined) {
     problems.push(
       'approvals.webhook_secret: required with approvals.webhook_url, which receives every event signed with it (x-toolgate-signature)',
@@ -65,6 +69,18 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
     );
   }
   return problems;
+}
+
+/** Values of unlike shapes: a `secrets_allow` pattern that matches every one of them would let every credential through. */
+const UNLIKE_VALUES = ['x', '7', 'Tr0ub4dor&3x', 'ghp_0aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX', '-----BEGIN PRIVATE KEY-----'];
+
+/** Why an allow pattern would switch redaction off: it matches the empty string, or every value whatever its shape. */
+function allowsEverything(pattern: string): string | undefined {
+  const re = compilePolicyPattern(pattern);
+  if (re.test('')) return 'it matches the empty string, so it matches every value and no credential would be redacted';
+  if (UNLIKE_VALUES.every((value) => re.test(value)))
+    return 'it matches values of every shape, so no credential would be redacted; name the fixture values it is for';
+  return undefined;
 }
 
 const TOPOLOGIES = [

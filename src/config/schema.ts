@@ -59,12 +59,15 @@ const GuardrailsSchema = Type.Object(
 
 const TOOLSET_NAME = '^[A-Za-z0-9_-]{1,64}$';
 
+/** A tenant's name; never `.` or `..`, which as a folder under the workspace would name the workspace or its parent. */
+const TENANT_NAME = '^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$';
+
 /** One API key entry, in `keys` or in the file `keys_file` names. */
 export const KeySchema = Type.Object(
   {
     id: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
-    tenant: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+    tenant: Type.String({ pattern: TENANT_NAME }),
     scopes: Type.Array(Type.Union([Type.Literal('execute'), Type.Literal('admin')]), { minItems: 1, uniqueItems: true }),
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     toolsets: Type.Optional(
@@ -89,6 +92,19 @@ export const ConfigSchema = Type.Object(
       { default: 'info' },
     ),
     workspace: Type.String({ minLength: 1, default: './workspace' }),
+    tenants: Type.Record(
+      Type.String({ pattern: TENANT_NAME }),
+      Type.Object(
+        {
+          workspace: Type.String({
+            minLength: 1,
+            description: "The tenant's workspace root instead of <workspace>/<tenant>; no two tenants' roots may overlap or nest.",
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { default: {}, additionalProperties: false, description: 'Per-tenant settings, by tenant name.' },
+    ),
     allow_unauthenticated: Type.Boolean({ default: false }),
     trust_proxy: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
       default: [],
@@ -105,6 +121,10 @@ export const ConfigSchema = Type.Object(
         concurrency: PositiveInt({ default: 8, maximum: 256 }),
         tool_timeout_ms: PositiveInt({ default: 30_000 }),
         inflight_requests: PositiveInt({ default: 1024 }),
+        inflight_per_key: PositiveInt({
+          default: 256,
+          description: "One key's requests in flight on a replica at once; past it RATE_LIMITED (429, Retry-After).",
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -115,7 +135,11 @@ export const ConfigSchema = Type.Object(
           { additionalProperties: false, default: {} },
         ),
         rate_limit: Type.Optional(RateLimitSchema),
-        per_tenant_breakers: Type.Boolean({ default: false }),
+        per_tenant_breakers: Type.Boolean({
+          default: true,
+          description:
+            "Each tenant's calls count against a breaker of its own; false: one per tool for every tenant. A tool's breaker.shared overrides it.",
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

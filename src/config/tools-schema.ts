@@ -13,6 +13,12 @@ const BreakerSchema = Type.Object(
   {
     failure_threshold: Type.Optional(PositiveInt({ maximum: 1000 })),
     recovery_ms: Type.Optional(PositiveInt()),
+    shared: Type.Optional(
+      Type.Boolean({
+        description:
+          "One breaker for every tenant, for a tool whose upstream is one for everyone; default: each tenant's own (defaults.per_tenant_breakers).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -36,6 +42,11 @@ const HttpSpecSchema = Type.Object(
 /** Gateway settings a tool declares or inherits from `defaults`. */
 const ToolSettings = {
   concurrency_safe: Type.Optional(Type.Boolean()),
+  side_effects: Type.Optional(
+    Type.Boolean({
+      description: 'Calls are replayed by call id and audited before they are answered; default: not concurrency_safe.',
+    }),
+  ),
   timeout_ms: Type.Optional(PositiveInt()),
   requires_approval: Type.Optional(Type.Boolean()),
   breaker: Type.Optional(BreakerSchema),
@@ -124,6 +135,11 @@ export const BashSchema = Type.Object(
     sandbox: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('none')], {
       default: 'auto',
       description: 'auto: bubblewrap when it works here; required: refuse to start without it; none: run without (warned at start-up).',
+    }),
+    git_history: Type.Union([Type.Literal('masked'), Type.Literal('visible')], {
+      default: 'masked',
+      description:
+        "masked: inside the sandbox, a repository's object store and index are masked where a rule for reading may hold for one of its paths; visible: never masked (warned at start-up).",
     }),
     output_cap_bytes: PositiveInt({
       default: 1_048_576,

@@ -1,17 +1,14 @@
 import { writeSync } from 'node:fs';
 
-/** What pino needs of a destination, and what the server's exit path calls. */
 interface LogDestination {
   write(line: string): boolean;
   flush(cb?: (err?: Error) => void): void;
   flushSync(): void;
 }
 
-/** How soon a write the reader had no room for is tried again. */
 const RETRY_MS = 10;
-/** Bytes held while the reader does not keep up; lines past it are dropped, and counted in a line once it does. */
+/** Past it lines are dropped, and counted in a line once the reader keeps up. */
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
-/** How long exit waits for a reader that has no room. */
 const EXIT_WAIT_MS = 1_000;
 
 function errnoCode(err: unknown): unknown {
@@ -19,15 +16,8 @@ function errnoCode(err: unknown): unknown {
 }
 
 /**
- * JSON lines to a file descriptor (stdout by default), the lines of one
- * event-loop turn in one synchronous write at the end of the turn. A request
- * logs a line per call plus its own, so this is one system call where pino's
- * asynchronous destination made a thread-pool hop for the first line of each
- * burst and re-measured everything pending on every line (7 % of a ten-call
- * request's CPU in the bench profile, and five system calls of a one-call
- * request). Synchronous is what Node itself does for stdout on Linux, to
- * files and pipes alike; a non-blocking reader that has no room (EAGAIN)
- * gets the rest later, in order, and the event loop never waits for it.
+ * JSON lines to a file descriptor, the lines of one event-loop turn in one synchronous write at the turn's end (as
+ * Node writes stdout on Linux); a reader with no room (EAGAIN) gets the rest later, in order, and the loop never waits.
  */
 export function coalescingDestination(fd: number = process.stdout.fd, maxQueuedBytes = MAX_QUEUED_BYTES): LogDestination {
   let pending: string[] = [];
@@ -51,7 +41,6 @@ export function coalescingDestination(fd: number = process.stdout.fd, maxQueuedB
     queuedBytes += chunk.length;
   };
 
-  /** Writes what is queued; false when the reader has no room for the rest yet. */
   const writeQueued = (): boolean => {
     while (queue.length > 0 && !closed) {
       const head = queue[0]!;

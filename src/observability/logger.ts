@@ -5,21 +5,15 @@ import { counted } from '../shared/count.js';
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key|bearer/i;
 const MAX_DEPTH = 16;
 const MAX_STRING = 256;
-/** Items of an array, keys of an object: the first ones are logged, the rest counted. */
 const MAX_ITEMS = 50;
 export const REDACTED = '[REDACTED]';
 
-/**
- * A copy of `value` fit for a log line: values under secret-looking keys
- * replaced at any depth, long strings cut, long arrays and objects with many
- * keys cut to their first items, deep nesting bounded (arguments come from
- * models and can be anything).
- */
+/** Secret-looking keys replaced at any depth; long strings, arrays, objects and deep nesting cut. */
 export function redactForLog(value: unknown): unknown {
   return redacted(value, MAX_STRING, 0);
 }
 
-/** As {@link redactForLog}, with strings kept up to `maxString` characters: what a person reads before approving a call. */
+/** As {@link redactForLog}, strings kept up to `maxString`: what a person reads before approving a call. */
 export function redactSecrets(value: unknown, maxString: number): unknown {
   return redacted(value, maxString, 0);
 }
@@ -38,8 +32,8 @@ function redacted(value: unknown, maxString: number, depth: number): unknown {
   return out;
 }
 
-/** pino options shared by the server and the worker: JSON lines, headers that carry keys never written. */
-export function loggerOptions(level: string): LoggerOptions {
+/** Headers that carry keys are never written; each line goes through `scrub` (the guardrails' pass) last. */
+export function loggerOptions(level: string, scrub?: (line: string) => string): LoggerOptions {
   return {
     level,
     redact: {
@@ -47,10 +41,10 @@ export function loggerOptions(level: string): LoggerOptions {
       censor: REDACTED,
     },
     base: { service: 'toolgate' },
+    ...(scrub && { hooks: { streamWrite: scrub } }),
   };
 }
 
-/** The process's logger: JSON lines on stdout, written once per event-loop turn (see coalescingDestination). */
-export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level), coalescingDestination());
+export function createLogger(level: string, scrub?: (line: string) => string): Logger {
+  return pino(loggerOptions(level, scrub), coalescingDestination());
 }

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** The gateway's Prometheus metrics, on a registry of its own so several apps can live in one process. */
+/** On a registry of its own, so several apps can live in one process. */
 export interface Metrics {
   registry: Registry;
   toolCalls: Counter<'tool' | 'status' | 'code'>;
@@ -25,7 +25,6 @@ export interface Metrics {
   webhookDeliveries: Counter<'outcome'>;
 }
 
-/** Numeric breaker states for the `toolgate_breaker_state` gauge. */
 export const BREAKER_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {

@@ -64,12 +64,8 @@ function wrap(tracer: Tracer, span: Span): TraceSpan {
 }
 
 /**
- * The SDK: a tracer provider of its own (never registered globally, so no
- * library's instrumentation picks it up and nothing is patched), batching
- * spans to the OTLP/HTTP exporter. Sampling, span limits and the batch
- * processor follow the standard OTEL_* variables, which the SDK reads.
- * Parents are passed explicitly, span to span, so no context manager
- * (AsyncLocalStorage) is installed.
+ * A tracer provider of its own, never registered globally (nothing is patched), batching to OTLP/HTTP; the SDK reads
+ * the OTEL_* variables. Parents are passed explicitly, so no context manager is installed.
  */
 export function createOtelTracing(settings: TracingSettings): Tracing {
   const exporter = new OTLPTraceExporter({ url: settings.url, headers: settings.headers });

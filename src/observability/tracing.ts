@@ -1,17 +1,10 @@
-/**
- * OpenTelemetry traces, off unless an OTLP endpoint is set.
- * This module reads the standard OTEL_* variables and starts the tracer
- * (what the rest of the code sees of spans is spans.ts), and imports no
- * OpenTelemetry package: the SDK (./otel.ts) is loaded by startTracing
- * only when tracing is on, so a gateway without it neither loads it nor
- * pays for it on the request path (every use is `span?.…`).
- */
+/** Traces, off unless an OTLP endpoint is set: the SDK (./otel.ts) is loaded only then, so without it nothing is paid. */
 
 import type { Tracing, TracingSettings } from './spans.js';
 
 const PROTOCOLS = new Set(['http/json', 'http/protobuf']);
 
-/** `key=value,key=value`, values percent-encoded (OTel spec, "Specifying headers via environment variables"). */
+/** `key=value,key=value`, values percent-encoded (OTel spec). */
 function parseHeaders(name: string, value: string | undefined, problems: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   if (value === undefined || value.trim() === '') return headers;
@@ -39,12 +32,8 @@ function httpUrl(name: string, value: string, problems: string[]): URL | undefin
 }
 
 /**
- * The tracing the environment asks for: `settings` undefined when off
- * (neither OTEL_EXPORTER_OTLP_ENDPOINT nor OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
- * set, or OTEL_SDK_DISABLED=true), else where to export; `problems` are
- * start-up problems. As the OTel spec says: the traces endpoint is used as
- * is, the general one gets `/v1/traces` appended, and the traces-specific
- * variables win over the general ones.
+ * `settings` undefined when off (no OTLP endpoint, or OTEL_SDK_DISABLED=true). As the OTel spec says: the traces
+ * endpoint is used as is, the general one gets `/v1/traces`, and traces-specific variables win.
  */
 export function tracingSettings(env: NodeJS.ProcessEnv): { settings?: TracingSettings; problems: string[] } {
   const problems: string[] = [];
@@ -72,7 +61,6 @@ export function tracingSettings(env: NodeJS.ProcessEnv): { settings?: TracingSet
   return { settings: { url, headers, serviceName }, problems };
 }
 
-/** The tracer the settings ask for, or undefined when tracing is off; the SDK is imported only here, and only when on. */
 export async function startTracing(settings: TracingSettings | undefined): Promise<Tracing | undefined> {
   if (!settings) return undefined;
   const { createOtelTracing } = await import('./otel.js');

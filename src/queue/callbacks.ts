@@ -5,19 +5,17 @@ import type { HttpDispatchers } from '../tools/http/index.js';
 import { postSigned, targetProblem } from '../webhooks/index.js';
 import type { QueueMetrics } from './metrics.js';
 
-/** A callback to deliver: the finished body exactly as it is signed and sent. */
 export interface CallbackJob {
   execution_id: string;
   url: string;
   body: string;
 }
 
-/** Why a callback_url cannot be accepted (see webhooks/target.ts), or undefined. */
 export function callbackUrlProblem(url: string, allowPrivateNetwork: boolean): string | undefined {
   return targetProblem(url, allowPrivateNetwork, 'callback_url', 'async.callback_allow_private_network');
 }
 
-/** BullMQ's retry settings for a callback: the first attempt and `callback_retries` more, each delay doubled. */
+/** The first attempt and `callback_retries` more, each delay doubled. */
 export function callbackAttempts(config: Config['async']) {
   return { attempts: config.callback_retries + 1, backoff: { type: 'exponential', delay: config.callback_backoff_ms } };
 }
@@ -29,10 +27,7 @@ interface CallbackDeps {
   logger: FastifyBaseLogger;
 }
 
-/**
- * One delivery attempt (BullMQ retries a thrown one). A refusal by the SSRF
- * guard, or no secret to sign with, is final: retrying cannot change it.
- */
+/** One attempt (BullMQ retries a thrown one); an SSRF refusal or no secret to sign with is final. */
 export async function deliverCallback(job: Job<CallbackJob>, deps: CallbackDeps): Promise<void> {
   const { execution_id: id, url, body } = job.data;
   const attempt = job.attemptsMade + 1;

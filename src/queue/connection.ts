@@ -1,7 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { openRedis, reconnectDelay, RedisKeys, redisTopology, type RedisClient, type RedisTopology } from '../state/redis/index.js';
 
-/** Where BullMQ keeps a deployment's queues: the state store's Redis (whatever its topology), under its prefix. */
 export interface QueueConnectionOptions {
   topology: RedisTopology;
   prefix: string;
@@ -15,12 +14,8 @@ export function queueConnectionOptions(config: Pick<Config, 'state'>): QueueConn
 }
 
 /**
- * A connection of BullMQ's own, apart from the state store's (whose
- * commands fail fast and are never resent): BullMQ needs
- * `maxRetriesPerRequest: null`, so that a worker's blocking commands and lock
- * renewals ride out a reconnect or a failover instead of failing. `failFast`
- * (the submitting side) refuses commands while disconnected rather than
- * queueing them behind a request that is waiting for an answer.
+ * BullMQ's own connection, apart from the state store's: `maxRetriesPerRequest: null` so blocking commands and lock
+ * renewals ride out a failover. `failFast` (the submitting side) refuses commands while disconnected.
  */
 export function queueConnection(options: QueueConnectionOptions, failFast = false): RedisClient {
   const client = openRedis(options.topology, {

@@ -13,10 +13,8 @@ import {
   type ExecutionStatus,
 } from './job.js';
 
-/** How long a submission waits for Redis before it answers STATE_UNAVAILABLE. */
 const SUBMIT_TIMEOUT_MS = 2_000;
 
-/** The BullMQ states a job passes, as an execution's status. */
 const STATUS: Record<string, ExecutionStatus> = {
   waiting: 'queued',
   prioritized: 'queued',
@@ -28,25 +26,20 @@ const STATUS: Record<string, ExecutionStatus> = {
 };
 
 /**
- * How BullMQ handles an execution job. One attempt: a batch that throws has
- * hit a fault the pipeline could not turn into call results, and running it
- * again would not help; a job whose worker died is not an attempt (stalled
- * recovery hands it on, see worker.ts). Finished jobs are kept for the
- * retention time, and at most `retention_count` of each kind, so Redis
- * memory stays bounded whatever the submission rate.
+ * One attempt: a batch that throws hit a fault retrying would not fix (a dead worker is not an attempt, see worker.ts).
+ * Finished jobs are kept for the retention, at most `retention_count` of each kind, so Redis memory stays bounded.
  */
 export function executionJobOptions(config: Config['async']): JobsOptions {
   const keep = { age: Math.ceil(config.retention_ms / 1000), count: config.retention_count };
   return { attempts: 1, removeOnComplete: keep, removeOnFail: keep };
 }
 
-/** The body of a finished job, as GET /executions/{id} and a callback carry it. */
 export function finishedBody(id: string, job: ExecutionJob, outcome: ExecutionOutcome): ExecutionBody {
   const { results, messages } = executeResponse(job.format, job.calls, outcome.results);
   return { execution_id: id, status: 'completed', results, messages };
 }
 
-/** What a failed execution says: the cause stays in the worker's log, never on the wire. */
+/** The cause stays in the worker's log, never on the wire. */
 export function failedBody(id: string): ExecutionBody {
   return {
     execution_id: id,
@@ -58,7 +51,6 @@ export function failedBody(id: string): ExecutionBody {
   };
 }
 
-/** The submitting side of the queue: the server's. Workers take jobs with worker.ts. */
 export class ExecutionQueue {
   readonly queue: Queue<ExecutionJob, ExecutionOutcome>;
   private readonly connection: RedisClient;
@@ -70,12 +62,11 @@ export class ExecutionQueue {
   ) {
     this.connection = queueConnection(options, true);
     this.queue = new Queue(EXECUTIONS_QUEUE, { connection: this.connection, prefix: options.prefix });
-    // Surfaced by the submissions that fail; without a listener an EventEmitter would throw it.
     this.queue.on('error', () => undefined);
     this.jobOptions = executionJobOptions(config);
   }
 
-  /** Queue a batch under its execution id. Throws STATE_UNAVAILABLE when Redis does not take it in time: then nothing is queued. */
+  /** Throws STATE_UNAVAILABLE when Redis does not take it in time: then nothing is queued. */
   async submit(id: string, job: ExecutionJob): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -96,13 +87,13 @@ export class ExecutionQueue {
     }
   }
 
-  /** The execution as `tenant` may see it: undefined when it does not exist, belongs to another tenant, or is past its retention. */
+  /** Undefined when absent, another tenant's, or past its retention. */
   async read(tenant: string, id: string): Promise<ExecutionBody | undefined> {
     if (!EXECUTION_ID.test(id)) return undefined;
     let job: Job<ExecutionJob, ExecutionOutcome> | undefined;
     let state: string;
     try {
-      // The state first: a job read before it was (the other order) could say completed without its results.
+      // The state first: a job read before it could say completed without its results.
       state = await this.queue.getJobState(id);
       job = await this.queue.getJob(id);
       if (!job || job.data.tenant !== tenant) return undefined;
@@ -111,8 +102,7 @@ export class ExecutionQueue {
     }
     const status = STATUS[state];
     if (status === undefined) return undefined;
-    // BullMQ removes aged jobs only when a later one finishes; the retention promised is this one. Wall
-    // time, not the app's clock: `finishedOn` is the worker's wall time.
+    // BullMQ removes aged jobs only when a later one finishes; wall time, as `finishedOn` is the worker's.
     if (job.finishedOn !== undefined && Date.now() - job.finishedOn > this.config.retention_ms) return undefined;
     if (status === 'completed') return finishedBody(id, job.data, job.returnvalue);
     if (status === 'failed') return failedBody(id);

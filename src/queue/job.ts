@@ -7,31 +7,24 @@ import type { CallResult } from '../protocol/result.js';
 import type { TraceHeaders } from '../observability/spans.js';
 import type { Caller, ExecContext } from '../pipeline/types.js';
 
-/** BullMQ queue names, under the deployment's key prefix (state/redis/keys.ts). */
 export const EXECUTIONS_QUEUE = 'executions';
 export const CALLBACKS_QUEUE = 'callbacks';
 
-/** `exec_` and 32 hex characters: the BullMQ job id, and what `GET /executions/{id}` takes. */
 export const EXECUTION_ID = /^exec_[0-9a-f]{32}$/;
 
 export function newExecutionId(): string {
   return `exec_${randomBytes(16).toString('hex')}`;
 }
 
-/**
- * A queued batch: everything the synchronous pipeline reads from a request,
- * and nothing secret (no API key, no key hash). The caller is carried as the
- * key resolved it at submission, so a worker with another key list still runs
- * the batch with the rights it was submitted with.
- */
+/** A queued batch: what the pipeline reads from a request, nothing secret; the caller's rights as resolved at submission. */
 export interface ExecutionJob {
   calls: NormalizedCall[];
   tenant: string;
   key_id: string;
   scopes: Array<'execute' | 'admin'>;
-  /** The key's tool names or globs; null: every tool. */
+  /** Null: every tool. */
   tools: string[] | null;
-  /** Further lists the caller was held to (its key's toolsets, the request's toolset), each one; absent in jobs queued before toolsets. */
+  /** Further lists the caller was held to (toolsets); absent in older jobs. */
   only?: string[][];
   rate_limit_per_minute: number | null;
   session_id: string;
@@ -39,20 +32,19 @@ export interface ExecutionJob {
   timeout_ms: number | null;
   callback_url: string | null;
   submitted_at: number;
-  /** The model that proposed the calls, for the per-call log lines; absent when unknown (and in jobs queued before it was carried). */
+  /** Absent when unknown, and in older jobs. */
   model?: string;
-  /** With tracing on, the submitting request's span (W3C Trace Context), which the worker's span continues. */
+  /** The submitting request's span (W3C Trace Context), which the worker's span continues. */
   trace?: TraceHeaders;
 }
 
-/** What a completed job stores: the results; `messages` are rendered from them on each read. */
+/** `messages` are rendered from the results on each read. */
 export interface ExecutionOutcome {
   results: CallResult[];
 }
 
 export type ExecutionStatus = 'queued' | 'running' | 'completed' | 'failed';
 
-/** The body of `GET /executions/{id}`, and of a callback. */
 export interface ExecutionBody {
   execution_id: string;
   status: ExecutionStatus;
@@ -93,7 +85,6 @@ export function jobOf(
   return job;
 }
 
-/** The request a job stands for, as the pipeline sees one: same tenant, key rights, session and timeout. */
 export function contextOf(job: ExecutionJob, log: FastifyBaseLogger): ExecContext {
   const caller: Caller = {
     keyId: job.key_id,

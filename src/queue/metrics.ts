@@ -1,21 +1,18 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-/** The async metrics, on the process's registry next to the gateway's own. */
 export interface QueueMetrics {
   jobDuration: Histogram<'outcome'>;
   callbackDeliveries: Counter<'outcome'>;
 }
 
-/** How a callback delivery attempt ends: a closed set, so each series exists from the start. */
+/** A closed set, so each series exists from the start. */
 const CALLBACK_OUTCOMES = ['delivered', 'http_error', 'network_error', 'refused'] as const;
 
-/** BullMQ's job states, as the depth gauge labels them. */
 const STATES = ['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'] as const;
 
 const byRegistry = new WeakMap<Registry, QueueMetrics>();
 
-/** One set per registry: the server's producer and its inline workers share it. */
 export function queueMetrics(registry: Registry): QueueMetrics {
   let metrics = byRegistry.get(registry);
   if (!metrics) {
@@ -34,19 +31,14 @@ export function queueMetrics(registry: Registry): QueueMetrics {
         registers: [registry],
       }),
     };
-    // At 0 before the first attempt: rate() reads a series from its second sample on, so a first delivery that created
-    // its series would never show on the dashboard.
+    // At 0 before the first attempt: rate() reads a series from its second sample on.
     for (const outcome of CALLBACK_OUTCOMES) metrics.callbackDeliveries.inc({ outcome }, 0);
     byRegistry.set(registry, metrics);
   }
   return metrics;
 }
 
-/**
- * Queue depth by state, read from Redis at scrape time, so every process
- * that submits reports the fleet's queue. A scrape while Redis is away
- * serves the other metrics and leaves this one empty.
- */
+/** Read from Redis at scrape time (the fleet's queue); empty for a scrape while Redis is away. */
 export function registerQueueDepth(registry: Registry, queue: Queue): void {
   new Gauge({
     name: 'toolgate_async_jobs',

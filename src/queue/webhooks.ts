@@ -11,20 +11,14 @@ import { queueConnection, type QueueConnectionOptions } from './connection.js';
 
 const WEBHOOKS_QUEUE = 'webhooks';
 
-/** Deliveries are waits on another host, not work: one process sends this many at once. */
+/** Deliveries are waits on another host, not work. */
 const WEBHOOK_CONCURRENCY = 8;
 
-/** Failed deliveries kept for inspection, at most; the oldest go first. */
 const KEEP_FAILED = 1000;
 
 /**
- * The outbox of a gateway on Redis: each event is a BullMQ job, retried
- * with BullMQ's exponential backoff, so a delivery outlives the process
- * that queued it (a replica that dies mid-retry leaves the job to another's
- * worker once its lock lapses), as the approval it announces outlives it.
- * Servers deliver (`deliver: true`); a `toolgate worker` only queues. An
- * event that cannot be queued (Redis away) is delivered from this process
- * instead, as without Redis.
+ * Each event a BullMQ job with exponential backoff, so a delivery outlives the process that queued it. Servers deliver;
+ * a `toolgate worker` only queues. An event that cannot be queued (Redis away) is delivered from this process.
  */
 export class QueuedWebhookOutbox implements WebhookOutbox {
   private readonly connections: RedisClient[] = [];
@@ -43,7 +37,6 @@ export class QueuedWebhookOutbox implements WebhookOutbox {
       return client;
     };
     this.fallback = new MemoryWebhookOutbox(deps);
-    // Fail fast: an event waits in memory rather than behind a reconnect.
     this.queue = new Queue<WebhookDelivery>(WEBHOOKS_QUEUE, { connection: connect(true), prefix: connection.prefix });
     this.queue.on('error', (err) => deps.logger.warn({ err }, 'webhook queue error'));
     if (!options.deliver) return;
@@ -92,16 +85,13 @@ export class QueuedWebhookOutbox implements WebhookOutbox {
 }
 
 interface OutboxParts {
-  /** The queue's Redis; without it the outbox is this process's. */
   connection: QueueConnectionOptions | undefined;
   dispatchers: HttpDispatchers;
   metrics: Metrics;
   logger: FastifyBaseLogger;
-  /** Whether this process delivers queued events (servers) or only queues them (`toolgate worker`). */
   deliver: boolean;
 }
 
-/** The outbox of the approvals webhook, when `approvals.webhook_url` is set: queued in Redis when there is one, else in this process. */
 export function createWebhookOutbox(config: Pick<Config, 'approvals'>, parts: OutboxParts): WebhookOutbox | undefined {
   const settings = config.approvals;
   if (settings.webhook_url === undefined || settings.webhook_secret === undefined) return undefined;

@@ -13,47 +13,34 @@ import { executionJobOptions, failedBody, finishedBody } from './executions.js';
 import { CALLBACKS_QUEUE, contextOf, EXECUTIONS_QUEUE, type ExecutionBody, type ExecutionJob, type ExecutionOutcome } from './job.js';
 import { queueMetrics } from './metrics.js';
 
-/**
- * How many times a job whose worker died is handed to another before it
- * fails: a batch that kills every worker it lands on (memory, say) must stop
- * somewhere. Each hand-over replays the calls that completed.
- */
+/** Hand-overs of a job whose worker died before it fails: a batch that kills every worker must stop somewhere. */
 const MAX_RECOVERIES = 2;
 
-/** Deliveries are waits on other hosts, not work: one worker process sends this many at once. */
 const CALLBACK_CONCURRENCY = 8;
 
 interface WorkerDeps {
-  /** The pipeline a request would run on: the same gates, stores and tools. */
   pipeline: PipelineDeps;
   config: Config['async'];
   connection: QueueConnectionOptions;
-  /** The HTTP tools' pools: callbacks go through the same SSRF guard. */
+  /** Callbacks go through the HTTP tools' SSRF guard. */
   dispatchers: HttpDispatchers;
   logger: FastifyBaseLogger;
-  /** With tracing on: a span per job, continuing the submitting request's trace. */
   tracing?: Tracing;
 }
 
 interface WorkerOptions {
-  /** Workers in this process, each taking jobs on its own. */
   count: number;
-  /** Batches each worker runs at once. */
   concurrency: number;
 }
 
-/** Running workers; `close` lets each finish the batches it holds, takes no new one, and closes their connections. */
+/** `close` lets each finish the batches it holds, takes no new one, and closes their connections. */
 export interface ExecutionWorkers {
   close(): Promise<void>;
 }
 
 /**
- * Start `count` execution workers and one callback worker. A worker's job
- * runs on the pipeline with the submitting key's rights and session, so a
- * job that is run again after its worker died (BullMQ's stalled-job
- * recovery: the lock it stopped renewing expires after `lock_ms`) gets the
- * stored results of the side-effecting calls that completed (call-id
- * replay), and runs only the rest.
+ * A job runs with the submitting key's rights and session, so a job run again after its worker died (stalled-job
+ * recovery) gets the stored results of the calls that completed (call-id replay) and runs only the rest.
  */
 export function startWorkers(deps: WorkerDeps, options: WorkerOptions): ExecutionWorkers {
   const metrics = queueMetrics(deps.pipeline.metrics.registry);
@@ -73,7 +60,7 @@ export function startWorkers(deps: WorkerDeps, options: WorkerOptions): Executio
   callbacks.on('error', (err) => deps.logger.warn({ err }, 'callback queue error'));
   const keep = executionJobOptions(deps.config).removeOnFail;
 
-  /** Queue the finished body for delivery. One delivery per execution: a job run again after a crash adds none of its own. */
+  /** One delivery per execution: a job run again after a crash adds none. */
   const queueCallback = async (job: Job<ExecutionJob>, body: ExecutionBody) => {
     const url = job.data.callback_url;
     if (url === null) return;

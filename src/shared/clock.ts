@@ -1,11 +1,10 @@
-/** Wall-clock source, injected so tests can move time for breakers, rate limits and expiry. */
+/** Injected so tests can move time for breakers, rate limits and expiry. */
 export interface Clock {
   now(): number;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock that only moves when told to. */
 export class ManualClock implements Clock {
   constructor(private current = Date.UTC(2026, 0, 1)) {}
   now(): number {

@@ -1,6 +1,5 @@
 /** Run `task` over `items` with at most `limit` in flight; results keep the input order. */
 export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  // Within the limit every task starts at once, as the workers below would start them, without a worker each.
   if (items.length <= limit) return Promise.all(items.map((item) => task(item)));
   const results = new Array<R>(items.length);
   let next = 0;

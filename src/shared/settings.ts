@@ -1,10 +1,10 @@
-/** A breaker's thresholds, as a tool declares them and the state stores apply them. */
 export interface BreakerSettings {
   failureThreshold: number;
   recoveryMs: number;
+  /** One breaker for every tenant (`breaker.shared`); the stores ignore it, the scope says it. */
+  shared?: boolean;
 }
 
-/** A tool's rate limit, per key and tool. */
 export interface RateLimitSettings {
   perMinute: number;
 }

@@ -4,18 +4,16 @@ import type { HttpDispatchers } from '../tools/http/index.js';
 import type { RetryPolicy, WebhookDelivery } from './outbox.js';
 import { postSigned, type PostOutcome } from './post.js';
 
-/** What every outbox delivers with: the secret, the pools and whether private targets are allowed, the retry policy. */
 export interface DeliveryDeps {
   secret: string;
   allowPrivateNetwork: boolean;
   dispatchers: HttpDispatchers;
   retry: RetryPolicy;
-  /** Attempts by outcome (`toolgate_approval_webhook_deliveries_total`). */
   deliveries: Counter<'outcome'>;
   logger: FastifyBaseLogger;
 }
 
-/** One attempt (1 the first), counted and logged; the caller retries what is neither delivered nor refused. */
+/** The caller retries what is neither delivered nor refused. */
 export async function deliverOnce(delivery: WebhookDelivery, attempt: number, deps: DeliveryDeps): Promise<PostOutcome> {
   const outcome = await postSigned({
     url: delivery.url,
@@ -33,7 +31,6 @@ export async function deliverOnce(delivery: WebhookDelivery, attempt: number, de
   return outcome;
 }
 
-/** The wait before attempt `next` (2 the first retry): the backoff, doubled for each retry after the first. */
 export function retryDelay(policy: RetryPolicy, next: number): number {
   return policy.backoffMs * 2 ** (next - 2);
 }

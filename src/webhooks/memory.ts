@@ -2,14 +2,10 @@ import type { DeliveryDeps } from './deliver.js';
 import { deliverOnce, retryDelay } from './deliver.js';
 import type { WebhookDelivery, WebhookOutbox } from './outbox.js';
 
-/** Events waiting at most, delivered or retried: past it a new event is dropped (counted), so a dead receiver cannot grow memory. */
+/** Past it a new event is dropped (counted), so a dead receiver cannot grow memory. */
 const MEMORY_OUTBOX_MAX = 1000;
 
-/**
- * The outbox of a gateway without Redis: deliveries are retried from this
- * process, on timers, and lost with it, as its approvals are (memory state
- * belongs to one process). A delivery runs after `send` has returned.
- */
+/** Without Redis: retried from this process, on timers, and lost with it, as its approvals are. */
 export class MemoryWebhookOutbox implements WebhookOutbox {
   private readonly waiting = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();

@@ -1,14 +1,7 @@
 import { isIP } from 'node:net';
 import { isForbiddenAddress } from '../tools/http/index.js';
 
-/**
- * Why a URL that toolgate is to POST to (an async callback, the approvals
- * webhook) cannot be taken, or undefined. `setting` names where it came from
- * in the message. Host names are checked at every connection by the guarded
- * pool, as HTTP tools' are; what can be told from the URL alone (not an
- * absolute http(s) URL, a literal address outside the public internet, a
- * localhost name) is refused here, before anything is sent.
- */
+/** What the URL alone tells (not absolute http(s), a non-public literal address, localhost) is refused here; names at each connection. */
 export function targetProblem(url: string, allowPrivateNetwork: boolean, setting: string, allowance: string): string | undefined {
   let parsed: URL;
   try {

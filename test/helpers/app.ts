@@ -21,6 +21,7 @@ import { startMcpServers, type McpServers } from '../../src/tools/mcp/start.js';
 import { loadTools } from '../../src/tools/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 import type { WebhookOutbox } from '../../src/webhooks/index.js';
+import { createEnvCredentials } from '../../src/tools/credentials.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -72,7 +73,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const state = options.state ?? createMemoryStateStore({ clock });
   const spill = options.spill ?? createFsSpillStore({ dir: spillDir, ttlMs: config.spill.ttl_ms, clock });
   const dispatchers = options.dispatchers ?? createHttpDispatchers();
-  const configured = loadTools(config, { workspace, env: options.env ?? {}, dispatchers });
+  const credentials = createEnvCredentials(options.env ?? {});
+  const configured = loadTools(config, { workspace, credentials, dispatchers });
   const tools = [
     ...(options.builtins === false ? configured.filter((tool) => !BUILTIN_NAMES.has(tool.name)) : configured),
     ...(options.tools ?? []),
@@ -88,7 +90,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   );
   const metrics = createMetrics({ processMetrics: false });
-  const { mcp, problems } = await startMcpServers(config, registry, { env: options.env ?? {}, dispatchers, metrics, logger });
+  const { mcp, problems } = await startMcpServers(config, registry, { credentials, dispatchers, metrics, logger });
   if (problems.length > 0) throw new Error(problems.join('\n'));
   const app = await buildApp(
     {
@@ -98,6 +100,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       clock,
       logger,
       metrics,
+      credentials,
       ...(options.executions && { executions: options.executions }),
       ...(options.tracing && { tracing: options.tracing }),
       ...(options.outbox && { outbox: options.outbox }),

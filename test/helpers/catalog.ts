@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configFrom } from '../../src/config/load.js';
-import { createPathRules } from '../../src/policy/index.js';
+import { createPolicy } from '../../src/policy/index.js';
 import { createBuiltinTools } from '../../src/tools/builtin/index.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
 import { loadOpenApiSources } from '../../src/tools/openapi/index.js';
 import type { Tool } from '../../src/tools/tool.js';
+import { createEnvCredentials } from '../../src/tools/credentials.js';
 
 const FIXTURE = new URL('../fixtures/catalog/catalog.json', import.meta.url);
 
@@ -20,9 +21,9 @@ export function fixtureTools(): Tool[] {
   return tools.map(asTool);
 }
 
-/** The realistic large catalog: {@link fixtureTools} and the workspace built-ins on `workspace`, 510 tools. */
-export function largeCatalog(workspace: string): Tool[] {
-  return [...fixtureTools(), ...createBuiltinTools(workspace, createPathRules([]))];
+/** The realistic large catalog: {@link fixtureTools} and the workspace built-ins, 510 tools. */
+export function largeCatalog(): Tool[] {
+  return [...fixtureTools(), ...createBuiltinTools(createPolicy([]))];
 }
 
 /** The large OpenAPI fixture (GitHub Enterprise Server 3.0), as an `openapi_sources` entry imports it: 666 `gh_` tools. */
@@ -39,7 +40,11 @@ export async function largeOpenApiCatalog(
   dispatchers: HttpDispatchers = createHttpDispatchers(),
 ): Promise<Tool[]> {
   const config = configFrom({ openapi_sources: [largeOpenApiSource(source)] });
-  const { tools, problems } = await loadOpenApiSources(config.openapi_sources, { dispatchers, env: {}, baseDir: process.cwd() });
+  const { tools, problems } = await loadOpenApiSources(config.openapi_sources, {
+    dispatchers,
+    credentials: createEnvCredentials({}),
+    baseDir: process.cwd(),
+  });
   if (problems.length > 0) throw new Error(`the large OpenAPI fixture did not import: ${problems.join('; ')}`);
   return tools;
 }

@@ -2,7 +2,7 @@
 // a crash mid-call, a slow call and its cancellation, a tool list that changes, a schema ajv rejects,
 // a name no provider accepts. Plain JavaScript on the SDK's low-level Server, so it starts as `node <file>`.
 // FIXTURE_LOG: a file that gets one JSON line per event the tests wait for (started, cancelled, …).
-// FIXTURE_TOOLS: extra tools to list at start, comma-separated: bad_schema, bad_name, Read, conformance, content.
+// FIXTURE_TOOLS: extra tools to list at start, comma-separated: bad_schema, bad_name, Read, conformance, content, secrets.
 import { appendFileSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 import { clearTimeout, setInterval, setTimeout } from 'node:timers';
@@ -61,7 +61,7 @@ const extra = {
   bad_name: { name: 'bad name!', description: 'A name no provider accepts.', inputSchema: object() },
   Read: { name: 'Read', description: 'Clashes with the built-in Read.', inputSchema: object() },
 };
-// The tools the conformance suite's server scenarios call, served through the gateway's /mcp (test/integration/mcp-conformance.test.ts).
+// The tools the conformance suite's server scenarios call, served through the gateway's /mcp (test/integration/mcp-conformance/conformance.test.ts).
 const conformance = [
   { name: 'test_simple_text', description: 'Answers with simple text.', inputSchema: object() },
   { name: 'test_error_handling', description: 'Always answers with an error result.', inputSchema: object() },
@@ -83,7 +83,20 @@ const conformance = [
     },
   },
 ];
-const sets = { conformance, content };
+// A credential (the caller's argument, so none sits in this file) on every way an answer can carry it.
+const secrets = [
+  {
+    name: 'leak',
+    description: 'Tell secret in a log message, a progress message and every field of every block.',
+    inputSchema: object({ secret: { type: 'string' } }, ['secret']),
+  },
+  {
+    name: 'leak_error',
+    description: 'Answer with an error result whose text holds secret at offset at.',
+    inputSchema: object({ secret: { type: 'string' }, at: { type: 'integer' } }, ['secret', 'at']),
+  },
+];
+const sets = { conformance, content, secrets };
 for (const name of (process.env.FIXTURE_TOOLS ?? '').split(',').filter(Boolean)) tools.push(...(sets[name] ?? [extra[name]]));
 
 const server = new Server({ name: 'toolgate-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
@@ -198,6 +211,39 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
       }
       return { content: [{ type: 'text', text: 'Progress test completed' }] };
     }
+    case 'leak': {
+      const secret = String(args.secret);
+      const token = request.params._meta?.progressToken;
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', logger: secret, data: { line: `key=${secret}`, secret } },
+      });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: 1, total: 2, message: `uploading with ${secret}` },
+        });
+      // The SDK's client handles a notification a turn later than a response: one sent just before it would find its call gone.
+      await pause(50);
+      return {
+        content: [
+          { type: 'text', text: `text ${secret}` },
+          { type: 'resource', resource: { uri: `file:///${secret}.txt`, mimeType: 'text/plain', text: `resource ${secret}` } },
+          {
+            type: 'resource_link',
+            uri: `https://example.com/cb?token=${secret}`,
+            name: `link ${secret}`,
+            description: secret,
+            mimeType: 'text/plain',
+            annotations: { note: secret },
+          },
+          { type: 'hologram', depth: 3, label: secret },
+        ],
+        structuredContent: { nested: { value: `v ${secret}` } },
+      };
+    }
+    case 'leak_error':
+      return { isError: true, content: [{ type: 'text', text: `${'x'.repeat(Number(args.at))}${args.secret} trailing` }] };
     case 'json_schema_2020_12_tool':
       return { content: [{ type: 'text', text: JSON.stringify(args) }] };
     default:
@@ -208,4 +254,6 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
 if (process.env.FIXTURE_LINGER) setInterval(() => undefined, 60_000);
 note({ event: 'started' });
 process.stderr.write(`fixture ${process.pid} up\n`);
+// A line the test chose (a credential, say), printed as a server's own diagnostics would be.
+if (process.env.FIXTURE_STDERR) process.stderr.write(`${process.env.FIXTURE_STDERR}\n`);
 await server.connect(new StdioServerTransport());

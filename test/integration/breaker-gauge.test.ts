@@ -53,8 +53,8 @@ describe.each(Object.keys(STORES))('toolgate_breaker_state reports the breakers 
     return t;
   }
 
-  it('with per_tenant_breakers: per tenant, the tripping tenant open and the other closed', async () => {
-    const app = await gateway({ keys: KEYS, defaults: { per_tenant_breakers: true } }, KEY.acme);
+  it('by default: per tenant, the tripping tenant open and the other closed', async () => {
+    const app = await gateway({ keys: KEYS }, KEY.acme);
     expect((await gauge(app)).sort()).toEqual([
       'toolgate_breaker_state{tool="eta",tenant="acme"} 0',
       'toolgate_breaker_state{tool="eta",tenant="globex"} 0',
@@ -63,16 +63,16 @@ describe.each(Object.keys(STORES))('toolgate_breaker_state reports the breakers 
     ]);
   });
 
-  it("with per_tenant_breakers and no keys: the local caller's breakers", async () => {
-    const app = await gateway({ defaults: { per_tenant_breakers: true } });
+  it("with no keys: the local caller's breakers", async () => {
+    const app = await gateway({});
     expect((await gauge(app)).sort()).toEqual([
       'toolgate_breaker_state{tool="eta",tenant="local"} 0',
       'toolgate_breaker_state{tool="zeta",tenant="local"} 2',
     ]);
   });
 
-  it('without per_tenant_breakers: one series per tool, no tenant label', async () => {
-    const app = await gateway({ keys: KEYS }, KEY.globex);
+  it('with per_tenant_breakers: false: one series per tool, no tenant label', async () => {
+    const app = await gateway({ keys: KEYS, defaults: { per_tenant_breakers: false } }, KEY.globex);
     expect((await gauge(app)).sort()).toEqual(['toolgate_breaker_state{tool="eta"} 0', 'toolgate_breaker_state{tool="zeta"} 2']);
   });
 });

@@ -96,8 +96,8 @@ describe('the npm package', { timeout: STEP_MS }, () => {
     expect(packed.code, packed.stderr).toBe(0);
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
     const paths = files.map((f) => f.path);
-    // The compiled code, the Lua scripts and the console's files beside it, and the docs/ pages the README links to; no sources, maps or
-    // build state.
+    // The compiled code, the Lua scripts, the console's files and the secret rule file (with its license and provenance) beside it, and
+    // the docs/ pages the README links to; no sources, maps or build state.
     expect(paths).toEqual(
       expect.arrayContaining([
         'package.json',
@@ -110,9 +110,9 @@ describe('the npm package', { timeout: STEP_MS }, () => {
       ]),
     );
     const docs = readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`);
-    expect(paths.filter((p) => !/^dist\/.+\.(js|lua)$|^dist\/console\/static\/[a-z]+\.(css|html)$/.test(p)).sort()).toEqual(
-      ['README.md', ...docs, 'package.json'].sort(),
-    );
+    const built =
+      /^dist\/.+\.(js|lua)$|^dist\/console\/static\/[a-z]+\.(css|html)$|^dist\/guardrails\/vendor\/gitleaks\/(LICENSE|gitleaks\.toml|source\.json)$/;
+    expect(paths.filter((p) => !built.test(p)).sort()).toEqual(['README.md', ...docs, 'package.json'].sort());
     tarball = join(scratch, filename);
   });
 

@@ -120,4 +120,23 @@ policy:
     expect(exit.code).toBe(2);
     expect(gateway.stderr()).toMatch(/0\.0\.0\.0 is not a loopback address and no API keys.*allow_unauthenticated/);
   });
+  it("refuses tenants' workspace roots that overlap or nest, naming both tenants, and makes no folder", async () => {
+    const port = await freePort();
+    const sha = (c: string) => c.repeat(64);
+    const config = await writeConfig(`
+keys:
+  - {id: a, sha256: ${sha('a')}, tenant: acme, scopes: [execute]}
+  - {id: b, sha256: ${sha('b')}, tenant: globex, scopes: [execute]}
+tenants:
+  acme: {workspace: ${join(scratch, 'ws')}}
+`);
+    const gateway = startGateway(isolated({ PORT: String(port), TOOLGATE_CONFIG: config }));
+    const { everListened, exit } = await watchRefusal(port, gateway);
+    expect(everListened).toBe(false);
+    expect(exit.code).toBe(2);
+    expect(gateway.stderr()).toMatch(
+      /tenants: the workspace roots of tenants "acme" \(.*\/ws\) and "globex" \(.*\/ws\/globex\) nest \(.*\/ws\/globex is inside .*\/ws\)/,
+    );
+    expect(existsSync(join(scratch, 'ws'))).toBe(false);
+  });
 });

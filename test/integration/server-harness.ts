@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { accepts } from '../helpers/redis.js';
 
 /** `toolgate serve` as a child process, for the server-*.test.ts files: start it, watch it refuse, call it. */
@@ -164,6 +164,24 @@ export function call(port: number, method: string, path: string, body?: unknown)
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+export interface CallResult {
+  status: string;
+  text?: string;
+  error?: { code: string };
+}
+
+/** POST /execute of `calls` in `session` at a gateway's address; the batch itself must be answered 200. */
+export async function executeAt(address: string, session: string, calls: unknown[]): Promise<CallResult[]> {
+  const res = await fetch(`${address}/execute`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-session-id': session },
+    body: JSON.stringify(calls),
+  });
+  const body = (await res.json()) as { results: CallResult[] };
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body.results;
 }
 
 export async function writeConfig(text: string): Promise<string> {

@@ -26,7 +26,6 @@ const ASK = [
   "git grep --open='touch pwned6;' -e hello",
   'xxd --revert -pl hex.txt pwned7',
   'xxd -bl a.txt pwned8',
-  "cd /dev/fd/../../$PPID && tr '\\0' '\\n' < environ",
   'cat /pro[c]/$PPID/envi*',
   'grep -ra HOSTILE_CANARY /dev/fd/../..',
   'wc --files0-from=/dev/fd/../../$PPID/envi*',
@@ -40,7 +39,6 @@ const ASK = [
   'time -o pwned16 ls',
   'taskset 1 ls',
   'find . -exec env -u + touch pwned25 \\;',
-  'env -C /proc/$PPID cat environ',
   'awk \'BEGIN{print ENVIRON["HOSTILE_CANARY"]}\'',
 ];
 const DENY = [
@@ -58,6 +56,9 @@ const DENY = [
   "wc --files0-from=/dev/fd/../../$PPID/env''iron",
   "grep -f/proc/$PPID/env''iron -r .",
   'ps eww',
+  // A bare `environ` word is refused in both tiers (a process's environment is never a workspace file).
+  "cd /dev/fd/../../$PPID && tr '\\0' '\\n' < environ",
+  'env -C /proc/$PPID cat environ',
 ];
 
 describe.each(['none', 'required'])("sandbox: %s: the review's commands and their kin never run unasked", (sandbox) => {

@@ -15,6 +15,7 @@ import { createMemoryStateStore } from '../../../src/state/memory/index.js';
 import { createHttpDispatchers } from '../../../src/tools/http/index.js';
 import { loadTools } from '../../../src/tools/index.js';
 import { slowTool } from '../../helpers/tools.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
 
 /**
  * Hostile-input sweep on a listening server: bodies that never finish
@@ -42,7 +43,10 @@ async function listen(options: { inflight: number; requestTimeoutMs?: number; ke
   });
   const state = createMemoryStateStore({ clock });
   const dispatchers = createHttpDispatchers();
-  const tools = [...loadTools(config, { workspace, env: {}, dispatchers }), slowTool('Slow', { safe: true, ms: 2_500, timeoutMs: 10_000 })];
+  const tools = [
+    ...loadTools(config, { workspace, credentials: createEnvCredentials({}), dispatchers }),
+    slowTool('Slow', { safe: true, ms: 2_500, timeoutMs: 10_000 }),
+  ];
   const registry = createRegistry(tools, registryDefaults(config));
   const app = await buildApp(
     {

@@ -112,6 +112,42 @@ describe('every answered call has its audit record', () => {
     expect(await verifyChain(store, 'r1')).toEqual({ chain: 'r1', records: 8 });
   });
 
+  it('a call a person denied names who denied it, as one they approved does', async () => {
+    trail = await openTrail(store);
+    t = await buildTestApp({ audit: trail, config: { keys: KEYS, builtins: { Write: { requires_approval: true } } } });
+    const write = (id: string, path: string) => ({
+      session_id: 's1',
+      tool_calls: [{ id, name: 'Write', arguments: { path, content: 'x' } }],
+    });
+    const asked = await execute(t.app, write('w1', 'no.txt'), as(ACME));
+    const approval = asked.body.results[0].error.details.approval_id as string;
+    const decided = await t.app.inject({
+      method: 'POST',
+      url: `/approvals/${approval}`,
+      payload: { decision: 'deny', reason: 'not today' },
+      headers: as(ACME),
+    });
+    expect(decided.json()).toMatchObject({ status: 'denied', decided_by: 'acme-admin' });
+    const { body } = await execute(t.app, write('w2', 'no.txt'), as('tg_acme_exec_0123456789'));
+    expect(body.results[0].error).toMatchObject({ code: 'PERMISSION_DENIED', details: { approval_id: approval } });
+    const all = await records();
+    expect(all.find((r) => r.kind === 'approval')).toMatchObject({
+      approval_id: approval,
+      decision: 'denied',
+      decided_by: 'acme-admin',
+      reason: 'not today',
+    });
+    expect(all.find((r) => r.call_id === 'w2')).toMatchObject({
+      key_id: 'acme-exec',
+      decision: 'denied',
+      approval_id: approval,
+      decided_by: 'acme-admin',
+      error_code: 'PERMISSION_DENIED',
+    });
+    expect(all.find((r) => r.call_id === 'w1')).toMatchObject({ decision: 'ask', approval_id: approval, error_code: 'APPROVAL_REQUIRED' });
+    expect(all.find((r) => r.call_id === 'w1')!.decided_by).toBeUndefined();
+  });
+
   it('while the trail cannot be written: side-effecting calls answer AUDIT_UNAVAILABLE and do not run, reads go on, counted; /readyz names the audit store', async () => {
     trail = await openTrail(store);
     t = await buildTestApp({ audit: trail });

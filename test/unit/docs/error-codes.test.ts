@@ -63,6 +63,7 @@ describe('error codes are one closed set', () => {
       .map(([c]) => c)
       .sort();
     expect(retryable).toEqual([
+      'APPROVAL_LIMIT',
       'APPROVAL_REQUIRED',
       'AUDIT_UNAVAILABLE',
       'CANCELLED',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
@@ -25,7 +25,9 @@ describe('an Idempotency-Key replays only to the key that made the response', ()
         ],
       },
     });
-    await writeFile(join(t.workspace, 'secret.txt'), 'the secret\n');
+    // Both keys are tenant acme's: its calls work in acme's folder of the workspace.
+    await mkdir(join(t.workspace, 'acme'), { recursive: true });
+    await writeFile(join(t.workspace, 'acme', 'secret.txt'), 'the secret\n');
   });
   afterAll(async () => t.close());
 

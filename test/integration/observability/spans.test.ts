@@ -9,7 +9,7 @@ import { fixtureEvents, fixtureServer } from '../../helpers/mcp.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.js';
 import { bigOutputTool, slowTool } from '../../helpers/tools.js';
 import { startServer, type TestServer } from '../http-tools/helpers.js';
-import { startMcpHttpUpstream, type McpHttpUpstream } from './mcp-http-upstream.js';
+import { startMcpHttpUpstream, type McpHttpUpstream } from '../tracing/mcp-http-upstream.js';
 
 /**
  * With OTEL_EXPORTER_OTLP_ENDPOINT set, a span

@@ -2,8 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { fixtureEvents, fixtureServer, waitFor } from '../../helpers/mcp.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
+import { FAKE_SECRETS } from '../../../helpers/fake-secrets.js';
+import { fixtureEvents, fixtureServer, waitFor } from '../../../helpers/mcp.js';
 
 /**
  * Upstream MCP tools (docs/mcp.md) with our own stdio fixture server (test/helpers/mcp-fixture-server.mjs): the cases a
@@ -145,6 +146,18 @@ describe('a stdio server that exits', () => {
       mcp_server: 'fx',
       stderr: expect.stringMatching(/^fixture \d+ up$/),
     });
+  });
+
+  it('a credential the server prints on stderr is redacted in the log line, whatever guardrails.secrets says', async () => {
+    const token = FAKE_SECRETS.find((s) => s.kind === 'github_token')!.secret;
+    const server = fixtureServer(logFile());
+    const t = await gateway(
+      { ...server, env: { ...(server.env as object), FIXTURE_STDERR: `auth failed for ${token}` } },
+      { guardrails: { secrets: 'off' } },
+    );
+    const line = await waitFor(() => t.logs.find((l) => l.msg === 'MCP server stderr' && String(l.stderr).startsWith('auth')), 'the line');
+    expect(line.stderr).toBe('auth failed for [REDACTED:github_token]');
+    expect(JSON.stringify(t.logs)).not.toContain(token);
   });
 });
 

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { EVERYTHING_SERVER, FILESYSTEM_SERVER, freePort, startEverythingHttp, stop, waitFor } from '../../helpers/mcp.js';
+import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
+import { EVERYTHING_SERVER, FILESYSTEM_SERVER, freePort, startEverythingHttp, stop, waitFor } from '../../../helpers/mcp.js';
 
 /**
  * Upstream MCP tools (docs/mcp.md) against MCP servers nobody here wrote, started from node_modules: the reference

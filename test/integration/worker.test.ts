@@ -7,14 +7,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ServerResponse } from 'node:http';
 import { stringify } from 'yaml';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../helpers/redis-global-setup.js';
-import { asyncGateway, type AsyncGateway } from '../../helpers/async.js';
-import { createTestDispatchers, startServer, type TestServer } from '../http-tools/helpers.js';
+import { freePort } from '../helpers/redis-global-setup.js';
+import { asyncGateway, type AsyncGateway } from '../helpers/async.js';
+import { createTestDispatchers, startServer, type TestServer } from './http-tools/helpers.js';
 
 // Start-up under tsx on a loaded two-core machine can take several seconds.
 const START_MS = 45_000;
 const TEST_MS = 150_000;
-const CLI = fileURLToPath(new URL('../../../src/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 interface Proc {

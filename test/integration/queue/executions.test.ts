@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -36,6 +36,12 @@ const stable = (body: unknown) =>
     }),
   );
 
+/** A file of tenant acme's workspace (its folder made), where its keys' calls find it. */
+async function acmeFile(gateway: AsyncGateway, name: string): Promise<string> {
+  await mkdir(join(gateway.workspace, 'acme'), { recursive: true });
+  return join(gateway.workspace, 'acme', name);
+}
+
 async function jobCounts(gateway: AsyncGateway) {
   return gateway.executions.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
 }
@@ -44,7 +50,7 @@ async function jobCounts(gateway: AsyncGateway) {
 describe('async executions', () => {
   it('202 with the execution id and where to poll; queued until a worker takes it, then completed', async () => {
     g = await asyncGateway({ config: { keys: KEYS } });
-    await writeFile(join(g.workspace, 'a.txt'), 'alpha\n');
+    await writeFile(await acmeFile(g, 'a.txt'), 'alpha\n');
     const { status, body, headers } = await g.submit({ tool_calls: [call('c1', 'Read', { path: 'a.txt' })] }, ACME);
     expect(status).toBe(202);
     expect(body).toEqual({
@@ -65,7 +71,7 @@ describe('async executions', () => {
     async (format) => {
       g = await asyncGateway({ config: { keys: KEYS } });
       g.startWorkers();
-      await writeFile(join(g.workspace, 'a.txt'), 'alpha\n');
+      await writeFile(await acmeFile(g, 'a.txt'), 'alpha\n');
       // Two sessions, so that each side runs the Write itself rather than replaying the other's; each creates w.txt.
       const batch = (session: string) => ({
         session_id: session,
@@ -79,7 +85,7 @@ describe('async executions', () => {
       });
       const submitted = await g.submit(batch('async'), ACME);
       const done = await g.until(submitted.body.execution_id, ['completed'], ACME);
-      await rm(join(g.workspace, 'w.txt'));
+      await rm(await acmeFile(g, 'w.txt'));
       const sync = await execute(g.app, batch('sync'), ACME);
       expect(sync.status).toBe(200);
       expect(stable({ results: done.results, messages: done.messages })).toEqual(stable(sync.body));

@@ -2,18 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, inject } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { queueConnectionOptions, QueuedWebhookOutbox } from '../../../src/queue/index.js';
-import { MemoryWebhookOutbox } from '../../../src/webhooks/index.js';
 import { createTestDispatchers } from '../http-tools/helpers.js';
 import { describeWebhookOutbox } from '../../suites/webhook-outbox.suite.js';
 
 const dispatchers = createTestDispatchers();
 afterAll(() => Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]));
-
-describeWebhookOutbox(
-  'memory (in process)',
-  async (deps) => new MemoryWebhookOutbox(deps),
-  () => dispatchers,
-);
 
 describeWebhookOutbox(
   'Redis (BullMQ jobs)',
