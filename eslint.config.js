@@ -16,6 +16,7 @@ const LAYERS = {
   guardrails: ['shared', 'protocol', 'policy', 'config'],
   config: ['shared', 'protocol', 'policy'],
   observability: ['shared', 'protocol', 'config'],
+  identity: ['shared', 'protocol', 'config', 'observability', 'policy'],
   spill: ['shared', 'protocol', 'config', 'observability'],
   state: ['shared', 'protocol', 'config', 'observability'],
   audit: ['shared', 'protocol', 'config', 'observability', 'spill'],
@@ -74,6 +75,7 @@ const LAYERS = {
     'webhooks',
     'audit',
     'guardrails',
+    'identity',
   ],
   console: ['shared', 'protocol'],
 };

@@ -13,6 +13,7 @@ import { healthRoutes } from './http/health.js';
 import { metricsRoute } from './http/metrics.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './http/mcp.js';
+import { oauthMetadataRoutes } from './http/oauth-metadata.js';
 import { outputsRoutes } from './http/outputs.js';
 import { installEarlyRefusals } from './http/plugins/early-refusals.js';
 import { installInflightCap, installKeyInflightCap } from './http/plugins/inflight.js';
@@ -35,6 +36,7 @@ import type { Clock } from './shared/clock.js';
 import type { StateStore } from './state/state-store.js';
 import type { WebhookOutbox } from './webhooks/index.js';
 import type { CredentialProvider } from './tools/credentials.js';
+import type { TokenVerifier } from './identity/index.js';
 
 /** Tests pass memory stores, a manual clock and their own registry. The app closes none of them. */
 export interface AppDeps {
@@ -53,6 +55,8 @@ export interface AppDeps {
   outbox?: WebhookOutbox;
   /** The tools' secrets (start-up's, from the environment); without it no tool has one. */
   credentials?: CredentialProvider;
+  /** Access tokens of `auth.oauth`'s issuers, discovered (createTokenVerifier); required when that list is not empty. */
+  tokens?: TokenVerifier;
 }
 
 /** Only the request's arrival is timed (fastify's default is no limit); past it 408 REQUEST_TIMEOUT. */
@@ -61,6 +65,7 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 const ENVELOPE_OPTIONS = { ...requestIdOptions, ...frameworkErrorOptions };
 
 export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyInstance> {
+  if (config.auth.oauth.length > 0 && !deps.tokens) throw new Error('auth.oauth names issuers: buildApp needs deps.tokens');
   const metrics = deps.metrics ?? createMetrics();
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
@@ -94,12 +99,13 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   installEarlyRefusals(app);
   installInflightCap(app, config.limits.inflight_requests);
   installRequestLog(app, metrics);
-  installAuth(app, config, deps.state, deps.clock);
+  installAuth(app, config, deps.state, deps.clock, deps.tokens);
   installKeyInflightCap(app, config.limits.inflight_per_key);
 
   await installOpenApi(app);
 
   await app.register(healthRoutes(pipeline));
+  await app.register(oauthMetadataRoutes(deps.tokens));
   if (config.metrics_port === undefined) await app.register(metricsRoute(metrics, pipeline));
   await app.register(toolsRoutes(pipeline));
   await app.register(executeRoutes(pipeline, { executions: deps.executions, config: config.async, clock: deps.clock }));

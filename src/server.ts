@@ -39,6 +39,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       logger,
       metrics,
       credentials: prepared.credentials,
+      ...(prepared.tokens && { tokens: prepared.tokens }),
       ...(audit && { audit }),
       ...(executions && { executions }),
       ...(tracing && { tracing }),
@@ -55,7 +56,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   }
   const metricsApp = config.metrics_port === undefined ? undefined : await buildMetricsApp(app.metrics, app.pipeline, logger);
 
-  if (config.keys.length === 0) {
+  if (config.keys.length === 0 && !prepared.tokens) {
     logger.warn(
       isLoopback(config.host)
         ? `no API keys configured: serving the local caller on loopback ${config.host} only`
@@ -69,6 +70,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   onStopSignals(logger, 'in-flight requests', async (signal) => {
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     await app.close();
+    prepared.tokens?.close();
     // After the requests, which may still queue batches; each inline worker finishes the batches it holds.
     await workers?.close();
     await executions?.close();
@@ -87,6 +89,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       audit: audit ? { url: (config.audit as { url?: string }).url ?? 'file://./data/audit', chain: audit.chain } : 'off (audit: false)',
       workspace,
       keys: config.keys.length,
+      oauth_issuers: config.auth.oauth.map((issuer) => issuer.issuer),
       async: executions ? { inline_workers: config.async.inline_workers } : 'off: needs Redis',
       traces: traces ? traces.url : 'off: OTEL_EXPORTER_OTLP_ENDPOINT not set',
     },

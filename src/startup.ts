@@ -24,6 +24,7 @@ import { startMcpServers, type McpServers } from './tools/mcp/start.js';
 import { loadOpenApiSources } from './tools/openapi/index.js';
 import { tierOf } from './tools/capabilities.js';
 import type { Tool } from './tools/tool.js';
+import { createTokenVerifier, type TokenVerifier } from './identity/index.js';
 import { createWorkspaces, layoutTenants, rootOverlapProblems, storeInRootProblems, workspaceLayout } from './tools/workspaces.js';
 
 interface Prepared {
@@ -38,6 +39,8 @@ interface Prepared {
   audit?: AuditTrail;
   /** The tools' secrets, from the environment: what their `${NAME}` were checked against. */
   credentials: CredentialProvider;
+  /** The access tokens of `auth.oauth`'s issuers, discovered; absent without issuers, and in a worker. */
+  tokens?: TokenVerifier;
 }
 
 interface StartDeps {
@@ -222,7 +225,9 @@ export async function prepare(
   const tools = await prepareTools(report, workspace, reach, deps, problems);
   const { spill, s3 } = await openSpill(config, env, metrics, create, problems);
   const trail = await openAudit(config, s3, role, deps, create, problems);
+  const tokens = await openTokens(config, role, deps, problems);
   if (problems.length > 0 || !tools || !spill) {
+    tokens?.close();
     await trail?.close();
     throw new ConfigError(problems);
   }
@@ -237,6 +242,7 @@ export async function prepare(
   const names = registry.list().map((e) => e.name);
   mcpProblems.push(...upstreamReachProblems(reach, answered, [...set.builtins, ...imported, ...upstreamTools], names));
   if (mcpProblems.length > 0) {
+    tokens?.close();
     await mcp.close();
     await trail?.close();
     throw new ConfigError(mcpProblems);
@@ -250,7 +256,25 @@ export async function prepare(
     ...(traces.settings && { tracing: traces.settings }),
     ...(trail && { audit: trail }),
     credentials: deps.credentials,
+    ...(tokens && { tokens }),
   };
+}
+
+/** Each issuer discovered before the port opens: one that cannot be (and is not `lazy`) is a problem naming it. A worker checks no token. */
+async function openTokens(
+  config: Config,
+  role: 'server' | 'worker',
+  deps: StartDeps,
+  problems: string[],
+): Promise<TokenVerifier | undefined> {
+  if (role !== 'server' || config.auth.oauth.length === 0) return undefined;
+  const { verifier, problems: found } = await createTokenVerifier(config.auth.oauth, {
+    clock: systemClock,
+    logger: deps.logger,
+    env: deps.env,
+  });
+  problems.push(...found);
+  return verifier;
 }
 
 function logBash(set: ToolSet, logger: Logger): void {

@@ -37,12 +37,19 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
       }
     }
   }
-  const authSound = sound('keys') && sound('host') && sound('allow_unauthenticated');
-  if (authSound && config.keys.length === 0 && !isLoopback(config.host) && !config.allow_unauthenticated) {
+  const authSound = sound('keys') && sound('host') && sound('allow_unauthenticated') && sound('auth');
+  if (
+    authSound &&
+    config.keys.length === 0 &&
+    config.auth.oauth.length === 0 &&
+    !isLoopback(config.host) &&
+    !config.allow_unauthenticated
+  ) {
     problems.push(
       `host: ${config.host} is not a loopback address and no API keys are configured; add keys, bind 127.0.0.1, or set allow_unauthenticated: true`,
     );
   }
+  if (sound('auth')) problems.push(...oauthProblems(config.auth.oauth));
   (sound('trust_proxy') ? config.trust_proxy : []).forEach((entry, i) => {
     if (!isAddressRange(entry))
       problems.push(`trust_proxy.${i}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)`);
@@ -68,6 +75,22 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
       'async.inline_workers: async batches are queued in Redis; set REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES), or set inline_workers to 0',
     );
   }
+  return problems;
+}
+
+/** Each issuer once, its tenant from exactly one place. */
+function oauthProblems(issuers: Config['auth']['oauth']): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  issuers.forEach((entry, i) => {
+    const at = `auth.oauth.${i}`;
+    if (seen.has(entry.issuer)) problems.push(`${at}.issuer: ${entry.issuer} is listed twice`);
+    seen.add(entry.issuer);
+    if ((entry.tenant_claim === undefined) === (entry.tenant === undefined)) {
+      problems.push(`${at}: set exactly one of tenant_claim (the claim naming the tenant) and tenant (one tenant for every token)`);
+    }
+    if (Object.keys(entry.scopes_map).length === 0) problems.push(`${at}.scopes_map: maps no token scope; no token could call anything`);
+  });
   return problems;
 }
 

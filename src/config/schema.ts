@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ApprovalsSchema } from './approvals-schema.js';
 import { AuditSchema } from './audit-schema.js';
+import { OAuthIssuerSchema } from './oauth-schema.js';
 import {
   BuiltinsSchema,
   McpServerSchema,
@@ -274,6 +275,10 @@ export const ConfigSchema = Type.Object(
     auth: Type.Object(
       {
         failures_per_minute: PositiveInt({ default: 20 }),
+        oauth: Type.Array(OAuthIssuerSchema, {
+          default: [],
+          description: 'Authorization servers whose access tokens are accepted beside the API keys (docs/auth.md).',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

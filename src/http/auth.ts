@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLoopback } from '../config/checks.js';
 import type { Config, KeyConfig } from '../config/schema.js';
+import { TokenRejected, type TokenVerifier, type VerifiedToken } from '../identity/index.js';
 import { allowedByAll, toolsetPatterns, type ToolsetsConfig } from '../policy/index.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
@@ -62,11 +63,24 @@ function findKey(keys: readonly CompiledKey[], presented: string): Caller | unde
   return found;
 }
 
+// Long enough for a JWT access token with a few claims; API keys are far shorter.
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
-  const match = /^Bearer +([\x21-\x7e]{1,512})$/i.exec(header.trim());
+  const match = /^Bearer +([\x21-\x7e]{1,8192})$/i.exec(header.trim());
   return match?.[1];
+}
+
+/** RFC 6750 section 3: a parameter value holds no double quote or backslash, so a message's quotes become single ones. */
+const quoted = (value: string) => `"${value.replace(/"/g, "'").replace(/\\/g, '/')}"`;
+
+/** `WWW-Authenticate` with OAuth on: every challenge names the resource metadata (RFC 9728 section 5.1), with the request's origin. */
+function challenge(request: FastifyRequest, params: Record<string, string>): string {
+  const metadata = `${request.protocol}://${request.host}/.well-known/oauth-protected-resource`;
+  const all = { ...params, resource_metadata: metadata };
+  return `Bearer ${Object.entries(all)
+    .map(([name, value]) => `${name}=${quoted(value)}`)
+    .join(', ')}`;
 }
 
 /** Whether a Host header names this machine's loopback interface (`localhost:8080`, `127.0.0.1`, `[::1]:80`). */
@@ -102,10 +116,11 @@ export function installAuth(
   config: Pick<Config, 'keys' | 'auth' | 'allow_unauthenticated' | 'toolsets'>,
   state: StateStore,
   clock: Clock,
+  tokens?: TokenVerifier,
 ): void {
   const keys = config.keys.map((key) => compileKey(key, config.toolsets));
   // Loopback alone does not keep a keyless gateway private: a page whose name rebinds to 127.0.0.1 reaches it from the browser.
-  const loopbackOnly = keys.length === 0 && !config.allow_unauthenticated;
+  const loopbackOnly = keys.length === 0 && !tokens && !config.allow_unauthenticated;
   const limit = config.auth.failures_per_minute;
   app.decorateRequest('caller', null as unknown as Caller);
   // The hook below can refuse any route that names a scope, so each one documents these answers.
@@ -113,24 +128,46 @@ export function installAuth(
     if (!route.config?.scope) return;
     route.schema = { ...route.schema, response: { ...errorResponses(401, 403, 429), ...(route.schema?.response as object | undefined) } };
   });
-  /** With keys: the address's failure count, the key, its scope; the state store is asked, so this one is async. */
+  /** With keys or tokens: the address's failure count, the key or the token, its scope; the state store is asked, so this one is async. */
   const withKey = async (request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<void> => {
     const subject = `auth-failures:${request.ip}`;
     const blocked = await failureCount(state, subject, limit, clock, 0);
     if (blocked) throw blocked;
     const presented = bearer(request);
-    const caller = presented === undefined ? undefined : findKey(keys, presented);
+    // Keys first: a constant-time comparison, no network.
+    let caller: Caller | undefined = presented === undefined ? undefined : findKey(keys, presented);
+    let token: VerifiedToken | undefined;
+    if (!caller && presented !== undefined && tokens) {
+      try {
+        token = await tokens.verify(presented);
+        caller = token.caller;
+      } catch (err) {
+        if (!(err instanceof TokenRejected)) throw err;
+        const over = await failureCount(state, subject, limit, clock, 1);
+        if (over) throw over;
+        reply.header('www-authenticate', challenge(request, { error: 'invalid_token', error_description: err.message }));
+        throw err;
+      }
+    }
     if (!caller) {
       const over = await failureCount(state, subject, limit, clock, 1);
       if (over) throw over;
       // RFC 9110 11.6.1 requires a 401 to name the scheme it accepts.
-      reply.header('www-authenticate', 'Bearer');
+      reply.header('www-authenticate', tokens ? challenge(request, {}) : 'Bearer');
       throw new GatewayError('UNAUTHORIZED', {
-        message: presented === undefined ? 'Send an API key as "Authorization: Bearer <key>".' : 'The API key is not valid.',
+        message:
+          presented === undefined
+            ? `Send ${tokens ? 'an API key or an access token' : 'an API key'} as "Authorization: Bearer <${tokens ? 'key or token' : 'key'}>".`
+            : 'The API key is not valid.',
       });
     }
     if (!caller.scopes.has(scope)) {
-      throw new GatewayError('FORBIDDEN', { message: `The API key lacks the "${scope}" scope.` });
+      const needed = token?.scopeFor(scope);
+      if (!token) throw new GatewayError('FORBIDDEN', { message: `The API key lacks the "${scope}" scope.` });
+      reply.header('www-authenticate', challenge(request, { error: 'insufficient_scope', ...(needed && { scope: needed }) }));
+      throw new GatewayError('FORBIDDEN', {
+        message: `The access token lacks the scope this route needs${needed ? ` (${needed})` : ''}; request a token with it.`,
+      });
     }
     request.caller = caller;
   };
@@ -138,7 +175,7 @@ export function installAuth(
   app.addHook('onRequest', (request, reply, done) => {
     const scope = request.routeOptions.config.scope;
     if (!scope) return done();
-    if (keys.length > 0) return void withKey(request, reply, scope).then(() => done(), done);
+    if (keys.length > 0 || tokens) return void withKey(request, reply, scope).then(() => done(), done);
     if (loopbackOnly && !hostIsLoopback(request.headers.host)) {
       throw new GatewayError('FORBIDDEN', {
         message: 'Without API keys the gateway answers requests addressed to localhost, 127.0.0.1 or [::1] only.',

@@ -17,6 +17,11 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, retryable: true, message: 'Rate limit reached.' },
   NOT_READY: { status: 503, retryable: true, message: 'The gateway is shutting down; retry on another replica.' },
   OVERLOADED: { status: 503, retryable: true, message: 'The gateway has too many requests in flight; retry shortly.' },
+  ISSUER_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    message: "The token's authorization server cannot be reached and its keys are not cached yet.",
+  },
   STATE_UNAVAILABLE: { status: 503, retryable: true, message: 'The state store is unreachable.' },
   AUDIT_UNAVAILABLE: { status: 503, retryable: true, message: 'The audit trail cannot be written; side-effecting calls do not run.' },
   INTERNAL: { status: 500, retryable: true, message: 'Internal error.' },

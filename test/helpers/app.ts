@@ -22,6 +22,7 @@ import { loadTools } from '../../src/tools/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 import type { WebhookOutbox } from '../../src/webhooks/index.js';
 import { createEnvCredentials } from '../../src/tools/credentials.js';
+import { createTokenVerifier } from '../../src/identity/index.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -92,6 +93,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const metrics = createMetrics({ processMetrics: false });
   const { mcp, problems } = await startMcpServers(config, registry, { credentials, dispatchers, metrics, logger });
   if (problems.length > 0) throw new Error(problems.join('\n'));
+  // auth.oauth's issuers are discovered as start-up does; one that cannot be is thrown, as start-up refuses it.
+  const oauth =
+    config.auth.oauth.length > 0 ? await createTokenVerifier(config.auth.oauth, { clock, logger, env: options.env ?? {} }) : undefined;
+  if (oauth && oauth.problems.length > 0) throw new Error(oauth.problems.join('\n'));
   const app = await buildApp(
     {
       state,
@@ -101,6 +106,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       logger,
       metrics,
       credentials,
+      ...(oauth && { tokens: oauth.verifier }),
       ...(options.executions && { executions: options.executions }),
       ...(options.tracing && { tracing: options.tracing }),
       ...(options.outbox && { outbox: options.outbox }),
@@ -120,6 +126,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     mcp,
     async close() {
       await app.close();
+      oauth?.verifier.close();
       await mcp.close();
       await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
       if (!options.state) await state.close();

@@ -69,6 +69,7 @@ describe('error codes are one closed set', () => {
       'CANCELLED',
       'CIRCUIT_OPEN',
       'INTERNAL',
+      'ISSUER_UNAVAILABLE',
       'NOT_READY',
       'OVERLOADED',
       'RATE_LIMITED',
