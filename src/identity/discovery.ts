@@ -8,7 +8,7 @@ interface IssuerMetadata {
 const DISCOVERY_TIMEOUT_MS = 5_000;
 
 /** RFC 8414 section 3.1: the well-known segment goes before the issuer's path; OpenID Discovery appends it after. */
-function metadataUrls(issuer: string): string[] {
+export function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname.replace(/\/$/, '');
   return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`];
