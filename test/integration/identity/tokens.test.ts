@@ -222,3 +222,25 @@ describe('a client token is never passed on', () => {
     }
   });
 });
+
+describe('the resource metadata URL behind a proxy', () => {
+  it('takes X-Forwarded-Proto and -Host from a trusted proxy only', async () => {
+    const proxied = await buildTestApp({
+      clock: new ManualClock(Date.now()),
+      config: { trust_proxy: ['127.0.0.1'], auth: { oauth: [{ issuer: as.issuer, audience: RESOURCE, tenant_claim: 'org' }] } },
+    });
+    try {
+      const forwarded = { host: 'internal:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'toolgate.example.com' };
+      const behind = await proxied.app.inject({ method: 'GET', url: '/tools', headers: forwarded });
+      expect(behind.headers['www-authenticate']).toBe(
+        'Bearer resource_metadata="https://toolgate.example.com/.well-known/oauth-protected-resource"',
+      );
+      const direct = await t.app.inject({ method: 'GET', url: '/tools', headers: forwarded });
+      expect(direct.headers['www-authenticate']).toBe(
+        'Bearer resource_metadata="http://internal:8080/.well-known/oauth-protected-resource"',
+      );
+    } finally {
+      await proxied.close();
+    }
+  });
+});
