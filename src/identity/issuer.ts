@@ -60,7 +60,7 @@ export class Issuer {
 
   /** A JWT access token (RFC 9068) whose `iss` names this issuer. */
   async verifyJwt(token: string): Promise<Verified> {
-    const header = decodeProtectedHeader(token);
+    const header = protectedHeader(token);
     if (header.typ !== undefined && !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) {
       throw new TokenRejected('malformed', `The bearer is a JWT of type "${header.typ}", not an access token (at+jwt).`);
     }
@@ -113,6 +113,14 @@ export class Issuer {
     // RFC 7662 makes `sub` optional; a client's own token is the client's, as RFC 9068 writes it (sub = client_id).
     const claims = answer.sub === undefined && typeof answer.client_id === 'string' ? { ...answer, sub: answer.client_id } : answer;
     return { caller: callerOf(claims, this.config), until };
+  }
+}
+
+function protectedHeader(token: string): ReturnType<typeof decodeProtectedHeader> {
+  try {
+    return decodeProtectedHeader(token);
+  } catch {
+    throw new TokenRejected('malformed');
   }
 }
 

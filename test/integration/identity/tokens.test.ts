@@ -162,6 +162,12 @@ describe('hostile tokens: 401 with a reason a developer can act on', () => {
     ['no tenant claim', () => as.forge({ aud: RESOURCE, org: undefined }), 'missing_tenant'],
     ['no user claim', () => as.forge({ aud: RESOURCE, sub: undefined }), 'missing_user'],
     ['not a JWT, no issuer introspects', async () => 'opaque-token-value', 'malformed'],
+    [
+      'a JWT whose header is not JSON',
+      async () => `bm90LWpzb24.${(await as.forge({ aud: RESOURCE })).split('.').slice(1).join('.')}`,
+      'malformed',
+    ],
+    ['a JWT of another type (an ID token)', () => as.forge({ aud: RESOURCE }, { typ: 'id+jwt' }), 'malformed'],
   ];
 
   it.each(cases)('%s', async (_name, make, reason) => {
