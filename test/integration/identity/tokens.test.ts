@@ -170,8 +170,10 @@ describe('hostile tokens: 401 with a reason a developer can act on', () => {
     ['a JWT of another type (an ID token)', () => as.forge({ aud: RESOURCE }, { typ: 'id+jwt' }), 'malformed'],
   ];
 
+  const presented: string[] = [];
   it.each(cases)('%s', async (_name, make, reason) => {
     const token = await make();
+    presented.push(token);
     const { body, challenge } = await refused(token);
     expect(body).toMatchObject({ code: 'UNAUTHORIZED', details: { reason } });
     expect(body.message).not.toContain(token);
@@ -181,6 +183,12 @@ describe('hostile tokens: 401 with a reason a developer can act on', () => {
       ),
     );
     if (reason === 'missing_tenant') expect(body.message).toContain('"org" claim');
+  });
+
+  it('none of those tokens reached a log line', () => {
+    const logs = JSON.stringify(t.logs);
+    expect(presented).toHaveLength(cases.length);
+    for (const token of presented) expect(logs).not.toContain(token.split('.').at(-1) || token);
   });
 
   it('a flood of 200 unknown kids fetches the key set at most once per interval', async () => {
