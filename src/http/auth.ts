@@ -162,8 +162,8 @@ export function installAuth(
       });
     }
     if (!caller.scopes.has(scope)) {
-      const needed = token?.scopeFor(scope);
       if (!token) throw new GatewayError('FORBIDDEN', { message: `The API key lacks the "${scope}" scope.` });
+      const needed = token.scopeFor(scope);
       reply.header('www-authenticate', challenge(request, { error: 'insufficient_scope', ...(needed && { scope: needed }) }));
       throw new GatewayError('FORBIDDEN', {
         message: `The access token lacks the scope this route needs${needed ? ` (${needed})` : ''}; request a token with it.`,
