@@ -49,6 +49,8 @@ export function wrongAudience(audience: string): TokenRejected {
 export function issuerUnavailable(issuer: string): GatewayError {
   return new GatewayError('ISSUER_UNAVAILABLE', {
     message: `The authorization server ${issuer} cannot be reached and its keys are not cached yet; retry shortly.`,
+    // The soonest the key set (or a lazy issuer's discovery) is tried again.
+    retryAfterMs: 1_000,
   });
 }
 

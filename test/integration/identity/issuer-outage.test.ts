@@ -64,6 +64,7 @@ describe('the issuer down', () => {
     const cold = await execute(t.app, CALL, bearer(await as.forge({ aud: RESOURCE })));
     expect(cold.status).toBe(503);
     expect(cold.body.error.code).toBe('ISSUER_UNAVAILABLE');
+    expect(cold.headers['retry-after']).toBe('1');
     as.setDown(false);
     t.clock.advance(1_000);
     expect((await execute(t.app, CALL, bearer(await as.forge({ aud: RESOURCE })))).status).toBe(200);
