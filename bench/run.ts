@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GatewayOptions } from './targets/gateway.js';
+import { startCallers, type BenchCallers } from './shared/callers.js';
 import { drive } from './shared/load.js';
 import { MANY_TOOLS, manyTools } from './shared/many-tools.js';
 import { measurer } from './shared/measure.js';
@@ -36,7 +37,9 @@ const HELP = `npm run bench [-- options]
   --targets <list>      floor,memory,redis,mcp (default all; redis needs redis-server), and, only
                         when named, audit: the memory gateway with its audit trail on (a file store;
                         --targets memory,audit gives the trail's cost), and no-guardrails: the memory
-                        gateway with the secret scanner off (--targets memory,no-guardrails its cost)
+                        gateway with the secret scanner off (--targets memory,no-guardrails its cost),
+                        and api-key,jwt: one gateway configuration with an API key and an OAuth issuer (a
+                        real authorization server on loopback), called with the key or an access token
   --log-level <level>   toolgate's log level (default info)
   --profile             instead: CPU-profile the first of --targets (memory, the default, or
                         any other) during one run of the first scenario at the first
@@ -47,7 +50,7 @@ const HELP = `npm run bench [-- options]
 const RESULTS = fileURLToPath(new URL('results/', import.meta.url));
 const ALL_TARGETS: readonly TargetName[] = ['floor', 'memory', 'redis', 'mcp'];
 /** Targets run only when named: the audit trail's cost is memory against audit, the secret scanner's no-guardrails against memory. */
-const NAMED_TARGETS: readonly TargetName[] = [...ALL_TARGETS, 'audit', 'no-guardrails'];
+const NAMED_TARGETS: readonly TargetName[] = [...ALL_TARGETS, 'audit', 'no-guardrails', 'api-key', 'jwt'];
 /** Before counting Redis commands: longer than any request of a load run takes to finish. */
 const QUIET_MS = 2_000;
 
@@ -128,16 +131,20 @@ async function startTargets(
   workspace: string,
   spillDir: string,
   redis: BenchRedis | undefined,
+  callers: BenchCallers | undefined,
 ): Promise<Target[]> {
   const targets: Target[] = [];
   for (const name of names) {
     const gateway: GatewayOptions = { workspace, spillDir: join(spillDir, name), logLevel: settings.logLevel };
+    if (name === 'api-key' || name === 'jwt') gateway.callers = callers!.options;
     if (name === 'redis') gateway.redisUrl = redis!.url;
     if (name === 'many-tools') gateway.httpTools = MANY_TOOLS.httpTools;
     if (name === 'audit') gateway.auditDir = join(spillDir, 'audit-trail');
     if (name === 'no-guardrails') gateway.secretsOff = true;
     const options = name === 'floor' || name === 'mcp' ? { workspace } : gateway;
-    targets.push(await startTarget(name, options, pinning?.server));
+    const target = await startTarget(name, options, pinning?.server);
+    if (name === 'api-key' || name === 'jwt') target.headers = callers!.headers[name];
+    targets.push(target);
     log(`started ${TARGET_LABELS[name]} at ${targets.at(-1)!.url}${pinning ? ` on CPU ${pinning.server}` : ''}`);
   }
   return targets;
@@ -234,6 +241,7 @@ async function main(): Promise<void> {
   const spillDir = join(root, 'spill');
   let redis: BenchRedis | undefined;
   let targets: Target[] = [];
+  let callers: BenchCallers | undefined;
   if (pinning) pinRunner(pinning);
   try {
     await createWorkspace(workspace, wanted);
@@ -250,7 +258,8 @@ async function main(): Promise<void> {
       if (names.includes('memory')) names = [...names, 'many-tools'];
       else log('the many-tools and search scenarios compare with the memory-store gateway, which --targets leaves out: they are skipped');
     }
-    targets = await startTargets(names, workspace, spillDir, redis);
+    if (names.includes('api-key') || names.includes('jwt')) callers = await startCallers();
+    targets = await startTargets(names, workspace, spillDir, redis, callers);
     if (flags.profile) {
       if (targets[0]) await profile(targets[0]);
       return;
@@ -264,6 +273,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
     await redis?.stop();
+    await callers?.stop();
     await rm(root, { recursive: true, force: true });
   }
 }

@@ -131,6 +131,16 @@ export function verdicts(scenarios: readonly ScenarioReport[], manyTools?: ManyT
       ),
     );
   }
+  if (read4k?.targets.jwt && read4k.targets['api-key']) {
+    rows.push(
+      check(
+        'An access-token caller: ≥ 0.95 × an API-key caller’s requests/s (one Read of 4 KB, jwt against api-key)',
+        ratio(read4k.targets.jwt.requestsPerS, read4k.targets['api-key'].requestsPerS),
+        0.95,
+        (v) => x(v) + at(read4k),
+      ),
+    );
+  }
   if (read4k?.targets.audit) {
     rows.push(
       check(

@@ -19,7 +19,12 @@ function cycle(target: Target, scenario: Scenario): autocannon.Request[] {
   if (target.protocol === 'execute') {
     const body = executeBodies(scenario, target.name);
     return [
-      { method: 'POST', path: '/execute', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: body(next(target.name)) }) },
+      {
+        method: 'POST',
+        path: '/execute',
+        headers: { ...JSON_HEADERS, ...target.headers },
+        setupRequest: (req) => ({ ...req, body: body(next(target.name)) }),
+      },
     ];
   }
   const base = { method: 'POST' as const, path: '/mcp', headers: MCP_HEADERS };
@@ -48,7 +53,7 @@ export async function sendChecked(target: Target, scenario: Scenario): Promise<s
   if (target.protocol === 'execute') {
     const response = await fetch(`${target.url}/execute`, {
       method: 'POST',
-      headers: JSON_HEADERS,
+      headers: { ...JSON_HEADERS, ...target.headers },
       body: executeBody(scenario, n, target.name),
     });
     const body = (await response.json()) as { results?: { status: string; text: string }[] };

@@ -6,13 +6,16 @@ import type { ChildMessage, ParentMessage, ProcessUsage, ProfileKind, TargetStat
 /** `many-tools`: the memory-store gateway with a catalog of 500 HTTP tools, for the many-tools and search scenarios only. */
 /** `audit`: the memory-store gateway with its audit trail on (file store), to compare with `memory`. */
 /** `no-guardrails`: the memory-store gateway with `guardrails.secrets: off`, to compare with `memory` (on by default). */
-export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools' | 'audit' | 'no-guardrails';
+/** `api-key` and `jwt`: the memory-store gateway with one API key and one OAuth issuer; the load sends the key, or an access token. */
+export type TargetName = 'floor' | 'memory' | 'redis' | 'mcp' | 'many-tools' | 'audit' | 'no-guardrails' | 'api-key' | 'jwt';
 
 /** A target server in a child process of its own, so the load generator does not share its event loop. */
 export interface Target {
   name: TargetName;
   /** POST /execute (floor, toolgate) or POST /mcp (the MCP peer). */
   protocol: 'execute' | 'mcp';
+  /** Headers every request to it carries (the caller's `authorization`); absent: none. */
+  headers?: Record<string, string>;
   url: string;
   /** The child's process id, for strace to attach to. */
   pid: number;
@@ -36,6 +39,8 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   'many-tools': 'toolgate, memory store, 500 HTTP tools (realistic catalog)',
   audit: 'toolgate, memory store, audit trail on (file store)',
   'no-guardrails': 'toolgate, memory store, secret scanner off',
+  'api-key': 'toolgate, memory store, an API-key caller',
+  jwt: 'toolgate, memory store, an OAuth access-token (JWT) caller',
 };
 
 const STOP_TIMEOUT_MS = 10_000;
@@ -48,6 +53,8 @@ const ENTRY: Record<TargetName, string> = {
   'many-tools': 'gateway.ts',
   audit: 'gateway.ts',
   'no-guardrails': 'gateway.ts',
+  'api-key': 'gateway.ts',
+  jwt: 'gateway.ts',
 };
 
 /**

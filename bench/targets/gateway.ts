@@ -10,6 +10,7 @@ import type * as Clock from '../../src/shared/clock.js';
 import type * as Memory from '../../src/state/memory/index.js';
 import type * as Redis from '../../src/state/redis/index.js';
 import type * as HttpTools from '../../src/tools/http/index.js';
+import type * as Identity from '../../src/identity/index.js';
 import type * as Tools from '../../src/tools/index.js';
 import { childOptions, serveTarget } from './child.js';
 import { catalogTools } from '../shared/search-queries.js';
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   secretsOff?: boolean;
   /** The Bash built-in on, with its default sandbox (auto); absent: off, the default. */
   bash?: boolean;
+  /** Callers: one API key (its SHA-256) and one OAuth issuer, both of tenant `bench`; absent: the keyless local caller. */
+  callers?: { keySha256: string; issuer: string; audience: string };
 }
 
 /**
@@ -62,6 +65,7 @@ const { createRedisStateStore } = await build<typeof Redis>('state/redis/index.j
 const { createHttpDispatchers } = await build<typeof HttpTools>('tools/http/index.js');
 const { loadTools } = await build<typeof Tools>('tools/index.js');
 const { AuditTrail, createAuditStore } = await build<typeof Audit>('audit/index.js');
+const { createTokenVerifier } = await build<typeof Identity>('identity/index.js');
 
 /**
  * toolgate as `toolgate serve` wires it (src/server.ts), plus the Noop and tool_search tools:
@@ -79,6 +83,12 @@ await serveTarget(async () => {
     spill: { url: pathToFileURL(options.spillDir).href },
     state: options.redisUrl ? { redis_url: options.redisUrl } : {},
     ...(options.secretsOff && { guardrails: { secrets: 'off' } }),
+    ...(options.callers && {
+      keys: [{ id: 'bench', sha256: options.callers.keySha256, tenant: 'bench', scopes: ['execute'] }],
+      // The tenant works in the workspace itself, so its calls read the files every target reads.
+      tenants: { bench: { workspace: options.workspace } },
+      auth: { oauth: [{ issuer: options.callers.issuer, audience: options.callers.audience, tenant: 'bench' }] },
+    }),
   });
   const logger = createLogger(config.log_level, logLineScrubber(config.guardrails));
   const dispatchers = createHttpDispatchers();
@@ -110,7 +120,16 @@ await serveTarget(async () => {
       onDropped: () => {},
     });
   }
-  const app = await buildApp({ state, spill, registry, clock: systemClock, logger, ...(audit && { audit }) }, config);
+  let tokens: Identity.TokenVerifier | undefined;
+  if (config.auth.oauth.length > 0) {
+    const made = await createTokenVerifier(config.auth.oauth, { clock: systemClock, logger, env: process.env });
+    if (made.problems.length > 0) throw new Error(made.problems.join('; '));
+    tokens = made.verifier;
+  }
+  const app = await buildApp(
+    { state, spill, registry, clock: systemClock, logger, ...(audit && { audit }), ...(tokens && { tokens }) },
+    config,
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   return {
@@ -123,6 +142,7 @@ await serveTarget(async () => {
     },
     async close() {
       await app.close();
+      tokens?.close();
       await audit?.close();
       await state.close();
       await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
