@@ -13,7 +13,7 @@ const USAGE = `usage:
                                       print FILE (or stdin) as a model would read it after the configured
                                       guardrails, then the redactions counted; --jsonl: {"text": …} lines in,
                                       {"text": …, "redactions": {kind: n}} lines out, in order
-  toolgate keys create --tenant T [--scopes execute,admin] [--id ID] [--tools Read,get_*]
+  toolgate keys create --tenant T [--scopes execute,admin,on_behalf] [--id ID] [--tools Read,get_*]
                                       print a new API key once, and the config entry to paste
   toolgate bash classify [--sandbox none|required] ('<command>' | --jsonl)
                                       the verdict, tier and reasons of a Bash command under the configured

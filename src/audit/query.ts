@@ -4,6 +4,7 @@ import type { AuditRecord } from './record.js';
 interface AuditQuery {
   tenant: string;
   sessionId?: string;
+  user?: string;
   tool?: string;
   since?: number;
   limit: number;
@@ -55,6 +56,7 @@ function parse(line: string): AuditRecord | undefined {
 function matches(record: AuditRecord, query: AuditQuery): boolean {
   if (record.kind === 'trail' || record.tenant !== query.tenant) return false;
   if (query.sessionId !== undefined && record.session_id !== query.sessionId) return false;
+  if (query.user !== undefined && record.user !== query.user) return false;
   if (query.tool !== undefined && record.tool !== query.tool) return false;
   return query.since === undefined || Date.parse(record.time) >= query.since;
 }

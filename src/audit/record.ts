@@ -5,6 +5,8 @@ export interface CallEntry {
   kind: 'call';
   tenant: string;
   key_id: string;
+  /** The person the call was for (x-toolgate-user, a token's subject); absent: the key's own call. */
+  user?: string;
   session_id: string;
   request_id: string;
   call_id: string;
@@ -27,6 +29,8 @@ interface ApprovalEntry {
   kind: 'approval';
   tenant: string;
   key_id: string;
+  /** The person the decided call is for, as the approval names them. */
+  user?: string;
   session_id: string;
   request_id: string;
   tool: string;

@@ -52,7 +52,12 @@ export function describeTool(entry: RegisteredTool, circuit: CircuitStatus): Too
     name: entry.name,
     description: entry.tool.description,
     parameters: entry.tool.parameters,
-    'x-toolgate': { ...gatewayInfo(entry, circuit), rate_limit: entry.rateLimit ? { per_minute: entry.rateLimit.perMinute } : null },
+    'x-toolgate': {
+      ...gatewayInfo(entry, circuit),
+      rate_limit: entry.rateLimit
+        ? { per_minute: entry.rateLimit.perMinute, ...(entry.rateLimit.per && { per: entry.rateLimit.per }) }
+        : null,
+    },
   };
 }
 

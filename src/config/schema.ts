@@ -69,7 +69,11 @@ export const KeySchema = Type.Object(
     id: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
     tenant: Type.String({ pattern: TENANT_NAME }),
-    scopes: Type.Array(Type.Union([Type.Literal('execute'), Type.Literal('admin')]), { minItems: 1, uniqueItems: true }),
+    scopes: Type.Array(Type.Union([Type.Literal('execute'), Type.Literal('admin'), Type.Literal('on_behalf')]), {
+      minItems: 1,
+      uniqueItems: true,
+      description: 'on_behalf: the key may name the user a request is for in x-toolgate-user (docs/auth.md).',
+    }),
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     toolsets: Type.Optional(
       Type.Array(Type.String({ pattern: TOOLSET_NAME }), {

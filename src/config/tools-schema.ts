@@ -23,7 +23,17 @@ const BreakerSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const RateLimitSchema = Type.Object({ per_minute: PositiveInt() }, { additionalProperties: false });
+export const RateLimitSchema = Type.Object(
+  {
+    per_minute: PositiveInt(),
+    per: Type.Optional(
+      Type.Union([Type.Literal('key'), Type.Literal('user')], {
+        description: "key (the default): one bucket per key and tool; user: one per user of the key (x-toolgate-user, a token's subject).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const HttpSpecSchema = Type.Object(
   {

@@ -136,6 +136,7 @@ export function approvalRoutes(deps: PipelineDeps) {
             kind: 'approval',
             tenant: record.tenant,
             key_id: by,
+            ...(record.user !== undefined && { user: record.user }),
             session_id: record.session_id,
             request_id: request.id,
             tool: record.tool,

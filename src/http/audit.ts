@@ -3,6 +3,7 @@ import { queryAudit } from '../audit/index.js';
 import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import type { PipelineDeps } from '../pipeline/types.js';
+import { USER_MAX } from './on-behalf.js';
 import { routes } from './routes.js';
 
 const MAX_LIMIT = 1_000;
@@ -12,6 +13,7 @@ const AuditSchema = {
   querystring: Type.Object(
     {
       session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+      user: Type.Optional(Type.String({ minLength: 1, maxLength: USER_MAX, description: 'Records of calls for this user only.' })),
       tool: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       since: Type.Optional(Type.String({ format: 'date-time', description: 'Records at or after this time (RFC 3339).' })),
       limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100 }),
@@ -42,6 +44,7 @@ export function auditRoutes(deps: PipelineDeps) {
         tenant: request.caller.tenant,
         limit: query.limit,
         ...(query.session_id !== undefined && { sessionId: query.session_id }),
+        ...(query.user !== undefined && { user: query.user }),
         ...(query.tool !== undefined && { tool: query.tool }),
         ...(query.since !== undefined && { since: Date.parse(query.since) }),
       });

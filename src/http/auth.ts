@@ -8,7 +8,9 @@ import { GatewayError } from '../protocol/errors.js';
 import { errorResponses } from '../protocol/schemas.js';
 import type { Caller } from '../pipeline/types.js';
 import type { Clock } from '../shared/clock.js';
+import { rateLimitOf } from '../shared/settings.js';
 import { StateUnavailableError, type StateStore } from '../state/state-store.js';
+import { actOnBehalf } from './on-behalf.js';
 
 type Scope = 'execute' | 'admin';
 
@@ -49,7 +51,7 @@ function compileKey(key: KeyConfig, toolsets: ToolsetsConfig): CompiledKey {
     caller.toolsets = key.toolsets;
     caller.only = only;
   }
-  if (key.rate_limit) caller.rateLimit = { perMinute: key.rate_limit.per_minute };
+  if (key.rate_limit) caller.rateLimit = rateLimitOf(key.rate_limit);
   return { hash: Buffer.from(key.sha256, 'hex'), caller };
 }
 
@@ -170,6 +172,7 @@ export function installAuth(
       });
     }
     request.caller = caller;
+    actOnBehalf(request);
   };
   // `done` rather than async (see installRequestId): public routes and keyless gateways need no promise.
   app.addHook('onRequest', (request, reply, done) => {
@@ -182,6 +185,7 @@ export function installAuth(
       });
     }
     request.caller = LOCAL_CALLER;
+    actOnBehalf(request);
     done();
   });
 }

@@ -36,6 +36,7 @@ function entryOf(call: PlannedCall, result: CallResult, resultSha256: string, ct
     kind: 'call',
     tenant: ctx.caller.tenant,
     key_id: ctx.caller.keyId,
+    ...(ctx.caller.user !== undefined && { user: ctx.caller.user }),
     session_id: ctx.sessionId,
     request_id: ctx.requestId ?? '',
     call_id: call.id,

@@ -71,9 +71,8 @@ export class CallContext implements ToolContext {
     return this.deps.workspaces.of(this.tenant);
   }
 
-  /** The person (`user`) is not known yet. */
   get caller(): ToolCaller {
-    return (this.#caller ??= { tenant: this.tenant, keyId: this.ctx.caller.keyId, user: undefined });
+    return (this.#caller ??= { tenant: this.tenant, keyId: this.ctx.caller.keyId, user: this.ctx.caller.user });
   }
 
   /** Only a tool that authenticates upstream asks them. */

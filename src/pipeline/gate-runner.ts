@@ -51,7 +51,8 @@ export async function planCalls(calls: readonly NormalizedCall[], ctx: ExecConte
 }
 
 function storeCall(call: PlannedCall, ctx: ExecContext): CallRef & { tool: string } {
-  return { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id, tool: call.entry!.name };
+  const ref = { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id, tool: call.entry!.name };
+  return ctx.caller.user === undefined ? ref : { ...ref, user: ctx.caller.user };
 }
 
 function admitRequest(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): AdmitRequest {

@@ -31,8 +31,10 @@ export async function executeOnce(
   deps: PipelineDeps,
 ): Promise<RequestOutcome> {
   const tenant = ctx.caller.tenant;
-  // Per API key: another key of the tenant (perhaps allowed fewer tools) must not be handed this key's response.
-  const key = `${ctx.caller.keyId}\n${given}`;
+  // Per API key and user: another key of the tenant (perhaps allowed fewer tools), or another user of this key, must not be handed this
+  // response. A header value holds no line break, so the parts cannot run into each other.
+  const user = ctx.caller.user;
+  const key = user === undefined ? `${ctx.caller.keyId}\n${given}` : `${ctx.caller.keyId}\n${user}\n${given}`;
   const fingerprint = requestFingerprint(ctx.sessionId, ctx.caller.toolset, calls);
   const leaseMs = deps.config.limits.tool_timeout_ms * deps.config.limits.calls_per_batch + 5_000;
   const claim = await withState(

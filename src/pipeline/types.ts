@@ -20,13 +20,16 @@ import type { Outage } from './outage.js';
 import type { Workspaces } from '../tools/workspaces.js';
 import type { CredentialProvider } from '../tools/credentials.js';
 
+/** What a key may do: `on_behalf` lets it name the user a request is for (`x-toolgate-user`). */
+export type KeyScope = 'execute' | 'admin' | 'on_behalf';
+
 /** Who is calling: resolved from the API key or the access token (or the anonymous loopback caller). */
 export interface Caller {
   keyId: string;
   tenant: string;
+  scopes: ReadonlySet<KeyScope>;
   /** The person the call is for: a token's subject, or `x-toolgate-user` from an on_behalf key; absent: the key's own call. */
   user?: string;
-  scopes: ReadonlySet<'execute' | 'admin'>;
   allows(tool: string): boolean;
   /** The key's tool names or globs that `allows` matches, as configured; absent: every tool. A queued batch carries them to its worker. */
   tools?: readonly string[];

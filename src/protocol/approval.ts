@@ -69,6 +69,9 @@ export const ApprovalSchema = Type.Object(
     id: Type.String(),
     tenant: Type.String(),
     session_id: Type.String(),
+    user: Type.Optional(
+      Type.String({ description: "The person the call is for (x-toolgate-user, a token's subject); absent: the key's own call." }),
+    ),
     tool: Type.String(),
     arguments: Type.Unknown({ description: 'The call arguments, secrets redacted and long strings cut.' }),
     preview: Type.Unsafe<ApprovalPreview>({ $ref: 'ApprovalPreview#' }),

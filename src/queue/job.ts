@@ -5,7 +5,7 @@ import type { CallFormat, NormalizedCall } from '../protocol/calls/index.js';
 import type { CallError } from '../protocol/errors.js';
 import type { CallResult } from '../protocol/result.js';
 import type { TraceHeaders } from '../observability/spans.js';
-import type { Caller, ExecContext } from '../pipeline/types.js';
+import type { Caller, ExecContext, KeyScope } from '../pipeline/types.js';
 
 export const EXECUTIONS_QUEUE = 'executions';
 export const CALLBACKS_QUEUE = 'callbacks';
@@ -21,12 +21,16 @@ export interface ExecutionJob {
   calls: NormalizedCall[];
   tenant: string;
   key_id: string;
-  scopes: Array<'execute' | 'admin'>;
+  scopes: KeyScope[];
+  /** The person the batch is for (Caller.user); absent: the key's own, and in older jobs. */
+  user?: string;
   /** Null: every tool. */
   tools: string[] | null;
   /** Further lists the caller was held to (toolsets); absent in older jobs. */
   only?: string[][];
   rate_limit_per_minute: number | null;
+  /** The key's limit counts per user; absent: per key. */
+  rate_limit_per?: 'user';
   session_id: string;
   format: CallFormat;
   timeout_ms: number | null;
@@ -80,6 +84,8 @@ export function jobOf(
     callback_url: request.callbackUrl ?? null,
     submitted_at: now,
   };
+  if (caller.user !== undefined) job.user = caller.user;
+  if (caller.rateLimit?.per) job.rate_limit_per = caller.rateLimit.per;
   if (request.model !== undefined) job.model = request.model;
   if (request.trace !== undefined) job.trace = { ...request.trace };
   return job;
@@ -94,8 +100,17 @@ export function contextOf(job: ExecutionJob, log: FastifyBaseLogger): ExecContex
   };
   if (job.tools) caller.tools = job.tools;
   if (job.only && job.only.length > 0) caller.only = job.only;
-  if (job.rate_limit_per_minute !== null) caller.rateLimit = { perMinute: job.rate_limit_per_minute };
-  const ctx: ExecContext = { caller, sessionId: job.session_id, log, format: job.format };
+  if (job.rate_limit_per_minute !== null)
+    caller.rateLimit = job.rate_limit_per
+      ? { perMinute: job.rate_limit_per_minute, per: job.rate_limit_per }
+      : { perMinute: job.rate_limit_per_minute };
+  if (job.user !== undefined) caller.user = job.user;
+  const ctx: ExecContext = {
+    caller,
+    sessionId: job.session_id,
+    log: job.user === undefined ? log : log.child({ user: job.user }),
+    format: job.format,
+  };
   if (job.timeout_ms !== null) ctx.timeoutMs = job.timeout_ms;
   if (job.model !== undefined) ctx.model = job.model;
   return ctx;

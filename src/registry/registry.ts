@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Config } from '../config/schema.js';
-import type { BreakerSettings, RateLimitSettings } from '../shared/settings.js';
+import { rateLimitOf, type BreakerSettings, type RateLimitSettings } from '../shared/settings.js';
 import type { Tool } from '../tools/tool.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
@@ -193,6 +193,6 @@ export function registryDefaults(config: Pick<Config, 'limits' | 'defaults'>): R
     contentChars: config.limits.body_bytes,
     breaker: { failureThreshold: config.defaults.breaker.failure_threshold, recoveryMs: config.defaults.breaker.recovery_ms },
   };
-  if (config.defaults.rate_limit) defaults.rateLimit = { perMinute: config.defaults.rate_limit.per_minute };
+  if (config.defaults.rate_limit) defaults.rateLimit = rateLimitOf(config.defaults.rate_limit);
   return defaults;
 }

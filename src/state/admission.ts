@@ -11,11 +11,16 @@ export interface LockMeta {
 /** A finished call result as stored for replay: JSON, already within the per-call budget. */
 export type StoredResult = Record<string, unknown>;
 
-/** Identifies one call of one session of one tenant. */
+/** Identifies one call of one session of one tenant, and of one user when it is for one. */
 export interface CallRef {
   tenant: string;
   sessionId: string;
   callId: string;
+  /**
+   * The person the call is for (Caller.user): what a session leaves (replay records, Read locks, approvals) is that user's alone, so two
+   * users of one key sharing a session id never see each other's.
+   */
+  user?: string;
 }
 
 /**

@@ -3,8 +3,8 @@ export interface ToolCaller {
   readonly tenant: string;
   /** The API key's id (`keys[].id`; `local` for the keyless loopback caller). */
   readonly keyId: string;
-  /** The person behind the key: always empty until the gateway knows one. */
-  readonly user: undefined;
+  /** The person the call is for (a token's subject, or `x-toolgate-user` from an on_behalf key); undefined: the key's own call. */
+  readonly user: string | undefined;
 }
 
 /** The secrets one tool may use for one caller (docs/tools.md, "Caller and credentials"). */

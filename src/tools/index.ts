@@ -5,6 +5,7 @@ import { createBuiltinTools } from './builtin/index.js';
 import type { CredentialProvider } from './credentials.js';
 import { createHttpTool, type HttpDispatchers } from './http/index.js';
 import { noopTool } from './noop.js';
+import { rateLimitOf } from '../shared/settings.js';
 import { breakerSettingsOf } from './settings.js';
 import { toolSearchTool } from './tool-search.js';
 import type { SandboxInfo } from './capabilities.js';
@@ -24,7 +25,7 @@ function withOverride(tool: Tool, override: BuiltinOverride | undefined): Tool {
   if (override.timeout_ms !== undefined) settled.timeoutMs = override.timeout_ms;
   if (override.requires_approval !== undefined) settled.requiresApproval = override.requires_approval;
   if (override.breaker) settled.breaker = breakerSettingsOf(override.breaker);
-  if (override.rate_limit) settled.rateLimit = { perMinute: override.rate_limit.per_minute };
+  if (override.rate_limit) settled.rateLimit = rateLimitOf(override.rate_limit);
   if (override.max_arg_chars !== undefined) settled.maxArgChars = override.max_arg_chars;
   return settled;
 }

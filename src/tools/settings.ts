@@ -1,5 +1,5 @@
 import type { McpToolOverride } from '../config/schema.js';
-import type { BreakerSettings } from '../shared/settings.js';
+import { rateLimitOf, type BreakerSettings } from '../shared/settings.js';
 import type { Tool } from './tool.js';
 
 /** The gateway settings a config entry may give a tool (HTTP tools, MCP servers and their tools). */
@@ -38,7 +38,7 @@ export function settingsOf(
     timeoutMs: config.timeout_ms,
     requiresApproval: config.requires_approval,
     breaker: config.breaker && breakerSettingsOf(config.breaker),
-    rateLimit: config.rate_limit && { perMinute: config.rate_limit.per_minute },
+    rateLimit: config.rate_limit && rateLimitOf(config.rate_limit),
     maxArgChars: config.max_arg_chars,
   };
 }

@@ -50,6 +50,14 @@ describe.concurrent('toolgate keys create', { timeout: 150_000 }, () => {
     }
   });
 
+  it('--scopes execute,on_behalf makes a key that may name the user a request is for', async () => {
+    const { code, stdout } = await cli('keys', 'create', '--tenant', 'acme', '--scopes', 'execute,on_behalf', '--id', 'backend');
+    expect(code).toBe(0);
+    const [entry] = parse(printed(stdout).entryText) as Array<Record<string, unknown>>;
+    expect(entry).toMatchObject({ id: 'backend', scopes: ['execute', 'on_behalf'] });
+    expect(keyProblems(entry)).toEqual([]);
+  });
+
   it('a generated id is valid even for the longest tenant, --tools lands in the entry, and a number-like tenant stays a string', async () => {
     const tenant = '0'.repeat(64);
     const [first, second] = await Promise.all([

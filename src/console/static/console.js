@@ -155,6 +155,7 @@ function requestView(approval) {
       { class: 'meta' },
       el('dt', { text: 'Session' }),
       el('dd', { text: approval.session_id }),
+      ...(approval.user === undefined ? [] : [el('dt', { text: 'User' }), el('dd', { class: 'user', text: approval.user })]),
       el('dt', { text: 'Requested' }),
       el('dd', { text: when(approval.created_at) }),
       el('dt', { text: 'Expires' }),
@@ -267,7 +268,8 @@ function renderBreakers(circuits) {
 
 function renderDecisions(approvals) {
   const items = approvals.map((a) => {
-    const what = `${a.tool}${a.preview.kind === 'diff' ? ` ${a.preview.path}` : ''}: ${a.status} by ${a.decided_by ?? '?'} at ${when(a.decided_at)}`;
+    const who = a.user === undefined ? '' : ` for ${a.user}`;
+    const what = `${a.tool}${a.preview.kind === 'diff' ? ` ${a.preview.path}` : ''}${who}: ${a.status} by ${a.decided_by ?? '?'} at ${when(a.decided_at)}`;
     return el('li', { text: a.reason ? `${what} — reason: ${a.reason}` : what });
   });
   $('decisions').replaceChildren(...items);

@@ -3,10 +3,16 @@ import type { RegisteredTool } from '../../registry/registry.js';
 import type { AdmitRequest } from '../../state/state-store.js';
 import type { Caller, Gate, PlannedCall } from '../types.js';
 
-/** A key's own limit overrides the tool's, which overrides the default; no limit, no check. */
+/**
+ * A key's own limit overrides the tool's, which overrides the default; no limit, no check. The bucket is the key's, or under `per: user`
+ * the user's of that key (a call for no user: the key's own).
+ */
 export function rateLimitPart(entry: RegisteredTool, caller: Caller): AdmitRequest['rateLimit'] {
   const limit = caller.rateLimit ?? entry.rateLimit;
-  return limit ? { subject: caller.keyId, perMinute: limit.perMinute } : undefined;
+  if (!limit) return undefined;
+  // A key id never holds a line break, so no user's bucket is another key's.
+  const subject = limit.per === 'user' && caller.user !== undefined ? `${caller.keyId}\n${caller.user}` : caller.keyId;
+  return { subject, perMinute: limit.perMinute };
 }
 
 /** Retryable once the bucket has refilled a token (state/memory/token-bucket.ts). */

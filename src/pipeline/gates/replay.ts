@@ -55,7 +55,12 @@ function awaitRunning(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): 
     ctx.log,
     async () => {
       const result = await deps.state.awaitResult(
-        { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id },
+        {
+          tenant: ctx.caller.tenant,
+          sessionId: ctx.sessionId,
+          callId: call.id,
+          ...(ctx.caller.user !== undefined && { user: ctx.caller.user }),
+        },
         callTimeout(call, ctx),
       );
       return result ? { kind: 'replayed', result } : stop(call, stillRunningError(call));

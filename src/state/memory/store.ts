@@ -58,12 +58,12 @@ export class MemoryStateStore implements StateStore {
 
     let approval: string | undefined;
     if (r.approval) {
-      approval = approvalKey(r.tenant, r.sessionId, r.tool, r.approval.argsHash);
+      approval = approvalKey(r.tenant, r.sessionId, r.tool, r.approval.argsHash, r.user);
       const answer = this.approvals.check(approval, r, r.approval, now);
       if (answer !== 'approved') return answer;
     }
 
-    const lock = r.lockPath === undefined ? null : this.locks.get(lockKey(r.tenant, r.sessionId, r.lockPath), now);
+    const lock = r.lockPath === undefined ? null : this.locks.get(lockKey(r.tenant, r.sessionId, r.lockPath, r.user), now);
 
     const probe = this.breakers.check(r.breaker.scope, now);
     if (typeof probe !== 'boolean') return probe;
@@ -88,7 +88,7 @@ export class MemoryStateStore implements StateStore {
   async settle(requests: SettleRequest[], now: number): Promise<void> {
     for (const r of requests) {
       this.breakers.record(r.breaker, now);
-      if (r.lock) this.locks.set(lockKey(r.tenant, r.sessionId, r.lock.path), r.lock.meta, now + r.lock.ttlMs);
+      if (r.lock) this.locks.set(lockKey(r.tenant, r.sessionId, r.lock.path, r.user), r.lock.meta, now + r.lock.ttlMs);
       if (r.replay) this.complete(callKey(r), r.replay.result, now + r.replay.ttlMs);
     }
   }

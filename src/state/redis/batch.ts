@@ -44,7 +44,7 @@ export async function admitBatch(requests: AdmitRequest[], now: number, ctx: Bat
     script.specs.push({
       replay: r.replay && { k: keys.add(ctx.keys.call(r)), fp: r.replay.fingerprint, lease: r.replay.leaseMs },
       approval,
-      lock: r.lockPath === undefined ? undefined : keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lockPath)),
+      lock: r.lockPath === undefined ? undefined : keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lockPath, r.user)),
       breaker: breakerSpec(r, apart, keys, ctx),
       rate: r.rateLimit && { k: keys.add(ctx.keys.rate(r.tenant, r.rateLimit.subject, r.tool)), per_minute: r.rateLimit.perMinute },
     });
@@ -81,7 +81,7 @@ export async function settleBatch(requests: SettleRequest[], now: number, ctx: B
       ttl: breakerTtl(r.breaker),
     };
     const lock = r.lock && {
-      k: tenant.keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lock.path)),
+      k: tenant.keys.add(ctx.keys.lock(r.tenant, r.sessionId, r.lock.path, r.user)),
       meta: JSON.stringify(r.lock.meta),
       ttl: r.lock.ttlMs,
     };
@@ -112,13 +112,14 @@ function approvalSpec(
   ctx: BatchContext,
 ): Spec {
   const spec: Spec = {
-    k: keys.add(ctx.keys.approval(r.tenant, r.sessionId, r.tool, approval.argsHash)),
+    k: keys.add(ctx.keys.approval(r.tenant, r.sessionId, r.tool, approval.argsHash, r.user)),
     tidx: keys.add(ctx.keys.approvalIndex(r.tenant)),
     hist: keys.add(ctx.keys.approvalHistory(r.tenant)),
     ttl: approval.ttlMs,
     ...(approval.maxPending !== undefined && { max: approval.maxPending }),
     tenant: r.tenant,
     session: r.sessionId,
+    ...(r.user !== undefined && { user: r.user }),
   };
   if (!approval.open) return spec;
   const id = newApprovalId();
@@ -191,7 +192,7 @@ async function indexApprovals(
     const reply = replies[i];
     const r = requests[i] as AdmitRequest;
     if (reply?.o !== 'approval_pending' || !r.approval) continue;
-    const key = ctx.keys.approval(r.tenant, r.sessionId, r.tool, r.approval.argsHash);
+    const key = ctx.keys.approval(r.tenant, r.sessionId, r.tool, r.approval.argsHash, r.user);
     specs.push({ ptr: keys.add(ctx.keys.approvalId(reply.id)), key, exp: reply.exp });
   }
   if (specs.length > 0) await ctx.run('index', keys.keys, [now, JSON.stringify(specs)]);

@@ -73,6 +73,7 @@ export function toApprovalRecord(hash: Record<string, string>): ApprovalRecord {
     created_at: Number(hash.created_at),
     expires_at: Number(hash.expires_at),
   };
+  if (hash.user !== undefined) record.user = hash.user;
   if (hash.decided_at !== undefined) record.decided_at = Number(hash.decided_at);
   if (hash.decided_by !== undefined) record.decided_by = hash.decided_by;
   if (hash.reason !== undefined) record.reason = hash.reason;

@@ -23,8 +23,9 @@ export class RedisKeys {
     return `{${[this.prefix, ...parts.map(encodeURIComponent)].join(':')}}`;
   }
 
-  private key(tag: string, kind: string, ...parts: string[]): string {
-    return [tag, kind, ...parts.map(encodeURIComponent)].join(':');
+  /** A user's part (CallRef.user) comes last: a session's state for one user is never another's, nor the key's own. */
+  private key(tag: string, kind: string, ...parts: Array<string | undefined>): string {
+    return [tag, kind, ...parts.filter((part) => part !== undefined).map(encodeURIComponent)].join(':');
   }
 
   tenant(tenant: string): string {
@@ -32,15 +33,15 @@ export class RedisKeys {
   }
 
   call(ref: CallRef): string {
-    return this.key(this.tenant(ref.tenant), 'call', ref.sessionId, ref.callId);
+    return this.key(this.tenant(ref.tenant), 'call', ref.sessionId, ref.callId, ref.user);
   }
 
   request(tenant: string, idempotencyKey: string): string {
     return this.key(this.tenant(tenant), 'request', idempotencyKey);
   }
 
-  approval(tenant: string, sessionId: string, tool: string, argsHash: string): string {
-    return this.key(this.tenant(tenant), 'approval', sessionId, tool, argsHash);
+  approval(tenant: string, sessionId: string, tool: string, argsHash: string, user?: string): string {
+    return this.key(this.tenant(tenant), 'approval', sessionId, tool, argsHash, user);
   }
 
   approvalId(id: string): string {
@@ -74,8 +75,8 @@ export class RedisKeys {
     return this.key(this.tenant(tenant), 'file-lock', path);
   }
 
-  lock(tenant: string, sessionId: string, path: string): string {
-    return this.key(this.tenant(tenant), 'lock', sessionId, path);
+  lock(tenant: string, sessionId: string, path: string, user?: string): string {
+    return this.key(this.tenant(tenant), 'lock', sessionId, path, user);
   }
 
   breaker(scope: string): string {

@@ -76,7 +76,7 @@ describe('keys_file', () => {
       expect.arrayContaining([
         'port: must be integer',
         `keys_file ${keysFile}: 1.sha256: must match pattern "^[0-9a-f]{64}$"`,
-        `keys_file ${keysFile}: 1.scopes.0: must be one of "execute", "admin"`,
+        `keys_file ${keysFile}: 1.scopes.0: must be one of "execute", "admin", "on_behalf"`,
         `keys_file ${keysFile}: 2: must have required property 'sha256'`,
         `keys_file ${keysFile}: 2: unknown setting "extra"; remove it, or use one of id, sha256, tenant, scopes, tools, toolsets, rate_limit`,
       ]),

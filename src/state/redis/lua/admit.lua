@@ -1,7 +1,7 @@
 --[[ admit: KEYS[1..n] every key the batch reads or writes, named by each request by index
      · ARGV[1] now_ms, ARGV[2] JSON array, one object per call, in order:
          replay?   {k, fp, lease}     call record hash (fp, exp, res?)
-         approval? {k, tidx, hist, ptr?, gidx?, ttl, tenant, session, open?: {id, tool, args, preview}}
+         approval? {k, tidx, hist, ptr?, gidx?, ttl, tenant, session, user?, open?: {id, tool, args, preview}}
                    approval hash, the tenant's pending index and history hash; for a new request: its id
                    pointer and the global index (includes/approval.lua)
          lock?     k                  lock hash (meta, exp)

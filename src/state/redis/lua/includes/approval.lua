@@ -1,8 +1,8 @@
---[[ approval: the approval request for one call's arguments, hash (id, tenant, session_id, tool, arguments, preview,
+--[[ approval: the approval request for one call's arguments, hash (id, tenant, session_id, user?, tool, arguments, preview,
      status, created_at, expires_at, and once decided decided_at, decided_by, reason?), with its tenant's index of
      pending requests and, when they share the script's slot (a single node), its id pointer and the global index;
      else the store writes those two after (store.ts)
-     approval_check({k, tidx, hist, ptr?, gidx?, ttl, max?, tenant, session, open?}, now_ms): the verdict that stops
+     approval_check({k, tidx, hist, ptr?, gidx?, ttl, max?, tenant, session, user?, open?}, now_ms): the verdict that stops
        the call ('approval_pending' with the request's expiry as `exp`, and `new` when this call opened it;
        'approval_denied' with its decider's key id as `by`; 'approval_absent' when none is live and there is no
        `open` {id, tool, args, preview} to open one with; 'approval_limit' with `retry` ms until the first pending
@@ -29,6 +29,7 @@ local function approval_check(a, now)
     redis.call('DEL', KEYS[a.k])
     redis.call('HSET', KEYS[a.k], 'id', o.id, 'tenant', a.tenant, 'session_id', a.session, 'tool', o.tool,
       'arguments', o.args, 'preview', o.preview, 'status', 'pending', 'created_at', now, 'expires_at', expires)
+    if a.user then redis.call('HSET', KEYS[a.k], 'user', a.user) end
     redis.call('PEXPIRE', KEYS[a.k], a.ttl)
     approval_index(KEYS[a.tidx], KEYS[a.k], expires, a.ttl, now)
     if a.ptr then
