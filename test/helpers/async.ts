@@ -11,6 +11,7 @@ import {
 } from '../../src/queue/index.js';
 import { createRedisStateStore, redisTopology } from '../../src/state/redis/index.js';
 import { createHttpDispatchers, type HttpDispatchers } from '../../src/tools/http/index.js';
+import type { AuditTrail } from '../../src/audit/index.js';
 import type { Tracing } from '../../src/observability/spans.js';
 import type { Tool } from '../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from './app.js';
@@ -39,6 +40,8 @@ export interface AsyncGatewayOptions {
   redis?: Record<string, unknown>;
   /** The key prefix of its state and queue; default a new one. */
   prefix?: string;
+  /** The audit trail of the app and its workers; the test closes it. */
+  audit?: AuditTrail;
 }
 
 /**
@@ -67,6 +70,7 @@ export async function asyncGateway(options: AsyncGatewayOptions = {}): Promise<A
     dispatchers,
     executions,
     ...(options.tracing && { tracing: options.tracing }),
+    ...(options.audit && { audit: options.audit }),
   });
   const running: ExecutionWorkers[] = [];
   const read = async (id: string, headers: Record<string, string> = {}) => {

@@ -55,8 +55,11 @@ export function describeAdmissionStore(
       expect(await admit1(call({ replay: { ...LEASE, fingerprint: 'fp-2' } }))).toEqual({ outcome: 'mismatch' });
     });
 
-    it('scopes records by tenant, session and call id', async () => {
+    it('scopes records by tenant, session, call id and user', async () => {
       await admit1(call({ replay: LEASE }));
+      expect((await admit1(call({ replay: LEASE, user: 'alice' }))).outcome).toBe('admitted');
+      expect((await admit1(call({ replay: LEASE, user: 'bob' }))).outcome).toBe('admitted');
+      expect(await admit1(call({ replay: LEASE, user: 'alice' }))).toEqual({ outcome: 'in_flight' });
       expect((await admit1(call({ replay: LEASE, callId: 'c2' }))).outcome).toBe('admitted');
       expect((await admit1(call({ replay: LEASE, sessionId: 's2' }))).outcome).toBe('admitted');
       expect((await admit1(call({ replay: LEASE, tenant: 'other' }))).outcome).toBe('admitted');
@@ -151,6 +154,7 @@ export function describeAdmissionStore(
       expect(await admit1(call({ lockPath: 'src/a.ts' }))).toEqual({ outcome: 'admitted', lock: meta, probe: false });
       expect(await admit1(call({ lockPath: 'src/b.ts' }))).toMatchObject({ lock: null });
       expect(await admit1(call({ lockPath: 'src/a.ts', sessionId: 's2' }))).toMatchObject({ lock: null });
+      expect(await admit1(call({ lockPath: 'src/a.ts', user: 'alice' }))).toMatchObject({ lock: null });
       clock.advance(10_000);
       expect(await admit1(call({ lockPath: 'src/a.ts' }))).toMatchObject({ outcome: 'admitted', lock: null });
     });

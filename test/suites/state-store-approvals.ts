@@ -56,6 +56,19 @@ export function describeApprovalStore(
       ctx().store.decideApproval(id, tenant, d, ctx().clock.now());
     const get = (id: string, tenant: string | null = 'acme') => ctx().store.getApproval(id, tenant, ctx().clock.now());
 
+    it("a user's request is theirs: it names them, and the same call for another user, or for none, opens another", async () => {
+      const alice = await open({ user: 'alice' });
+      expect(await get(alice)).toMatchObject({ user: 'alice', session_id: 's1' });
+      const bob = await open({ user: 'bob', callId: 'c2' });
+      const own = await open({ callId: 'c3' });
+      expect(new Set([alice, bob, own]).size).toBe(3);
+      expect(await get(own)).not.toHaveProperty('user');
+      await decide(alice, decision('approved'));
+      expect(await decided()).toEqual([expect.objectContaining({ id: alice, user: 'alice', status: 'approved' })]);
+      expect(await admit1(ask({ user: 'bob' }))).toMatchObject({ outcome: 'approval_pending', approvalId: bob });
+      expect(await admit1(ask({ user: 'alice' }))).toMatchObject({ outcome: 'admitted', approval: { id: alice } });
+    });
+
     it('without a request to open, answers approval_absent and opens nothing', async () => {
       expect(await admit1(ask({}, null))).toEqual({ outcome: 'approval_absent' });
       expect(await pending(null)).toEqual([]);

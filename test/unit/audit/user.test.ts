@@ -6,7 +6,7 @@ import { createFileAuditStore } from '../../../src/audit/file-store.js';
 import type { AuditTrail } from '../../../src/audit/index.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { openTrail } from '../../suites/audit-store.suite.js';
-import { forUser, ON_BEHALF_KEYS, PLAIN_KEY, whoTool } from '../http/on-behalf-keys.js';
+import { forUser, ON_BEHALF_KEYS, PLAIN_KEY, whoTool } from '../../helpers/users.js';
 
 /**
  * The user travels with the call: the approval it asks for names them and is theirs alone (another user's same call asks anew), and every

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { post, rpc } from './mcp-rpc.js';
-import { BACKEND_KEY, forUser, ON_BEHALF_KEYS, OPS_KEY, PLAIN_KEY, whoTool } from './on-behalf-keys.js';
+import { BACKEND_KEY, forUser, ON_BEHALF_KEYS, OPS_KEY, PLAIN_KEY, whoTool } from '../../helpers/users.js';
 
 /** x-toolgate-user: only a key with the on_behalf scope may name a user; the call is then that user's, on every route. */
 

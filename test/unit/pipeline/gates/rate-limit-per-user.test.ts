@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
 import { slowTool } from '../../../helpers/tools.js';
-import { BACKEND_KEY, forUser } from '../../http/on-behalf-keys.js';
+import { BACKEND_KEY, forUser } from '../../../helpers/users.js';
 
 /** `rate_limit: {per: user}`: each user of a key has a bucket of their own; a call for no user counts against the key's. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
-import { forUser, ON_BEHALF_KEYS, whoTool } from '../../http/on-behalf-keys.js';
+import { forUser, ON_BEHALF_KEYS, whoTool } from '../../../helpers/users.js';
 
 /**
  * What a session leaves is one user's: two users of one key, in one session with the same call id or Idempotency-Key, never get each

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Tool } from '../../../src/tools/tool.js';
+import type { Tool } from '../../src/tools/tool.js';
 
 /** The keys of the on_behalf tests (tenant acme): an agent backend that may name its users, a plain key, an operator. */
 
