@@ -8,6 +8,7 @@ import { executeOnce } from '../pipeline/idempotency.js';
 import { executeCalls } from '../pipeline/execute-calls.js';
 import type { ExecContext, PipelineDeps } from '../pipeline/types.js';
 import { submitExecution, type AsyncSubmission } from './executions.js';
+import { UserHeader } from './on-behalf.js';
 import { sessionIdOf } from './session.js';
 import { inToolset, ToolsetParam } from './toolsets.js';
 import { routes } from './routes.js';
@@ -37,6 +38,7 @@ const ExecuteSchema = {
   headers: Type.Object({
     'idempotency-key': Type.Optional(Type.String({ description: 'Replays the whole response of an earlier request with this key.' })),
     'x-session-id': Type.Optional(Type.String({ description: 'The agent conversation; defaults to the API key id.' })),
+    ...UserHeader,
     'x-model': Type.Optional(
       Type.String({
         description:

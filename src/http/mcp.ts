@@ -27,6 +27,7 @@ import { gatewayErrorOf, sendError } from './errors.js';
 import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
 import { callIdOf, guardOrigin, protocolVersionOf, sessionOf } from './mcp-headers.js';
 import { routes } from './routes.js';
+import { UserHeader } from './on-behalf.js';
 import { inToolset } from './toolsets.js';
 
 const SERVER_INFO = { name: 'toolgate', version: VERSION };
@@ -238,6 +239,7 @@ export function mcpRoutes(deps: PipelineDeps) {
               'x-session-id': Type.Optional(
                 Type.String({ description: 'The agent conversation; defaults to the Mcp-Session-Id, then the API key id.' }),
               ),
+              ...UserHeader,
             }),
             ...(url !== '/mcp' && { params: ToolsetPath }),
             body: Type.Unknown({ description: 'A JSON-RPC request, notification or response.' }),

@@ -1,10 +1,20 @@
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { GatewayError } from '../protocol/errors.js';
 
 /** The header an agent backend names its user in; only a key with the `on_behalf` scope may send it (docs/auth.md). */
 const USER_HEADER = 'x-toolgate-user';
 
 export const USER_MAX = 256;
+
+/** The header in the schema of a route that runs calls, for the OpenAPI document; actOnBehalf checks it before validation. */
+export const UserHeader = {
+  [USER_HEADER]: Type.Optional(
+    Type.String({
+      description: `The person the calls are for (1-${USER_MAX} printable ASCII characters); only from a key with the on_behalf scope.`,
+    }),
+  ),
+};
 
 // Printable ASCII only: Node reads header bytes as Latin-1, so any other character would arrive as some other name.
 const USER = new RegExp(`^[\\x20-\\x7e]{1,${USER_MAX}}$`);

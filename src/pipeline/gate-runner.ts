@@ -9,7 +9,7 @@ import { lookupGate } from './gates/lookup.js';
 import { parseGate } from './gates/parse.js';
 import { permissionGate } from './gates/permission.js';
 import { rateLimitGate } from './gates/rate-limit.js';
-import { replayGate } from './gates/replay.js';
+import { callRef, replayGate } from './gates/replay.js';
 import { validateGate } from './gates/validate.js';
 import { stateUnavailable, withState } from './state-health.js';
 import type { AdmitOutcome, ExecContext, Gate, PipelineDeps, PlannedCall, RanCall } from './types.js';
@@ -51,8 +51,10 @@ export async function planCalls(calls: readonly NormalizedCall[], ctx: ExecConte
 }
 
 function storeCall(call: PlannedCall, ctx: ExecContext): CallRef & { tool: string } {
-  const ref = { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id, tool: call.entry!.name };
-  return ctx.caller.user === undefined ? ref : { ...ref, user: ctx.caller.user };
+  // callRef makes a new object each time: the request is this call's alone.
+  const request = callRef(call, ctx) as CallRef & { tool: string };
+  request.tool = call.entry!.name;
+  return request;
 }
 
 function admitRequest(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): AdmitRequest {

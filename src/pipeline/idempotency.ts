@@ -32,7 +32,7 @@ export async function executeOnce(
 ): Promise<RequestOutcome> {
   const tenant = ctx.caller.tenant;
   // Per API key and user: another key of the tenant (perhaps allowed fewer tools), or another user of this key, must not be handed this
-  // response. A header value holds no line break, so the parts cannot run into each other.
+  // response. Neither a key id nor a header value holds a line break, so the parts never run into each other.
   const user = ctx.caller.user;
   const key = user === undefined ? `${ctx.caller.keyId}\n${given}` : `${ctx.caller.keyId}\n${user}\n${given}`;
   const fingerprint = requestFingerprint(ctx.sessionId, ctx.caller.toolset, calls);

@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex } from '../../protocol/canonical.js';
 import { GatewayError } from '../../protocol/errors.js';
 import type { CallResult } from '../../protocol/result.js';
-import type { Admission, AdmitRequest, SettleRequest, StoredResult } from '../../state/state-store.js';
+import type { Admission, AdmitRequest, CallRef, SettleRequest, StoredResult } from '../../state/state-store.js';
 import { hasSideEffects } from '../side-effects.js';
 import { stateUnavailable, withState } from '../state-health.js';
 import { callTimeout } from '../timeout.js';
@@ -12,6 +12,12 @@ import type { AdmitOutcome, ExecContext, Gate, PipelineDeps, PlannedCall, RanCal
 /** Binds a call id to what it asked for, so the same id with other arguments is caught. */
 export function fingerprintOf(name: string, args: Record<string, unknown>): string {
   return sha256Hex(`${name}\n${canonicalJson(args)}`);
+}
+
+/** Where the store keeps what this call leaves: its tenant's, session's and call id's, and its user's when it is for one. */
+export function callRef(call: PlannedCall, ctx: ExecContext): CallRef {
+  const ref = { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id };
+  return ctx.caller.user === undefined ? ref : { ...ref, user: ctx.caller.user };
 }
 
 /** The lease outlives the call's timeout so a slow first run is not mistaken for a crashed one. */
@@ -54,15 +60,7 @@ function awaitRunning(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps): 
     deps,
     ctx.log,
     async () => {
-      const result = await deps.state.awaitResult(
-        {
-          tenant: ctx.caller.tenant,
-          sessionId: ctx.sessionId,
-          callId: call.id,
-          ...(ctx.caller.user !== undefined && { user: ctx.caller.user }),
-        },
-        callTimeout(call, ctx),
-      );
+      const result = await deps.state.awaitResult(callRef(call, ctx), callTimeout(call, ctx));
       return result ? { kind: 'replayed', result } : stop(call, stillRunningError(call));
     },
     // The store went away while waiting: this call cannot be answered, the rest of the batch still can.
