@@ -129,7 +129,7 @@ export function approvalRoutes(deps: PipelineDeps) {
             details: { status: record.status, decided_by: record.decided_by, decided_at: record.decided_at, reason: record.reason },
           });
         }
-        request.log.info({ approval_id: id, decision, key_id: by }, 'approval decided');
+        request.log.info({ approval_id: id, decision, key_id: by, user: record.user }, 'approval decided');
         // The operator's decision is a permission decision of its own; the call it admits leaves a record when it runs.
         deps.audit?.record(
           {

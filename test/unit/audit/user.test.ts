@@ -54,6 +54,7 @@ describe('the user in approvals and the audit trail', () => {
     });
     const decided = await t.app.inject({ method: 'POST', url: `/approvals/${forAlice}`, payload: { decision: 'approve' }, headers: admin });
     expect(decided.json()).toMatchObject({ user: 'alice', status: 'approved' });
+    expect(t.logs.find((l) => l.msg === 'approval decided')).toMatchObject({ approval_id: forAlice, user: 'alice', key_id: 'plain' });
 
     expect((await who('b2', 'bob')).body.results[0].error).toMatchObject({ code: 'APPROVAL_REQUIRED', details: { approval_id: forBob } });
     expect((await who('a2', 'alice')).body.results[0]).toMatchObject({ status: 'success', text: expect.stringMatching(/^for alice/) });
