@@ -45,6 +45,7 @@ export function endCallSpan(span: TraceSpan, call: PlannedCall, outcome: CallOut
     'gen_ai.response.model': ctx.model,
     'toolgate.session_id': ctx.sessionId,
     'toolgate.tenant': ctx.caller.tenant,
+    'toolgate.user': ctx.caller.user,
     'toolgate.mcp_server': call.entry?.tool.upstream?.server,
     'toolgate.status': result.status,
     'error.type': code,
