@@ -172,6 +172,8 @@ export function installAuth(
       });
     }
     request.caller = caller;
+    // A token names its user itself: x-toolgate-user is for keys acting for theirs.
+    if (caller.user !== undefined) request.log = request.log.child({ user: caller.user });
     actOnBehalf(request);
   };
   // `done` rather than async (see installRequestId): public routes and keyless gateways need no promise.

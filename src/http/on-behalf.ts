@@ -37,7 +37,10 @@ export function actOnBehalf(request: FastifyRequest): void {
   const caller = request.caller;
   if (!caller.scopes.has('on_behalf')) {
     throw new GatewayError('FORBIDDEN', {
-      message: `The API key lacks the "on_behalf" scope, which ${USER_HEADER} needs; send the request without it, or use a key with that scope.`,
+      message:
+        caller.user === undefined
+          ? `The API key lacks the "on_behalf" scope, which ${USER_HEADER} needs; send the request without it, or use a key with that scope.`
+          : `An access token names its user itself; ${USER_HEADER} is for API keys with the "on_behalf" scope. Send the request without it.`,
     });
   }
   if (typeof value !== 'string' || sent(request) !== 1) {

@@ -86,6 +86,23 @@ describe('access tokens from the configured issuer', () => {
     expect(JSON.stringify(t.logs)).not.toContain(token.split('.')[2]);
   });
 
+  it("the token's subject is the call's user, in its log lines; x-toolgate-user beside a token is 403 and runs nothing", async () => {
+    const token = await as.forge({ aud: RESOURCE, sub: 'carol@example.com' });
+    const before = t.logs.length;
+    expect((await execute(t.app, CALL, bearer(token))).status).toBe(200);
+    const lines = t.logs.slice(before);
+    expect(lines.some((line) => line.msg === 'tool call' && line.user === 'carol@example.com')).toBe(true);
+    const named = await execute(t.app, [{ id: 'c2', name: 'Write', arguments: { path: 'x.txt', content: 'x' } }], {
+      ...bearer(token),
+      'x-toolgate-user': 'mallory',
+    });
+    expect(named.status).toBe(403);
+    expect(named.body.error.message).toContain('names its user itself');
+    expect((await execute(t.app, [{ id: 'c3', name: 'LS', arguments: { path: '.' } }], bearer(token))).body.results[0].text).not.toContain(
+      'x.txt',
+    );
+  });
+
   it('GET /.well-known/oauth-protected-resource (and its /mcp form) names the resource, the issuer and the scopes, without a key', async () => {
     for (const url of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const response = await t.app.inject({ method: 'GET', url });
