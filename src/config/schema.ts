@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ApprovalsSchema } from './approvals-schema.js';
 import { AuditSchema } from './audit-schema.js';
+import { KeySchema, TENANT_NAME, TOOLSET_NAME } from './keys-schema.js';
 import { OAuthIssuerSchema } from './oauth-schema.js';
 import {
   BuiltinsSchema,
@@ -56,35 +57,6 @@ const GuardrailsSchema = Type.Object(
     }),
   },
   { additionalProperties: false, default: {} },
-);
-
-const TOOLSET_NAME = '^[A-Za-z0-9_-]{1,64}$';
-
-/** A tenant's name; never `.` or `..`, which as a folder under the workspace would name the workspace or its parent. */
-const TENANT_NAME = '^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$';
-
-/** One API key entry, in `keys` or in the file `keys_file` names. */
-export const KeySchema = Type.Object(
-  {
-    id: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
-    sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
-    tenant: Type.String({ pattern: TENANT_NAME }),
-    scopes: Type.Array(Type.Union([Type.Literal('execute'), Type.Literal('admin'), Type.Literal('on_behalf')]), {
-      minItems: 1,
-      uniqueItems: true,
-      description: 'on_behalf: the key may name the user a request is for in x-toolgate-user (docs/auth.md).',
-    }),
-    tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    toolsets: Type.Optional(
-      Type.Array(Type.String({ pattern: TOOLSET_NAME }), {
-        minItems: 1,
-        uniqueItems: true,
-        description: 'The key sees only the tools of these sets (and of `tools`, when both are given).',
-      }),
-    ),
-    rate_limit: Type.Optional(RateLimitSchema),
-  },
-  { additionalProperties: false },
 );
 
 export const ConfigSchema = Type.Object(
@@ -292,7 +264,6 @@ export const ConfigSchema = Type.Object(
 
 export type Config = Static<typeof ConfigSchema>;
 export type ToolConfig = Static<typeof ToolConfigSchema>;
-export type KeyConfig = Static<typeof KeySchema>;
 export type PolicyRule = Static<typeof PolicyRuleSchema>;
 export type BuiltinOverride = Static<typeof BuiltinOverrideSchema>;
 export type BashConfig = Static<typeof BashSchema>;

@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLoopback } from '../config/checks.js';
-import type { Config, KeyConfig } from '../config/schema.js';
+import type { KeyConfig } from '../config/keys-schema.js';
+import type { Config } from '../config/schema.js';
 import { TokenRejected, type TokenVerifier, type VerifiedToken } from '../identity/index.js';
 import { allowedByAll, toolsetPatterns, type ToolsetsConfig } from '../policy/index.js';
 import { GatewayError } from '../protocol/errors.js';
