@@ -16,6 +16,10 @@ import { actOnBehalf } from './on-behalf.js';
 type Scope = 'execute' | 'admin';
 
 declare module 'fastify' {
+  /** The app's logger is pino's (observability/logger.ts): a request's own child takes more bindings in place, with no new child. */
+  interface FastifyBaseLogger {
+    setBindings(bindings: Record<string, unknown>): void;
+  }
   interface FastifyContextConfig {
     /** The scope a route needs; routes without one are public. */
     scope?: Scope;
@@ -174,7 +178,7 @@ export function installAuth(
     }
     request.caller = caller;
     // A token names its user itself: x-toolgate-user is for keys acting for theirs.
-    if (caller.user !== undefined) request.log = request.log.child({ user: caller.user });
+    if (caller.user !== undefined) request.log.setBindings({ user: caller.user });
     actOnBehalf(request);
   };
   // `done` rather than async (see installRequestId): public routes and keyless gateways need no promise.

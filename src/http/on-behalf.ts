@@ -52,5 +52,5 @@ export function actOnBehalf(request: FastifyRequest): void {
     });
   }
   request.caller = { ...caller, user: value };
-  request.log = request.log.child({ user: value });
+  request.log.setBindings({ user: value });
 }

@@ -1,3 +1,4 @@
+import { TENANT_NAME as TENANT_PATTERN } from '../config/keys-schema.js';
 import type { OAuthIssuerConfig } from '../config/oauth-schema.js';
 import { allowedByAll } from '../policy/index.js';
 import { TokenRejected } from './reasons.js';
@@ -14,7 +15,8 @@ export interface TokenCaller {
   tools?: readonly string[];
 }
 
-const TENANT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,64}$/;
+/** A tenant claim must name a tenant as a key's `tenant` does. */
+const TENANT_NAME = new RegExp(TENANT_PATTERN);
 const MAX_USER_LENGTH = 256;
 
 /** A claim that is a list of strings, or one space-separated string (as `scope` is). */

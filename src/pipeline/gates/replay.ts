@@ -16,8 +16,8 @@ export function fingerprintOf(name: string, args: Record<string, unknown>): stri
 
 /** Where the store keeps what this call leaves: its tenant's, session's and call id's, and its user's when it is for one. */
 export function callRef(call: PlannedCall, ctx: ExecContext): CallRef {
-  const ref = { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id };
-  return ctx.caller.user === undefined ? ref : { ...ref, user: ctx.caller.user };
+  // One shape with or without a user: the request grows from it gate by gate, and the store reads it on every call.
+  return { tenant: ctx.caller.tenant, sessionId: ctx.sessionId, callId: call.id, user: ctx.caller.user };
 }
 
 /** The lease outlives the call's timeout so a slow first run is not mistaken for a crashed one. */
