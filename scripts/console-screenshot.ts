@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../test/helpers/browser.js';
+import { step as bounded } from '../test/helpers/step.js';
 import { buildTestApp } from '../test/helpers/app.js';
 import { faultyTool } from '../test/helpers/tools.js';
 import { agentCall, CONSOLE_CONFIG, decideByApi, requestFor, signIn } from '../test/integration/console/helpers.js';
@@ -19,17 +20,7 @@ const STEP_MS = 15_000;
 const out = process.argv[2] ?? fileURLToPath(new URL('../docs/console.png', import.meta.url));
 
 /** `work` within STEP_MS, or an error naming the step. */
-async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name}: not within ${STEP_MS} ms`)), STEP_MS);
-  });
-  try {
-    return await Promise.race([work(), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const step = <T>(name: string, work: () => Promise<T>): Promise<T> => bounded(name, STEP_MS, work);
 
 const browser = await step('launching chromium', launchBrowser);
 const gateway = await step('building the gateway', () => buildTestApp({ config: CONSOLE_CONFIG, tools: [faultyTool('flaky_api')] }));
