@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -14,17 +14,21 @@ export interface TracedCall {
 export interface McpHttpUpstream {
   origin: string;
   calls: TracedCall[];
+  /** The headers of every request it received, in order. */
+  headers: IncomingHttpHeaders[];
   close(): Promise<void>;
 }
 
 /**
  * A Streamable HTTP MCP server on loopback (the SDK's own server transport,
  * stateless) with one tool, `answer`, that returns `output`; it records the
- * trace context of each tools/call.
+ * trace context of each tools/call and the headers of every request.
  */
 export async function startMcpHttpUpstream(output: string): Promise<McpHttpUpstream> {
   const calls: TracedCall[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const http = createServer((req: IncomingMessage, res) => {
+    headers.push(req.headers);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -55,6 +59,7 @@ export async function startMcpHttpUpstream(output: string): Promise<McpHttpUpstr
   return {
     origin: `http://127.0.0.1:${port}`,
     calls,
+    headers,
     async close() {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
