@@ -238,3 +238,35 @@ describe('the MCP SDK client signs alice in with OAuth and calls tools through t
     TEST_MS,
   );
 });
+
+describe("the first issuer's audience is the resource MCP clients ask a token for", () => {
+  it(
+    'an audience that is not the URL the client reaches /mcp at: the SDK refuses the metadata before registering or sending anyone to sign in',
+    async () => {
+      const elsewhere = await step('building a gateway whose audience is another origin', STEP_MS, () =>
+        buildTestApp({
+          clock: new ManualClock(Date.now()),
+          config: { auth: { oauth: [{ issuer: as.issuer, audience: 'https://toolgate.example.com/', tenant_claim: 'org' }] } },
+        }),
+      );
+      try {
+        const at = await step('listening', STEP_MS, () => elsewhere.app.listen({ host: '127.0.0.1', port: 0 }));
+        const registered = as.hits('/reg');
+        const oauth = new MemoryOAuthClient(receiver.url, 'toolgate e2e client');
+        const transport = new StreamableHTTPClientTransport(new URL('/mcp', at), { authProvider: oauth });
+        const refused = await step('the connect', STEP_MS, () =>
+          new Client({ name: 'oauth-e2e', version: '1.0.0' }).connect(transport).then(
+            () => new Error('connected without a token'),
+            (error: unknown) => error,
+          ),
+        );
+        expect(String(refused)).toContain(`Protected resource https://toolgate.example.com/ does not match expected ${at}/mcp`);
+        expect(as.hits('/reg')).toBe(registered);
+        expect(oauth.authorizationUrls).toEqual([]);
+      } finally {
+        await elsewhere.close();
+      }
+    },
+    TEST_MS,
+  );
+});
