@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -53,6 +54,8 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   private client: OAuthClientInformationMixed | undefined;
   private saved: OAuthTokens | undefined;
   private verifier: string | undefined;
+  /** The `state` of the latest authorization request: the redirect must bring it back (CSRF, RFC 6749 section 10.12). */
+  sentState: string | undefined;
 
   constructor(
     readonly redirectUrl: string,
@@ -67,6 +70,11 @@ export class MemoryOAuthClient implements OAuthClientProvider {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
     };
+  }
+
+  state(): string {
+    this.sentState = randomBytes(16).toString('base64url');
+    return this.sentState;
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {

@@ -154,6 +154,7 @@ describe('the MCP SDK client signs alice in with OAuth and calls tools through t
         client_id: oauth.clientInformation()!.client_id,
         redirect_uri: receiver.url,
         code_challenge_method: 'S256',
+        state: oauth.sentState,
         resource: `${gateway}/`,
       });
       expect(authorize.searchParams.get('scope')?.split(' ')).toContain('toolgate:execute');
@@ -166,6 +167,7 @@ describe('the MCP SDK client signs alice in with OAuth and calls tools through t
     async () => {
       const landed = await signIn(browser, oauth.authorizationUrls[0]!, 'alice', receiver, STEP_MS);
       expect(landed.get('error'), landed.get('error_description') ?? '').toBeNull();
+      expect(landed.get('state')).toBe(oauth.sentState!);
       const code = landed.get('code');
       expect(code).toBeTruthy();
       const transport = new StreamableHTTPClientTransport(new URL('/mcp', gateway), { authProvider: oauth, fetch: recordingFetch });
