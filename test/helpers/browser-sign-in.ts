@@ -109,21 +109,25 @@ export class MemoryOAuthClient implements OAuthClientProvider {
 
 /**
  * A person signs in as `login` on oidc-provider's development pages at `authorizationUrl` (its login form takes
- * any password, then its consent form), and the browser lands on `receiver`: its query is returned.
+ * any password, then its consent form), and the browser lands on `receiver`: its query is returned. Each page is
+ * waited for by its own button (Sign-in, then Continue), so a click never lands on the page before.
  */
 export async function signIn(browser: Browser, authorizationUrl: URL, login: string, receiver: RedirectReceiver, ms: number) {
-  const page = await browser.context.newPage();
+  const page = await step('opening a page', ms, () => browser.context.newPage());
   try {
     const landed = receiver.next();
     await step('the sign-in page', ms, () => page.goto(authorizationUrl.href));
     await step('the login form', ms, async () => {
       await page.fill('input[name=login]', login);
       await page.fill('input[name=password]', 'any password');
-      await page.click('button[type=submit]');
+      await page.getByRole('button', { name: 'Sign-in' }).click();
     });
-    await step('the consent form', ms, () => page.click('button[type=submit]'));
-    return await step('the redirect to the client', ms, () => landed);
+    await step('the consent form', ms, () => page.getByRole('button', { name: 'Continue' }).click());
+    const query = await step('the redirect to the client', ms, () => landed);
+    // Closing a page while its navigation is still in flight can hang chromium: the landing page loads first.
+    await step('the landing page', ms, () => page.waitForURL((url) => url.href.startsWith(receiver.url)));
+    return query;
   } finally {
-    await page.close();
+    await step('closing the page', ms, () => page.close());
   }
 }
