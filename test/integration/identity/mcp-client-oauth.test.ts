@@ -20,7 +20,7 @@ import { createTestDispatchers, expectTripwireQuiet, startServer, type TestServe
 import { startMcpHttpUpstream, type McpHttpUpstream } from '../tracing/mcp-http-upstream.js';
 
 /**
- * An MCP client nobody here wrote, the official TypeScript SDK's, signs a person in and calls tools (section 13):
+ * An MCP client nobody here wrote, the official TypeScript SDK's, signs a person in and calls tools (docs/auth.md, "Connecting clients"):
  * its 401 leads it to the protected resource metadata, the authorization server's metadata, a dynamic registration
  * and an authorization code with PKCE for this gateway's resource; the person signs in in chromium on the
  * authorization server's own pages; with the token it got, the client lists and calls tools through every gate.
