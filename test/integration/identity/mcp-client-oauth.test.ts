@@ -196,7 +196,7 @@ describe('the MCP SDK client signs alice in with OAuth and calls tools through t
       await trail.flush();
       const [record] = await queryAudit(trail.store, { tenant: 'acme', tool: 'Read', limit: 1 });
       expect(record).toMatchObject({ kind: 'call', tenant: 'acme', tool: 'Read', decision: 'allow', status: 'success' });
-      if (record && 'user' in record) expect(record.user).toBe('alice');
+      expect(record).toMatchObject({ user: 'alice' });
 
       const write = await step('tools/call Write', STEP_MS, () =>
         signedIn.callTool({ name: 'Write', arguments: { path: 'denied.txt', content: 'no\n' } }),
