@@ -5,6 +5,8 @@ import type { Clock } from '../shared/clock.js';
 export const KEY_REFETCH_INTERVAL_MS = 30_000;
 /** Keys are refetched this often (by the gateway's clock) while the issuer answers; while it does not, the last ones fetched keep serving. */
 export const KEY_MAX_AGE_MS = 600_000;
+/** The last keys fetched serve while the issuer is down for this long after that fetch at most: then the issuer's tokens answer 503 until it answers again. */
+export const KEY_STALE_MS = 86_400_000;
 const KEY_FETCH_TIMEOUT_MS = 5_000;
 /** With no keys yet, a failed fetch is not tried again for this long: a burst of tokens makes one attempt, not one each. */
 const RETRY_WITHOUT_KEYS_MS = 1_000;
@@ -34,9 +36,10 @@ export function createKeySet(jwksUri: string, clock: Clock): JWTVerifyGetKey {
   };
   return async (header, token) => {
     const last = cached();
+    const fresh = last && clock.now() - fetchedAt < KEY_STALE_MS ? last : undefined;
     const sinceFailure = clock.now() - failedAt;
-    if (last && sinceFailure < KEY_REFETCH_INTERVAL_MS) return last(header, token);
-    if (!last && sinceFailure < RETRY_WITHOUT_KEYS_MS) throw new KeysUnavailable(`${jwksUri}: the last fetch failed`);
+    if (fresh && sinceFailure < KEY_REFETCH_INTERVAL_MS) return fresh(header, token);
+    if (!fresh && sinceFailure < RETRY_WITHOUT_KEYS_MS) throw new KeysUnavailable(`${jwksUri}: the last fetch failed`);
     try {
       if (!last || clock.now() - fetchedAt >= KEY_MAX_AGE_MS) {
         await remote.reload();
@@ -46,7 +49,7 @@ export function createKeySet(jwksUri: string, clock: Clock): JWTVerifyGetKey {
     } catch (err) {
       if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) throw err;
       failedAt = clock.now();
-      if (last) return last(header, token);
+      if (fresh) return fresh(header, token);
       throw new KeysUnavailable(`${jwksUri}: ${(err as Error).message}`, { cause: err });
     }
   };

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../helpers/authorization-server.js';
 import { ManualClock } from '../../../src/shared/clock.js';
-import { KEY_MAX_AGE_MS } from '../../../src/identity/index.js';
+import { KEY_MAX_AGE_MS, KEY_STALE_MS } from '../../../src/identity/index.js';
 
 /** The issuer's availability: discovery at start-up, lazy issuers, cached keys while it is down, introspection. */
 
@@ -78,6 +78,15 @@ describe('the issuer down', () => {
     t.clock.advance(KEY_MAX_AGE_MS);
     expect((await execute(t.app, CALL, bearer(await later()))).status).toBe(200);
     expect(as.hits('/jwks')).toBe(hits + 1);
+    // Keys not fetched again for a day are not trusted while the issuer stays down: 503, then 200 once it answers.
+    as.setDown(true);
+    t.clock.advance(KEY_STALE_MS);
+    const stale = await execute(t.app, CALL, bearer(await later()));
+    expect(stale.status).toBe(503);
+    expect(stale.body.error.code).toBe('ISSUER_UNAVAILABLE');
+    as.setDown(false);
+    t.clock.advance(1_000);
+    expect((await execute(t.app, CALL, bearer(await later()))).status).toBe(200);
   });
 });
 
