@@ -26,10 +26,14 @@ function words(value: unknown): string[] | undefined {
   return undefined;
 }
 
-/** Token scopes are `scope` (RFC 9068) or `scp` (Entra ID, Okta). */
+/** Token scopes are `scope` (RFC 9068), else `scp` (Entra ID, Okta); a `scope` that is not a list grants nothing. */
 function tokenScopes(claims: Record<string, unknown>): string[] {
-  return words(claims.scope) ?? words(claims.scp) ?? [];
+  if (claims.scope !== undefined) return words(claims.scope) ?? [];
+  return words(claims.scp) ?? [];
 }
+
+/** No control characters (C0, DEL, C1) in a name that reaches log lines, audit records and store keys. */
+const CONTROL = /\p{Cc}/u;
 
 function tenantOf(claims: Record<string, unknown>, issuer: OAuthIssuerConfig): string {
   if (issuer.tenant !== undefined) return issuer.tenant;
@@ -49,13 +53,23 @@ function tenantOf(claims: Record<string, unknown>, issuer: OAuthIssuerConfig): s
 function userOf(claims: Record<string, unknown>, issuer: OAuthIssuerConfig): string {
   const claim = issuer.user_claim;
   const value = claims[claim];
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_USER_LENGTH) {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_USER_LENGTH || CONTROL.test(value)) {
     throw new TokenRejected(
       'missing_user',
       `The access token has no usable "${claim}" claim, which names the user (auth.oauth user_claim).`,
     );
   }
   return value;
+}
+
+/** The tools claim: absent, every tool; a list or a space-separated string, those; anything else refuses the token (never every tool). */
+function toolsOf(value: unknown, claim: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  const tools = words(value);
+  if (tools === undefined) {
+    throw new TokenRejected('malformed', `The access token's "${claim}" claim (auth.oauth tools_claim) is not a list of tool names.`);
+  }
+  return tools;
 }
 
 /** Verified claims as a caller: tenant, user, the scopes `scopes_map` grants, the tools `tools_claim` allows (absent: every tool). */
@@ -67,8 +81,9 @@ export function callerOf(claims: Record<string, unknown>, issuer: OAuthIssuerCon
     const mapped = issuer.scopes_map[scope];
     if (mapped) scopes.add(mapped);
   }
-  const client = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : 'token';
-  const tools = issuer.tools_claim === undefined ? undefined : words(claims[issuer.tools_claim]);
+  const named = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : undefined;
+  const client = named !== undefined && named.length > 0 && named.length <= MAX_USER_LENGTH && !CONTROL.test(named) ? named : 'token';
+  const tools = issuer.tools_claim === undefined ? undefined : toolsOf(claims[issuer.tools_claim], issuer.tools_claim);
   return { keyId: `oauth:${client}`, tenant, user, scopes, allows: allowedByAll([tools]), ...(tools && { tools }) };
 }
 

@@ -61,8 +61,9 @@ export class Issuer {
   /** A JWT access token (RFC 9068) whose `iss` names this issuer. */
   async verifyJwt(token: string): Promise<Verified> {
     const header = protectedHeader(token);
-    if (header.typ !== undefined && !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) {
-      throw new TokenRejected('malformed', `The bearer is a JWT of type "${header.typ}", not an access token (at+jwt).`);
+    const typ: unknown = header.typ;
+    if (typ !== undefined && (typeof typ !== 'string' || !ACCESS_TOKEN_TYPES.has(typ.toLowerCase()))) {
+      throw new TokenRejected('malformed', 'The bearer is a JWT whose type (typ) is not an access token (at+jwt or JWT).');
     }
     if (typeof header.alg !== 'string' || !this.config.algorithms.includes(header.alg)) throw new TokenRejected('unsupported_algorithm');
     const { keys } = this.whenReady();
@@ -105,8 +106,8 @@ export class Issuer {
     if (!answer.active) return undefined;
     const now = this.clock.now();
     if (answer.iss !== undefined && answer.iss !== this.config.issuer) throw new TokenRejected('unknown_issuer');
-    const audiences = answer.aud === undefined ? undefined : [answer.aud].flat();
-    if (audiences && !audiences.includes(this.config.audience)) throw wrongAudience(this.config.audience);
+    // Audience-bound tokens only: an answer that names no audience is not for this gateway.
+    if (![answer.aud].flat().includes(this.config.audience)) throw wrongAudience(this.config.audience);
     if (typeof answer.exp === 'number' && answer.exp * 1000 <= now) throw new TokenRejected('expired');
     const cacheUntil = now + this.config.introspection!.cache_ms;
     const until = typeof answer.exp === 'number' ? Math.min(answer.exp * 1000, cacheUntil) : cacheUntil;

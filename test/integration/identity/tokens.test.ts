@@ -131,6 +131,11 @@ describe('access tokens from the configured issuer', () => {
     }
   });
 
+  it('a scope claim that is not a list grants nothing, and scp is not read in its place', async () => {
+    const token = await as.forge({ aud: RESOURCE, scope: 5, scp: 'toolgate:admin' });
+    expect((await t.app.inject({ method: 'GET', url: '/circuits', headers: bearer(token) })).statusCode).toBe(403);
+  });
+
   it('a token without the admin scope is 403 insufficient_scope naming the token scope that grants it', async () => {
     const token = await as.clientCredentials(RESOURCE, 'toolgate:execute');
     const response = await t.app.inject({ method: 'GET', url: '/audit', headers: { ...bearer(token), host: 'gw.test' } });
@@ -185,6 +190,10 @@ describe('hostile tokens: 401 with a reason a developer can act on', () => {
       'malformed',
     ],
     ['a JWT of another type (an ID token)', () => as.forge({ aud: RESOURCE }, { typ: 'id+jwt' }), 'malformed'],
+    ['a type (typ) that is not a string', () => as.forge({ aud: RESOURCE }, { typ: 123 as unknown as string }), 'malformed'],
+    ['a type (typ) carrying a header line', () => as.forge({ aud: RESOURCE }, { typ: 'x\r\nSet-Cookie: a=1' }), 'malformed'],
+    ['a user (sub) with control characters', () => as.forge({ aud: RESOURCE, sub: 'alice\r\nX-Evil: 1' }), 'missing_user'],
+    ['a tools claim that is not a list', () => as.forge({ aud: RESOURCE, tools: 5 }), 'malformed'],
   ];
 
   const presented: string[] = [];
