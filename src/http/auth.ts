@@ -81,9 +81,12 @@ function bearer(request: FastifyRequest): string | undefined {
 /** RFC 6750 section 3: a parameter value holds no double quote or backslash, so a message's quotes become single ones. */
 const quoted = (value: string) => `"${value.replace(/"/g, "'").replace(/\\/g, '/')}"`;
 
-/** `WWW-Authenticate` with OAuth on: every challenge names the resource metadata (RFC 9728 section 5.1), with the request's origin. */
-function challenge(request: FastifyRequest, params: Record<string, string>): string {
-  const metadata = `${request.protocol}://${request.host}/.well-known/oauth-protected-resource`;
+/**
+ * `WWW-Authenticate` with OAuth on: every challenge names the resource metadata (RFC 9728 section 5.1), beside the
+ * configured audience (TokenVerifier.metadataUrl), else at the request's origin.
+ */
+function challenge(request: FastifyRequest, tokens: TokenVerifier, params: Record<string, string>): string {
+  const metadata = tokens.metadataUrl ?? `${request.protocol}://${request.host}/.well-known/oauth-protected-resource`;
   const all = { ...params, resource_metadata: metadata };
   return `Bearer ${Object.entries(all)
     .map(([name, value]) => `${name}=${quoted(value)}`)
@@ -152,7 +155,7 @@ export function installAuth(
         if (!(err instanceof TokenRejected)) throw err;
         const over = await failureCount(state, subject, limit, clock, 1);
         if (over) throw over;
-        reply.header('www-authenticate', challenge(request, { error: 'invalid_token', error_description: err.message }));
+        reply.header('www-authenticate', challenge(request, tokens, { error: 'invalid_token', error_description: err.message }));
         throw err;
       }
     }
@@ -160,7 +163,7 @@ export function installAuth(
       const over = await failureCount(state, subject, limit, clock, 1);
       if (over) throw over;
       // RFC 9110 11.6.1 requires a 401 to name the scheme it accepts.
-      reply.header('www-authenticate', tokens ? challenge(request, {}) : 'Bearer');
+      reply.header('www-authenticate', tokens ? challenge(request, tokens, {}) : 'Bearer');
       throw new GatewayError('UNAUTHORIZED', {
         message:
           presented === undefined
@@ -169,9 +172,9 @@ export function installAuth(
       });
     }
     if (!caller.scopes.has(scope)) {
-      if (!token) throw new GatewayError('FORBIDDEN', { message: `The API key lacks the "${scope}" scope.` });
+      if (!token || !tokens) throw new GatewayError('FORBIDDEN', { message: `The API key lacks the "${scope}" scope.` });
       const needed = token.scopeFor(scope);
-      reply.header('www-authenticate', challenge(request, { error: 'insufficient_scope', ...(needed && { scope: needed }) }));
+      reply.header('www-authenticate', challenge(request, tokens, { error: 'insufficient_scope', ...(needed && { scope: needed }) }));
       throw new GatewayError('FORBIDDEN', {
         message: `The access token lacks the scope this route needs${needed ? ` (${needed})` : ''}; request a token with it.`,
       });

@@ -28,6 +28,11 @@ export interface TokenVerifier {
   /** The token's caller; TokenRejected (401) with a reason, or ISSUER_UNAVAILABLE (503) while its issuer cannot be reached. */
   verify(token: string): Promise<VerifiedToken>;
   readonly metadata: ProtectedResourceMetadata;
+  /**
+   * Where a 401 says the metadata is: beside the first issuer's audience when that is an http(s) URL (the gateway's
+   * public URL, never a request's Host header); otherwise undefined, and the request's origin is used.
+   */
+  readonly metadataUrl: string | undefined;
   /** Stops retrying the discovery of lazy issuers. */
   close(): void;
 }
@@ -41,6 +46,18 @@ interface VerifierDeps {
 /** A lazy issuer's discovery is retried after 1 s, doubling to at most this. */
 const MAX_RETRY_MS = 60_000;
 const JWT = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+/** RFC 9728 section 3.1: the well-known segment goes between the resource's origin and its path (served: `/` and `/mcp`). */
+function metadataUrlOf(audience: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(audience);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  return `${url.origin}/.well-known/oauth-protected-resource${url.pathname === '/mcp' ? '/mcp' : ''}`;
+}
 
 function metadataOf(issuers: readonly OAuthIssuerConfig[]): ProtectedResourceMetadata {
   return {
@@ -127,6 +144,7 @@ export async function createTokenVerifier(
       return result.token;
     },
     metadata: metadataOf(configs),
+    metadataUrl: configs[0] && metadataUrlOf(configs[0].audience),
     close() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

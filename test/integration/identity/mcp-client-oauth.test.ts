@@ -245,14 +245,17 @@ describe("the first issuer's audience is the resource MCP clients ask a token fo
   it(
     'an audience that is not the URL the client reaches /mcp at: the SDK refuses the metadata before registering or sending anyone to sign in',
     async () => {
-      const elsewhere = await step('building a gateway whose audience is another origin', STEP_MS, () =>
+      // The metadata is served beside the audience, here the same gateway; its resource names a path /mcp is not under.
+      const port = await freePort();
+      const audience = `http://127.0.0.1:${port}/elsewhere/`;
+      const elsewhere = await step('building a gateway whose audience is another resource', STEP_MS, () =>
         buildTestApp({
           clock: new ManualClock(Date.now()),
-          config: { auth: { oauth: [{ issuer: as.issuer, audience: 'https://toolgate.example.com/', tenant_claim: 'org' }] } },
+          config: { auth: { oauth: [{ issuer: as.issuer, audience, tenant_claim: 'org' }] } },
         }),
       );
       try {
-        const at = await step('listening', STEP_MS, () => elsewhere.app.listen({ host: '127.0.0.1', port: 0 }));
+        const at = await step('listening', STEP_MS, () => elsewhere.app.listen({ host: '127.0.0.1', port }));
         const registered = as.hits('/reg');
         const oauth = new MemoryOAuthClient(receiver.url, 'toolgate e2e client');
         const transport = new StreamableHTTPClientTransport(new URL('/mcp', at), { authProvider: oauth });
@@ -262,7 +265,7 @@ describe("the first issuer's audience is the resource MCP clients ask a token fo
             (error: unknown) => error,
           ),
         );
-        expect(String(refused)).toContain(`Protected resource https://toolgate.example.com/ does not match expected ${at}/mcp`);
+        expect(String(refused)).toContain(`Protected resource ${audience} does not match expected ${at}/mcp`);
         expect(as.hits('/reg')).toBe(registered);
         expect(oauth.authorizationUrls).toEqual([]);
       } finally {

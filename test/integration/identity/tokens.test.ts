@@ -126,7 +126,7 @@ describe('access tokens from the configured issuer', () => {
       });
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toBe(
-        'Bearer resource_metadata="http://gw.test:8443/.well-known/oauth-protected-resource"',
+        'Bearer resource_metadata="https://toolgate.example.com/.well-known/oauth-protected-resource"',
       );
     }
   });
@@ -141,7 +141,7 @@ describe('access tokens from the configured issuer', () => {
     const response = await t.app.inject({ method: 'GET', url: '/audit', headers: { ...bearer(token), host: 'gw.test' } });
     expect(response.statusCode).toBe(403);
     expect(response.headers['www-authenticate']).toBe(
-      'Bearer error="insufficient_scope", scope="toolgate:admin", resource_metadata="http://gw.test/.well-known/oauth-protected-resource"',
+      'Bearer error="insufficient_scope", scope="toolgate:admin", resource_metadata="https://toolgate.example.com/.well-known/oauth-protected-resource"',
     );
   });
 });
@@ -205,7 +205,7 @@ describe('hostile tokens: 401 with a reason a developer can act on', () => {
     expect(body.message).not.toContain(token);
     expect(challenge).toMatch(
       new RegExp(
-        `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http://gw\\.test:8443/\\.well-known/oauth-protected-resource"$`,
+        `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="https://toolgate\\.example\\.com/\\.well-known/oauth-protected-resource"$`,
       ),
     );
     if (reason === 'missing_tenant') expect(body.message).toContain('"org" claim');
@@ -263,24 +263,35 @@ describe('a client token is never passed on', () => {
   });
 });
 
-describe('the resource metadata URL behind a proxy', () => {
-  it('takes X-Forwarded-Proto and -Host from a trusted proxy only', async () => {
-    const proxied = await buildTestApp({
-      clock: new ManualClock(Date.now()),
-      config: { trust_proxy: ['127.0.0.1'], auth: { oauth: [{ issuer: as.issuer, audience: RESOURCE, tenant_claim: 'org' }] } },
-    });
+describe('the resource metadata URL', () => {
+  it('is beside the configured audience whatever the Host or X-Forwarded headers; an audience that is no URL falls back to the origin, forwarded by a trusted proxy only', async () => {
+    const forwarded = { host: 'internal:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'toolgate.example.com' };
+    const spoofed = await t.app.inject({ method: 'GET', url: '/tools', headers: { ...forwarded, host: 'evil.example' } });
+    expect(spoofed.headers['www-authenticate']).toBe(
+      'Bearer resource_metadata="https://toolgate.example.com/.well-known/oauth-protected-resource"',
+    );
+    const gateway = (trust: boolean) =>
+      buildTestApp({
+        clock: new ManualClock(Date.now()),
+        config: {
+          ...(trust && { trust_proxy: ['127.0.0.1'] }),
+          auth: { oauth: [{ issuer: as.issuer, audience: 'api://toolgate', tenant_claim: 'org' }] },
+        },
+      });
+    const proxied = await gateway(true);
+    const direct = await gateway(false);
     try {
-      const forwarded = { host: 'internal:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'toolgate.example.com' };
       const behind = await proxied.app.inject({ method: 'GET', url: '/tools', headers: forwarded });
       expect(behind.headers['www-authenticate']).toBe(
         'Bearer resource_metadata="https://toolgate.example.com/.well-known/oauth-protected-resource"',
       );
-      const direct = await t.app.inject({ method: 'GET', url: '/tools', headers: forwarded });
-      expect(direct.headers['www-authenticate']).toBe(
+      const untrusted = await direct.app.inject({ method: 'GET', url: '/tools', headers: forwarded });
+      expect(untrusted.headers['www-authenticate']).toBe(
         'Bearer resource_metadata="http://internal:8080/.well-known/oauth-protected-resource"',
       );
     } finally {
       await proxied.close();
+      await direct.close();
     }
   });
 });
