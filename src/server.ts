@@ -74,7 +74,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     // After the requests, which may still queue batches; each inline worker finishes the batches it holds.
     await workers?.close();
     await executions?.close();
-    await closeServices({ outbox, audit, metricsApp, mcp, state, dispatchers, tracing });
+    await closeServices({ outbox, audit, metricsApp, mcp, openapi: prepared.openapi, state, dispatchers, tracing });
     logger.info('stopped');
   });
 
@@ -83,6 +83,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       address,
       metrics: `${metricsAddress}/metrics`,
       tools: registry.list().map((t) => t.name),
+      openapi_sources: config.openapi_sources.length > 0 ? 'loading: their tools join when each document is read' : 'none',
       mcp_servers: mcp.supervisors.map((s) => ({ name: s.server, connected: s.connected() })),
       state: connection ? `redis (${connection.topology.kind})` : 'memory',
       spill: config.spill.url,

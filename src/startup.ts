@@ -21,9 +21,8 @@ import type { HttpDispatchers } from './tools/http/index.js';
 import { createEnvCredentials, type CredentialProvider } from './tools/credentials.js';
 import { inspectTools, probeWorkspace, type ToolSet } from './tools/index.js';
 import { startMcpServers, type McpServers } from './tools/mcp/start.js';
-import { loadOpenApiSources } from './tools/openapi/index.js';
+import { headerProblems, startOpenApiSources, type OpenApiLoads } from './tools/openapi/index.js';
 import { tierOf } from './tools/capabilities.js';
-import type { Tool } from './tools/tool.js';
 import { createTokenVerifier, type TokenVerifier } from './identity/index.js';
 import { createWorkspaces, layoutTenants, rootOverlapProblems, storeInRootProblems, workspaceLayout } from './tools/workspaces.js';
 
@@ -41,6 +40,8 @@ interface Prepared {
   credentials: CredentialProvider;
   /** The access tokens of `auth.oauth`'s issuers, discovered; absent without issuers, and in a worker. */
   tokens?: TokenVerifier;
+  /** The OpenAPI documents loading in the background; each source's tools join the registry when it is read. Close on shutdown. */
+  openapi: OpenApiLoads;
 }
 
 interface StartDeps {
@@ -99,39 +100,33 @@ function makeWorkspace(config: Config, create: boolean, problems: string[]): str
   return workspace;
 }
 
-/** The tools without the MCP servers: an OpenAPI document that cannot be read is a problem, an operation that cannot be a tool is logged. */
-async function prepareTools(
+/**
+ * The built-in and declared tools; OpenAPI documents load after start-up (startOpenApiSources), so here only their headers' `${VAR}`s are
+ * checked, and rules and toolsets that may name their tools are not.
+ */
+function prepareTools(
   report: ConfigReport,
   workspace: string,
   reach: ReachInput,
   deps: StartDeps,
   problems: string[],
-): Promise<{ set: ToolSet; imported: Tool[]; registry: ToolRegistry } | undefined> {
+): { set: ToolSet; registry: ToolRegistry } | undefined {
   const { config } = report;
   const { credentials, dispatchers } = deps;
   try {
     // Without a workspace (a problem already listed) the built-ins are checked on a stand-in root; none can run.
     const set = inspectTools(config, { workspace: isDirectory(workspace) ? workspace : tmpdir(), credentials, dispatchers });
-    const openapi = await loadOpenApiSources(config.openapi_sources, {
-      dispatchers,
-      credentials,
-      baseDir: report.baseDir,
-      taken: new Set(set.tools.map((t) => t.name)),
-    });
-    for (const line of openapi.skipped)
-      deps.logger.warn({ problem: line }, 'OpenAPI operation left out; the rest of its document is served');
-    const imported = openapi.tools;
-    const served = [...set.tools, ...imported];
+    const unanswered = config.openapi_sources.flatMap((source) => headerProblems(source, credentials));
     problems.push(
       ...set.problems,
-      ...openapi.problems,
+      ...unanswered,
       ...localReachProblems(
         reach,
-        [...set.builtins, ...imported],
-        served.map((t) => t.name),
+        set.builtins,
+        set.tools.map((t) => t.name),
       ),
     );
-    return { set, imported, registry: createRegistry(served, registryDefaults(config)) };
+    return { set, registry: createRegistry(set.tools, registryDefaults(config)) };
   } catch (err) {
     problems.push(...(err as Error).message.split('\n'));
     return undefined;
@@ -217,12 +212,13 @@ export async function prepare(
     problems.push(...probe.problems);
     for (const warning of probe.warnings) logger.warn({ workspace }, warning);
   }
+  // An OpenAPI source's tools, like an MCP server's, may be named before they are known: its prefix is one of the upstream ones.
   const reach: ReachInput = {
     written: report.written,
     toolsets: config.toolsets,
-    prefixes: config.mcp_servers.map((server) => server.prefix),
+    prefixes: [...config.mcp_servers.map((server) => server.prefix), ...config.openapi_sources.map((source) => source.prefix)],
   };
-  const tools = await prepareTools(report, workspace, reach, deps, problems);
+  const tools = prepareTools(report, workspace, reach, deps, problems);
   const { spill, s3 } = await openSpill(config, env, metrics, create, problems);
   const trail = await openAudit(config, s3, role, deps, create, problems);
   const tokens = await openTokens(config, role, deps, problems);
@@ -231,24 +227,35 @@ export async function prepare(
     await trail?.close();
     throw new ConfigError(problems);
   }
-  const { set, imported, registry } = tools;
+  const { set, registry } = tools;
   logBash(set, logger);
   const { mcp, problems: mcpProblems } = await startMcpServers(config, registry, deps);
-  const answered = config.mcp_servers.map((server) => mcp.supervisors.some((s) => s.server === server.name && s.connected()));
+  const answered = [
+    ...config.mcp_servers.map((server) => mcp.supervisors.some((s) => s.server === server.name && s.connected())),
+    ...config.openapi_sources.map(() => false),
+  ];
   const upstreamTools = registry
     .list()
     .filter((e) => e.tool.upstream)
     .map((e) => e.tool);
   const names = registry.list().map((e) => e.name);
-  mcpProblems.push(...upstreamReachProblems(reach, answered, [...set.builtins, ...imported, ...upstreamTools], names));
+  mcpProblems.push(...upstreamReachProblems(reach, answered, [...set.builtins, ...upstreamTools], names));
   if (mcpProblems.length > 0) {
     tokens?.close();
     await mcp.close();
     await trail?.close();
     throw new ConfigError(mcpProblems);
   }
+  const openapi = startOpenApiSources(config.openapi_sources, registry, {
+    dispatchers,
+    credentials: deps.credentials,
+    baseDir: report.baseDir,
+    taken: new Set(set.tools.map((t) => t.name)),
+    logger,
+  });
   return {
     config: acceptConfig(report),
+    openapi,
     workspace,
     registry,
     spill,

@@ -36,6 +36,8 @@ interface Services {
   audit: Closable | undefined;
   metricsApp: Closable | undefined;
   mcp: Closable;
+  /** The OpenAPI documents still loading. */
+  openapi: Closable;
   state: Closable;
   dispatchers: { guarded: Closable; open: Closable };
   tracing: { shutdown(): Promise<void> } | undefined;
@@ -49,6 +51,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.audit?.close();
   await services.metricsApp?.close();
   await services.mcp.close();
+  await services.openapi.close();
   await services.state.close();
   await Promise.all([services.dispatchers.guarded.close(), services.dispatchers.open.close()]);
   // Last: the spans of everything above are exported before the process exits.

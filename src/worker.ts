@@ -51,7 +51,7 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   onStopSignals(logger, 'the batches it holds (another worker takes them over)', async (signal) => {
     logger.info({ signal }, 'worker stopping: finishing the batches it holds, taking no new one');
     await workers.close();
-    await closeServices({ outbox, audit, metricsApp, mcp, state, dispatchers, tracing });
+    await closeServices({ outbox, audit, metricsApp, mcp, openapi: prepared.openapi, state, dispatchers, tracing });
     logger.info('worker stopped');
   });
 
@@ -59,6 +59,7 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
     {
       concurrency,
       tools: registry.list().map((t) => t.name),
+      openapi_sources: config.openapi_sources.length > 0 ? 'loading: their tools join when each document is read' : 'none',
       metrics: metricsAddress && `${metricsAddress}/metrics`,
       traces: traces?.url ?? 'off',
       audit: audit?.chain ?? 'off',

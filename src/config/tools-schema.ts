@@ -125,8 +125,12 @@ export const OpenApiSourceSchema = Type.Object(
     retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
     max_response_bytes: Type.Optional(PositiveInt()),
     follow_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-    spec_timeout_ms: PositiveInt({ default: 10_000, description: 'Fetching and dereferencing the document at start-up.' }),
+    spec_timeout_ms: PositiveInt({
+      default: 10_000,
+      description: 'The whole load of the document: fetching, parsing, reading its schemas.',
+    }),
     max_spec_bytes: PositiveInt({ default: 16_777_216, description: 'The largest document read.' }),
+    spec_memory_mb: Type.Integer({ minimum: 32, maximum: 4096, default: 512, description: 'The heap the load of the document may use.' }),
     ...ToolSettings,
   },
   { additionalProperties: false },

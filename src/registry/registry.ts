@@ -133,7 +133,8 @@ interface EntryBuilder {
 }
 
 function entryBuilder(defaults: RegistryDefaults): EntryBuilder {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+  // No line outside the JSON log: an unknown format is ignored here, and an OpenAPI document's are logged when it is loaded (plan.ts).
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: false });
   addFormats(ajv);
   return {
     settle: (tool) => ({

@@ -39,12 +39,18 @@ describe('toolsets at start-up', () => {
   const openapi = [{ name: 'api', spec: 'api.json', prefix: 'gh_', base_url: 'https://api.example.com' }];
 
   it('entries may name built-ins, globs and the tools of OpenAPI documents', async () => {
-    const { registry, mcp } = await start({
+    const {
+      registry,
+      mcp,
+      openapi: loads,
+    } = await start({
       openapi_sources: openapi,
       toolsets: { coding: ['Read', 'Edit', 'gh_*'], issues: ['gh_list_issues'] },
       // Policy rules may name them too.
       policy: { rules: [{ tool: 'gh_list_*', decision: 'ask' }] },
     });
+    // The document loads after start-up; its tools join when it is read.
+    await loads.settled;
     expect(registry.get('gh_list_issues')).toBeDefined();
     await mcp.close();
   });

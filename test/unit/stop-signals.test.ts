@@ -79,11 +79,12 @@ describe('closeServices', () => {
       audit: part('audit'),
       metricsApp: part('metrics'),
       mcp: part('mcp'),
+      openapi: part('openapi'),
       state: part('state'),
       dispatchers: { guarded: part('guarded'), open: part('open') },
       tracing: { shutdown: async () => void order.push('tracing') },
     });
-    expect(order).toEqual(['outbox', 'audit', 'metrics', 'mcp', 'state', 'guarded', 'open', 'tracing']);
+    expect(order).toEqual(['outbox', 'audit', 'metrics', 'mcp', 'openapi', 'state', 'guarded', 'open', 'tracing']);
   });
 
   it('skips the parts a process runs without', async () => {
@@ -94,10 +95,11 @@ describe('closeServices', () => {
       audit: undefined,
       metricsApp: undefined,
       mcp: part('mcp'),
+      openapi: part('openapi'),
       state: part('state'),
       dispatchers: { guarded: part('guarded'), open: part('open') },
       tracing: undefined,
     });
-    expect(order).toEqual(['mcp', 'state', 'guarded', 'open']);
+    expect(order).toEqual(['mcp', 'openapi', 'state', 'guarded', 'open']);
   });
 });

@@ -1,6 +1,6 @@
 import { isRecord, type JsonObject } from '../../protocol/json.js';
 import type { Operation } from './document.js';
-import { toJsonSchema } from './schema.js';
+import type { SchemaWalk } from './schema.js';
 
 /** One tool argument and the request part it fills. */
 interface Placed {
@@ -51,7 +51,7 @@ function checkHeaderName(name: string): void {
  * one takes its location (`query_id`, `body_id`). A body that is not a plain object is one argument, `body`. Throws a plain Error for what
  * cannot be mapped (a cookie parameter, a non-JSON body, a path parameter not in the path, a header the gateway sets, an external `$ref`).
  */
-export function planArguments(operation: Operation, seen: WeakMap<object, JsonObject>): ArgumentPlan {
+export function planArguments(operation: Operation, walk: SchemaWalk): ArgumentPlan {
   const properties: JsonObject = {};
   const required: string[] = [];
   const plan: ArgumentPlan = { parameters: {}, path: [], query: [], header: [] };
@@ -72,7 +72,7 @@ export function planArguments(operation: Operation, seen: WeakMap<object, JsonOb
       if (location === 'header') checkHeaderName(name);
       if (!isRecord(parameter.schema)) throw new Error(`parameter "${name}" has no schema (a content map is not supported)`);
       const arg = claim(name, location);
-      const schema = { ...toJsonSchema(parameter.schema, seen) };
+      const schema = { ...walk.convert(parameter.schema) };
       if (typeof parameter.description === 'string' && schema.description === undefined) schema.description = parameter.description;
       properties[arg] = schema;
       if (location === 'path' || parameter.required === true) required.push(arg);
@@ -93,7 +93,7 @@ export function planArguments(operation: Operation, seen: WeakMap<object, JsonOb
     if (mediaType === undefined) throw new Error(`its request body is ${types.join(', ')}; only application/json and +json bodies are sent`);
     if (!HEADER_VALUE.test(mediaType)) throw new Error(`its request body's media type ${JSON.stringify(mediaType)} cannot be sent as a content-type header`);
     const media = content[mediaType];
-    const schema = toJsonSchema(isRecord(media) ? media.schema : undefined, seen);
+    const schema = walk.convert(isRecord(media) ? media.schema : undefined, true);
     const bodyRequired = body.required === true;
     if (isPlainObject(schema)) {
       const placed: Placed[] = [];

@@ -1,17 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Dispatcher } from 'undici';
-import { parse as parseYaml } from 'yaml';
 import type { HttpDispatchers } from '../http/dispatcher.js';
 import { findForbidden } from '../http/ssrf.js';
 import { counted } from '../../shared/count.js';
+import type { SpecOrigin } from './document.js';
 
-/** Where a document came from and its parsed content (JSON or YAML). */
-export interface SpecText {
-  /** The URL or absolute file path, for messages and for resolving relative server URLs. */
-  location: string;
-  isUrl: boolean;
-  document: unknown;
+/** A document's bytes and where they came from; parsed, with the rest of the load, in a worker (load.ts). */
+interface SpecText extends SpecOrigin {
+  bytes: Uint8Array;
 }
 
 interface FetchSpecOptions {
@@ -80,20 +77,7 @@ async function downloadWithin(url: URL, dispatcher: Dispatcher, signal: AbortSig
   }
 }
 
-/** The document as data: JSON when it parses as JSON, else YAML (aliases bounded, as for the config file). */
-function parseDocument(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    try {
-      return parseYaml(text, { maxAliasCount: 100 }) as unknown;
-    } catch (err) {
-      throw new Error(`is neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
-    }
-  }
-}
-
-/** Read `spec` (an http(s) URL or a file path) and parse it; a plain Error says what went wrong. */
+/** Read `spec` (an http(s) URL or a file path), at most `maxBytes` of it; a plain Error says what went wrong. */
 export async function fetchSpec(spec: string, options: FetchSpecOptions): Promise<SpecText> {
   const isUrl = /^https?:\/\//i.test(spec);
   let bytes: Buffer;
@@ -104,12 +88,14 @@ export async function fetchSpec(spec: string, options: FetchSpecOptions): Promis
     bytes = await download(url, options);
   } else {
     location = resolve(options.baseDir, spec);
+    let size: number;
     try {
-      bytes = await readFile(location);
+      size = (await stat(location)).size;
+      bytes = size > options.maxBytes ? Buffer.alloc(0) : await readFile(location);
     } catch (err) {
       throw new Error(`could not be read: ${(err as Error).message}`);
     }
-    if (bytes.length > options.maxBytes) throw new Error(`the document is larger than max_spec_bytes (${counted(options.maxBytes, 'byte')})`);
+    if (size > options.maxBytes || bytes.length > options.maxBytes) throw new Error(`the document is larger than max_spec_bytes (${counted(options.maxBytes, 'byte')})`);
   }
-  return { location, isUrl, document: parseDocument(bytes.toString('utf8')) };
+  return { location, isUrl, bytes };
 }

@@ -9,7 +9,7 @@ import type { OpenApiSourceConfig } from '../../config/schema.js';
 import { settingsOf } from '../settings.js';
 import type { Tool } from '../tool.js';
 import { HEADER_VALUE, type ArgumentPlan } from './arguments.js';
-import type { Operation } from './document.js';
+import type { OperationHead } from './document.js';
 
 const NAME_MAX = 64;
 // Tool descriptions are in the model's context on every step: a long operation description is cut here.
@@ -27,7 +27,7 @@ export function toolNameOf(prefix: string, operationId: string): string {
   return `${name.slice(0, NAME_MAX - 9)}_${sha256Hex(name).slice(0, 8)}`;
 }
 
-function describe(operation: Operation): string {
+function describe(operation: OperationHead): string {
   const text = [operation.summary, operation.description].filter((t): t is string => !!t?.trim()).map((t) => t.trim());
   if (text.length === 2 && text[1]!.startsWith(text[0]!)) text.shift();
   const joined = text.join('\n\n') || `${operation.method.toUpperCase()} ${operation.path}`;
@@ -58,7 +58,7 @@ interface OperationToolDeps {
  * The HTTP tool of one operation: path, query, header (configured ones win) and body arguments, sent with the HTTP tools' exchange to the
  * source's origin only. Throws a plain Error for TRACE, a path that would name another origin (`:8080/x`, `@host/x`) or leave the base path.
  */
-export function createOperationTool(name: string, operation: Operation, plan: ArgumentPlan, deps: OperationToolDeps): Tool {
+export function createOperationTool(name: string, operation: OperationHead, plan: ArgumentPlan, deps: OperationToolDeps): Tool {
   const method = operation.method.toUpperCase();
   if (method === 'TRACE') throw new Error('TRACE is not sent by HTTP tools');
   const httpMethod = method as HttpMethod;

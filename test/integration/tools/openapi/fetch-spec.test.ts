@@ -140,7 +140,8 @@ describe('start-up (prepare) with openapi_sources', () => {
   it('serves a document relative to the config file, logging each operation it leaves out', async () => {
     await writeFile(join(dir, 'pets.json'), await readFile('test/fixtures/openapi/petstore-3.1.json'));
     const { prepared, lines } = await start([{ name: 'pets', spec: 'pets.json', base_url: 'https://pets.example.com/v2' }]);
-    const { registry, mcp } = await prepared;
+    const { registry, mcp, openapi } = await prepared;
+    await openapi.settled;
     expect(registry.list().filter((e) => /Pet/.test(e.name)).map((e) => e.name)).toEqual(['addPet', 'deletePet', 'findPetsByStatus', 'findPetsByTags', 'getPetById', 'updatePet']);
     expect(lines.filter((l) => l.msg === 'OpenAPI operation left out; the rest of its document is served').map((l) => l.problem)).toEqual([
       expect.stringMatching(/^openapi_sources\.pets: updatePetWithForm/),
@@ -149,25 +150,35 @@ describe('start-up (prepare) with openapi_sources', () => {
     await mcp.close();
   });
 
-  it('stops on a document that does not parse, one refused by the guard and one with an unresolvable $ref, listing all three', async () => {
+  it('does not stop on a document that does not parse, one refused by the guard, or an operation with an unresolvable $ref: each logged', async () => {
     await writeFile(join(dir, 'broken.json'), '{"openapi": "3.1.0", "paths": {');
     await writeFile(
       join(dir, 'dangling.json'),
-      JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/a': { get: { operationId: 'a', parameters: [{ $ref: '#/components/parameters/Gone' }], responses: {} } } } }),
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/a': { get: { operationId: 'a', parameters: [{ $ref: '#/components/parameters/Gone' }], responses: {} } },
+          '/b': { get: { operationId: 'b', responses: {} } },
+        },
+      }),
     );
-    const { prepared } = await start([
+    const { prepared, lines } = await start([
       { name: 'broken', spec: 'broken.json', base_url: 'https://a.example.com' },
       { name: 'guarded', spec: `${specServer.origin}/relative.json` },
       { name: 'dangling', spec: 'dangling.json', base_url: 'https://a.example.com' },
     ]);
-    const err = await prepared.then(
-      () => undefined,
-      (e: unknown) => e as { problems: string[] },
-    );
-    expect(err?.problems).toEqual([
-      expect.stringMatching(/^openapi_sources\.broken: spec broken\.json is neither JSON nor YAML/),
-      expect.stringMatching(/^openapi_sources\.guarded: spec .* refused by the SSRF guard/),
-      expect.stringMatching(/^openapi_sources\.dangling: spec dangling\.json could not be dereferenced: .*Gone/),
+    const { registry, mcp, openapi } = await prepared;
+    await openapi.settled;
+    expect(lines.filter((l) => l.msg === 'OpenAPI source refused: none of its operations is served').map((l) => [l.openapi_source, l.problem]).sort()).toEqual([
+      ['broken', expect.stringMatching(/^openapi_sources\.broken: spec broken\.json is neither JSON nor YAML/)],
+      ['guarded', expect.stringMatching(/^openapi_sources\.guarded: spec .* refused by the SSRF guard/)],
     ]);
+    expect(lines.filter((l) => l.msg === 'OpenAPI operation left out; the rest of its document is served')).toEqual([
+      expect.objectContaining({ openapi_source: 'dangling', operation: 'a', method: 'GET', path: '/a', reason: 'its $ref "#/components/parameters/Gone" points nowhere in the document' }),
+    ]);
+    expect(registry.get('b')).toBeDefined();
+    expect(registry.get('a')).toBeUndefined();
+    await mcp.close();
   });
 });

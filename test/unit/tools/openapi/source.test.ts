@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFrom } from '../../../../src/config/load.js';
+import { createEnvCredentials } from '../../../../src/tools/credentials.js';
+import { createHttpDispatchers } from '../../../../src/tools/http/index.js';
+import { loadOpenApiSource } from '../../../../src/tools/openapi/index.js';
 import { doc, load, tempDocs } from './helpers.js';
 
 let docs: Awaited<ReturnType<typeof tempDocs>>;
@@ -15,11 +19,6 @@ describe('a document that cannot be read stops start-up; nothing of it is served
     ['Swagger 2.0', { swagger: '2.0', info: { title: 't', version: '1' }, paths: {} }, /is Swagger 2\.0; only OpenAPI 3\.0 and 3\.1 are read/],
     ['no openapi version', { info: { title: 't', version: '1' }, paths: {} }, /is not an OpenAPI 3\.0 or 3\.1 document \(openapi: null\)/],
     ['OpenAPI 4', { openapi: '4.0.0', info: { title: 't', version: '1' }, paths: {} }, /is not an OpenAPI 3\.0 or 3\.1 document \(openapi: "4\.0\.0"\)/],
-    [
-      'a $ref that points nowhere',
-      doc({ '/items': { post: { operationId: 'add', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } }, responses: {} } }, '/items/{id}': getItem }),
-      /could not be dereferenced: .*#\/components\/schemas\/Nope/,
-    ],
   ])('%s', async (_what, content, message) => {
     const path = await docs.file('bad.txt', content);
     const { tools, problems } = await load([{ name: 'bad', spec: path }]);
@@ -78,7 +77,7 @@ it('a document none of whose operations can be a tool stops start-up too', async
 });
 
 describe('an operation that cannot be a tool is listed and left out; the rest of the document is served', () => {
-  it('no operationId, a cookie parameter, a body with no JSON media type, a recursive schema, TRACE', async () => {
+  it('no operationId, a cookie parameter, a body with no JSON media type, a $ref that points nowhere, TRACE; a recursive schema is a tool', async () => {
     const node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } };
     const path = await docs.file('mixed.json', doc(
       {
@@ -88,18 +87,43 @@ describe('an operation that cannot be a tool is listed and left out; the rest of
         '/upload': { post: { operationId: 'upload', requestBody: { content: { 'image/png': { schema: { type: 'string' } } } }, responses: {} } },
         '/tree': { post: { operationId: 'plant', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } }, responses: {} } },
         '/trace': { trace: { operationId: 'traceIt', responses: {} } },
+        '/items': { post: { operationId: 'add', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } }, responses: {} } },
       },
       { components: { schemas: { Node: node } } },
     ));
     const { tools, skipped, problems } = await load([{ name: 'm', spec: path }]);
     expect(problems).toEqual([]);
-    expect(tools.map((t) => t.name)).toEqual(['getItem']);
+    expect(tools.map((t) => t.name)).toEqual(['getItem', 'plant']);
     expect(skipped).toEqual([
       'openapi_sources.m: (no operationId) (GET /anonymous): no operationId to name the tool after',
       'openapi_sources.m: withCookie (GET /cookie): cookie parameters (session) are not supported',
       'openapi_sources.m: upload (POST /upload): its request body is image/png; only application/json and +json bodies are sent',
-      'openapi_sources.m: plant (POST /tree): its schema holds a $ref the import cannot inline (#/components/schemas/Node: recursive, or outside the document)',
       'openapi_sources.m: traceIt (TRACE /trace): TRACE is not sent by HTTP tools',
+      'openapi_sources.m: add (POST /items): its $ref "#/components/schemas/Nope" points nowhere in the document',
+    ]);
+    // The recursion stays a reference into the tool's own $defs.
+    expect(tools[1]!.parameters).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+      additionalProperties: false,
+      $defs: { Node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } } } },
+    });
+  });
+});
+
+describe('loadOpenApiSource: every selected operation with its verdict, for whoever prints them', () => {
+  it('a tool, or the reason it is left out, and the notes of what was changed to serve it', async () => {
+    const path = await docs.file('verdicts.json', doc({
+      '/items/{id}': getItem,
+      '/when': { get: { operationId: 'when', parameters: [{ name: 'at', in: 'query', schema: { type: 'string', format: 'weird-time' } }], responses: {} } },
+      '/cookie': { get: { operationId: 'withCookie', parameters: [{ name: 'session', in: 'cookie', schema: { type: 'string' } }], responses: {} } },
+    }));
+    const config = configFrom({ openapi_sources: [{ name: 'v', spec: path }] });
+    const outcome = await loadOpenApiSource(config.openapi_sources[0]!, { dispatchers: createHttpDispatchers(), credentials: createEnvCredentials({}), baseDir: '/' });
+    expect(outcome.verdicts.map((v) => ({ label: v.label, tool: v.tool?.name, reason: v.reason, notes: v.notes }))).toEqual([
+      { label: 'getItem (GET /items/{id})', tool: 'getItem', reason: undefined, notes: [] },
+      { label: 'when (GET /when)', tool: 'when', reason: undefined, notes: ['unknown format "weird-time" ignored in schema at path "#/properties/at"'] },
+      { label: 'withCookie (GET /cookie)', tool: undefined, reason: 'cookie parameters (session) are not supported', notes: [] },
     ]);
   });
 });
