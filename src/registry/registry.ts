@@ -83,8 +83,12 @@ export class ToolRegistry {
     return this.catalog.sorted;
   }
 
-  /** Replace the tools of `source`: one whose name is refused or taken, or whose schema ajv rejects, is left out and reported. */
-  setSource(source: string, tools: readonly Tool[]): SourceReport {
+  /**
+   * Replace the tools of `source`: one whose name is refused or taken, or whose schema ajv rejects, is left out and reported. `compiled`:
+   * every schema was compiled by ajv where the tools were read (an OpenAPI load), so each validator is compiled on its tool's first call,
+   * and hundreds of new tools cost the event loop nothing now.
+   */
+  setSource(source: string, tools: readonly Tool[], compiled = false): SourceReport {
     const report: SourceReport = { refused: [], invalid: [] };
     const previous = new Map((this.sources.get(source) ?? []).map((e) => [e.name, e]));
     const taken = new Set(
@@ -112,7 +116,10 @@ export class ToolRegistry {
         continue;
       }
       try {
-        entries.push({ ...this.builder.settle(tool), validate: this.builder.validator(tool) });
+        entries.push({
+          ...this.builder.settle(tool),
+          validate: compiled ? this.builder.lazyValidator(tool) : this.builder.validator(tool),
+        });
       } catch (err) {
         report.invalid.push(`${tool.name}: inputSchema is not a valid JSON Schema, so the tool is left out: ${(err as Error).message}`);
       }
@@ -129,6 +136,8 @@ interface EntryBuilder {
   settle(tool: Tool): Omit<RegisteredTool, 'validate'>;
   /** Throws when ajv rejects the schema. */
   validator(tool: Tool): ValidateFunction;
+  /** The same validator, compiled on its first call. */
+  lazyValidator(tool: Tool): ValidateFunction;
   release(validate: ValidateFunction): void;
 }
 
@@ -150,6 +159,15 @@ function entryBuilder(defaults: RegistryDefaults): EntryBuilder {
     validator(tool) {
       const { $schema: _ignored, ...schema } = tool.parameters;
       return ajv.compile(schema);
+    },
+    lazyValidator(tool) {
+      const { $schema: _ignored, ...schema } = tool.parameters;
+      let compiled: ValidateFunction | undefined;
+      const validate = ((data: unknown) => (compiled ??= ajv.compile(schema))(data)) as ValidateFunction;
+      Object.defineProperty(validate, 'errors', { get: () => compiled?.errors ?? null });
+      // What `release` removes from ajv: this schema, compiled or not.
+      validate.schema = schema;
+      return validate;
     },
     // ajv keeps every schema it compiled: an upstream's replaced tools must not pile up there.
     release: (validate) => ajv.removeSchema(validate.schema as object),

@@ -47,7 +47,8 @@ function parseDocument(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     try {
-      return parseYaml(text, { maxAliasCount: 100 }) as unknown;
+      // `logLevel: 'error'`: a YAML warning would go to stderr, outside the JSON log; only errors matter here.
+      return parseYaml(text, { maxAliasCount: 100, logLevel: 'error' }) as unknown;
     } catch (err) {
       throw new Error(`is neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
     }

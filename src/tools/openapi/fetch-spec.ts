@@ -5,6 +5,7 @@ import type { HttpDispatchers } from '../http/dispatcher.js';
 import { findForbidden } from '../http/ssrf.js';
 import { counted } from '../../shared/count.js';
 import type { SpecOrigin } from './document.js';
+import { LoadBoundError } from './load.js';
 
 /** A document's bytes and where they came from; parsed, with the rest of the load, in a worker (load.ts). */
 interface SpecText extends SpecOrigin {
@@ -26,7 +27,7 @@ async function capped(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Bu
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > maxBytes) throw new Error(`the document is larger than max_spec_bytes (${counted(maxBytes, 'byte')})`);
+    if (size > maxBytes) throw new LoadBoundError('max_spec_bytes', `the document is larger than max_spec_bytes (${counted(maxBytes, 'byte')})`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
@@ -61,7 +62,7 @@ async function downloadWithin(url: URL, dispatcher: Dispatcher, signal: AbortSig
     const refused = findForbidden(err);
     if (refused) throw new Error(`refused by the SSRF guard: ${refused.message}; set allow_private_network: true for a document on a private network`);
     if (signal.aborted || (err as { code?: string }).code?.endsWith('TIMEOUT')) {
-      throw new Error(`no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
+      throw new LoadBoundError('spec_timeout_ms', `no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
     }
     throw new Error(`could not be fetched: ${(err as Error).message}`);
   }
@@ -69,7 +70,7 @@ async function downloadWithin(url: URL, dispatcher: Dispatcher, signal: AbortSig
     if (response.statusCode !== 200) throw new Error(`the server answered ${response.statusCode}; expected 200 with the document (redirects are not followed)`);
     return await capped(response.body, options.maxBytes);
   } catch (err) {
-    if (signal.aborted || (err as { code?: string }).code?.endsWith('TIMEOUT')) throw new Error(`no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
+    if (signal.aborted || (err as { code?: string }).code?.endsWith('TIMEOUT')) throw new LoadBoundError('spec_timeout_ms', `no answer within spec_timeout_ms (${options.timeoutMs} ms)`);
     throw err;
   } finally {
     // A body left unread (an error status, a document over the cap) is dropped; undici reports that as an error nobody awaits.
@@ -95,7 +96,7 @@ export async function fetchSpec(spec: string, options: FetchSpecOptions): Promis
     } catch (err) {
       throw new Error(`could not be read: ${(err as Error).message}`);
     }
-    if (size > options.maxBytes || bytes.length > options.maxBytes) throw new Error(`the document is larger than max_spec_bytes (${counted(options.maxBytes, 'byte')})`);
+    if (size > options.maxBytes || bytes.length > options.maxBytes) throw new LoadBoundError('max_spec_bytes', `the document is larger than max_spec_bytes (${counted(options.maxBytes, 'byte')})`);
   }
   return { location, isUrl, bytes };
 }

@@ -14,10 +14,10 @@ export interface LoadInput {
 /** What it answers: the document planned, or why it cannot be read. */
 export type LoadOutput = { ok: true; document: PlannedDocument } | { ok: false; message: string };
 
-/** A load stopped by one of its bounds; `bound` names the setting. */
+/** A load stopped by one of its bounds (the fetch's included); `bound` names the setting. */
 export class LoadBoundError extends Error {
   constructor(
-    readonly bound: 'spec_timeout_ms' | 'spec_memory_mb',
+    readonly bound: 'spec_timeout_ms' | 'spec_memory_mb' | 'max_spec_bytes',
     message: string,
   ) {
     super(message);

@@ -121,8 +121,8 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
     const verdict: OperationVerdict = { method: operation.method, path: operation.path, label: where, notes };
     if (operation.operationId !== undefined) verdict.operationId = operation.operationId;
     const leftOut = (why: string) => Object.assign(verdict, { reason: why });
-    if (operation.operationId === undefined) return leftOut('no operationId to name the tool after');
     if (reason !== undefined || plan === undefined) return leftOut(reason ?? 'its arguments could not be planned');
+    if (operation.operationId === undefined) return leftOut('no operationId to name the tool after');
     const name = toolNameOf(source.prefix, operation.operationId);
     if (deps.taken?.has(name)) {
       problems.push(`openapi_sources.${source.name}: ${where} becomes the tool "${name}", a name another tool has; set a prefix or leave it out with include`);

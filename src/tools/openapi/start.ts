@@ -5,7 +5,7 @@ import { loadOpenApiSource, type OpenApiDeps } from './source.js';
 
 /** Where a source's tools are served (the registry): what it refuses or cannot compile is reported. */
 interface ToolSources {
-  setSource(source: string, tools: readonly Tool[]): { refused: readonly string[]; invalid: readonly string[] };
+  setSource(source: string, tools: readonly Tool[], compiled: boolean): { refused: readonly string[]; invalid: readonly string[] };
 }
 
 /** The loads of a gateway's OpenAPI sources, under way in the background. */
@@ -47,7 +47,8 @@ export function startOpenApiSources(sources: readonly OpenApiSourceConfig[], reg
       }
       return;
     }
-    const report = registry.setSource(`openapi_sources.${source.name}`, outcome.tools);
+    // Every schema was compiled in the load's worker (plan.ts): the registry compiles each on its tool's first call.
+    const report = registry.setSource(`openapi_sources.${source.name}`, outcome.tools, true);
     for (const problem of report.refused) log.error({ problem }, 'OpenAPI tool left out: its name is refused');
     for (const problem of report.invalid) log.warn({ problem }, 'OpenAPI tool left out: its schema does not compile');
     log.info({ tools: outcome.tools.length - report.refused.length - report.invalid.length, left_out: outcome.skipped.length }, 'OpenAPI source loaded: its tools are served');

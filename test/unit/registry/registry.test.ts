@@ -25,6 +25,23 @@ describe('ToolRegistry.setSource', () => {
     expect(registry.get('a_three')!.tool.name).toBe('a_three');
   });
 
+  it('compiled (the schemas were compiled where they were read): each validator compiles on its first call and validates the same', () => {
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+    const many = Array.from({ length: 300 }, (_, i) => tool(`t${i}`, { ...schema, properties: { n: { type: 'integer', maximum: i } } }));
+    const eager = createRegistry([], registryDefaults(configFrom({})));
+    const lazy = createRegistry([], registryDefaults(configFrom({})));
+    let started = performance.now();
+    eager.setSource('e', many);
+    const eagerMs = performance.now() - started;
+    started = performance.now();
+    lazy.setSource('l', many, true);
+    expect(performance.now() - started).toBeLessThan(eagerMs / 3);
+    const validate = lazy.get('t5')!.validate;
+    expect(validate({ n: 5 })).toBe(true);
+    expect(validate({ n: 6 })).toBe(false);
+    expect(validate.errors).toEqual(eager.get('t5')!.validate({ n: 6 }) ? null : eager.get('t5')!.validate.errors);
+  });
+
   it('refuses a name another tool holds or no provider accepts, and reports a schema ajv rejects; serves the rest', () => {
     const registry = createRegistry([tool('Read')], registryDefaults(configFrom({})));
     registry.setSource('b', [tool('shared')]);

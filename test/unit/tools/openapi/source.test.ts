@@ -127,3 +127,39 @@ describe('loadOpenApiSource: every selected operation with its verdict, for whoe
     ]);
   });
 });
+
+describe('the left-out reasons docs/openapi.md lists that no other test shows, each costing only its operation', () => {
+  const ok = { '/ok': { get: { operationId: 'ok', responses: {} } } };
+  const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+  it.each([
+    ['a parameter with a content map', { '/c': { get: { operationId: 'c', parameters: [{ name: 'q', in: 'query', content: { 'application/json': { schema: {} } } }], responses: {} } } }, {}, 'parameter "q" has no schema (a content map is not supported)'],
+    [
+      'argument names that clash even with their location as a prefix',
+      { '/n/{id}/{query_id}': { get: { operationId: 'n', parameters: [pathParam('id'), pathParam('query_id'), { name: 'id', in: 'query', schema: { type: 'string' } }], responses: {} } } },
+      {},
+      'the argument names "id" and "query_id" are both taken; the parameters clash',
+    ],
+    ['a path placeholder no parameter declares', { '/x/{id}': { get: { operationId: 'x', responses: {} } } }, {}, 'the path names {id}, which no path parameter declares'],
+    ['servers of its own that are not a base URL', { '/s': { get: { operationId: 's', servers: [{ url: 'https://api.example.com/v1?x=1' }], responses: {} } } }, {}, 'its servers name https://api.example.com/v1?x=1, which is not a base URL (a query, a fragment or an unfilled {variable})'],
+    [
+      'a $ref chain that loops',
+      { '/l': { get: { operationId: 'l', parameters: [{ $ref: '#/components/parameters/A' }], responses: {} } } },
+      { components: { parameters: { A: { $ref: '#/components/parameters/B' }, B: { $ref: '#/components/parameters/A' } } } },
+      /^its \$ref "#\/components\/parameters\/[AB]" is a chain of more than 32 references \(a loop\)$/,
+    ],
+    ['a path item whose $ref points nowhere', { '/gone': { $ref: '#/components/pathItems/Gone' } }, {}, 'its path item $ref "#/components/pathItems/Gone" points nowhere in the document'],
+    [
+      'a schema of more than 50,000 subschemas written out',
+      { '/w': { post: { operationId: 'w', requestBody: { content: { 'application/json': { schema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 50_001 }, (_, i) => [`p${i}`, { type: 'string' }])) } } } }, responses: {} } } },
+      {},
+      /^its schema has more than 50,?000 subschemas written out \(shared ones should be \$ref-ed\)$/,
+    ],
+  ])('%s', async (_what, paths, extra, reason) => {
+    const path = await docs.file('reason.json', doc({ ...paths, ...ok }, extra));
+    const { tools, skipped, problems } = await load([{ name: 'r', spec: path }]);
+    expect(problems).toEqual([]);
+    expect(tools.map((t) => t.name)).toEqual(['ok']);
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.replace(/^openapi_sources\.r: [^:]+\): /, '')).toMatch(typeof reason === 'string' ? new RegExp(`^${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : reason);
+  });
+});
