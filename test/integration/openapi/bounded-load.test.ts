@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refFanOut, yamlAliasBomb } from '../../fixtures/openapi/hostile.js';
 import { startServer, type TestServer } from '../http-tools/helpers.js';
-import { call, isolated, portOf, startGateway, TEST_MS, until, useGatewayScratch, writeConfig } from '../server-harness.js';
+import { call, executeAt, isolated, portOf, startGateway, TEST_MS, until, useGatewayScratch, writeConfig } from '../server-harness.js';
 
 /**
  * A real gateway (`toolgate serve`) with OpenAPI sources on a loopback server: documents load after the port opens, each in a bounded
@@ -68,7 +68,7 @@ describe('OpenAPI documents load beside a serving gateway', { timeout: TEST_MS }
     const logged = (msg: string, name: string) => gateway.logs.find((l) => l.msg === msg && l.openapi_source === name);
 
     // The slow document is still being fetched: the gateway serves meanwhile.
-    expect(held.length).toBe(1);
+    await until('the slow document is being fetched', async () => held.length === 1);
     expect((await call(port, 'GET', '/healthz')).status).toBe(200);
     const builtins = (await call(port, 'GET', '/tools?format=mcp')).json() as { tools: Array<{ name: string }> };
     expect(builtins.tools.map((t) => t.name)).toContain('Read');
@@ -101,6 +101,9 @@ describe('OpenAPI documents load beside a serving gateway', { timeout: TEST_MS }
     expect(names).toEqual(expect.arrayContaining(['Read', 'p_ok', 'p_arn', 'p_tree', 'laugh', 'ping']));
     expect(names).not.toContain('p_when');
     expect(Object.keys(catalog.tools.find((t) => t.name === 'laugh')!.inputSchema.$defs as object)).toHaveLength(30);
+    // The recursive body validates through its $defs (compiled on this first call), refused before any request is sent.
+    const [refused] = await executeAt(ready.address, 'bounded-load', [{ id: 'c1', name: 'p_tree', arguments: { children: [{ children: 'not a list' }] } }]);
+    expect(refused).toMatchObject({ status: 'error', error: { code: 'INVALID_ARGS' } });
     expect(gateway.stderr()).not.toMatch(/unknown format|ignored/);
   });
 });
