@@ -31,6 +31,29 @@ interface LoadLimits {
   signal?: AbortSignal;
 }
 
+/** How many loads' workers run at once; the others wait their turn, which is not counted against their `spec_timeout_ms`. */
+export interface LoadSlots {
+  run<T>(load: () => Promise<T>): Promise<T>;
+}
+
+/** At most `count` workers at once: the loads' memory is then at most `count` times the largest `spec_memory_mb`. */
+export function createLoadSlots(count: number): LoadSlots {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return {
+    async run(load) {
+      if (running >= count) await new Promise<void>((resolve) => waiting.push(resolve));
+      running++;
+      try {
+        return await load();
+      } finally {
+        running--;
+        waiting.shift()?.();
+      }
+    },
+  };
+}
+
 /** Under a TypeScript runner (tests, tsx) the entry is a .ts file, which a worker can import only once tsx's loader is registered in it. */
 function startWorker(input: LoadInput, memoryMb: number): Worker {
   const entry = new URL(`./load-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);

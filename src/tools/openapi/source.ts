@@ -7,7 +7,7 @@ import { compileUrlTemplate } from '../http/template.js';
 import type { Tool } from '../tool.js';
 import type { OperationHead } from './document.js';
 import { fetchSpec } from './fetch-spec.js';
-import { LoadBoundError, loadInWorker } from './load.js';
+import { LoadBoundError, loadInWorker, type LoadSlots } from './load.js';
 import { createOperationTool, toolNameOf } from './openapi-tool.js';
 
 export interface OpenApiDeps {
@@ -20,6 +20,8 @@ export interface OpenApiDeps {
   taken?: ReadonlySet<string>;
   /** Aborted when the gateway stops: a load under way ends. */
   signal?: AbortSignal;
+  /** Shared by the sources of one gateway: how many documents are read at once. Absent: no limit. */
+  slots?: LoadSlots;
 }
 
 /** One selected operation of a document and its verdict: its tool, or why it is left out. */
@@ -89,7 +91,8 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
     });
     const left = Math.max(1, source.spec_timeout_ms - (Date.now() - started));
     const { bytes, ...origin } = spec;
-    document = await loadInWorker({ bytes, origin }, { timeoutMs: left, memoryMb: source.spec_memory_mb, ...(deps.signal && { signal: deps.signal }) });
+    const load = () => loadInWorker({ bytes, origin }, { timeoutMs: left, memoryMb: source.spec_memory_mb, ...(deps.signal && { signal: deps.signal }) });
+    document = await (deps.slots ? deps.slots.run(load) : load());
   } catch (err) {
     return fail(`spec ${source.spec} ${(err as Error).message}`, err instanceof LoadBoundError ? err.bound : undefined);
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { OpenApiSourceConfig } from '../../config/schema.js';
 import type { Tool } from '../tool.js';
+import { createLoadSlots } from './load.js';
 import { loadOpenApiSource, type OpenApiDeps } from './source.js';
 
 /** Where a source's tools are served (the registry): what it refuses or cannot compile is reported. */
@@ -17,6 +18,8 @@ export interface OpenApiLoads {
 }
 
 const LEFT_OUT = 'OpenAPI operation left out; the rest of its document is served';
+// Documents read at once, each in a worker of at most its spec_memory_mb; fetches are not limited.
+const PARALLEL_READS = 2;
 
 /**
  * Load every source in the background, each document in a bounded worker of its own (load.ts): the gateway serves its other tools
@@ -25,15 +28,18 @@ const LEFT_OUT = 'OpenAPI operation left out; the rest of its document is served
  */
 export function startOpenApiSources(sources: readonly OpenApiSourceConfig[], registry: ToolSources, deps: OpenApiDeps & { logger: Logger }): OpenApiLoads {
   const stop = new AbortController();
+  const slots = createLoadSlots(PARALLEL_READS);
   const loads = sources.map(async (source) => {
     const log = deps.logger.child({ openapi_source: source.name });
-    const outcome = await loadOpenApiSource(source, { ...deps, signal: stop.signal }).catch((err: unknown) => ({
+    const outcome = await loadOpenApiSource(source, { ...deps, signal: stop.signal, slots }).catch((err: unknown) => ({
       tools: [],
       skipped: [],
       verdicts: [],
       problems: [`openapi_sources.${source.name}: could not be loaded: ${(err as Error).message}`],
       bound: undefined,
     }));
+    // Stopped with the gateway: nothing to serve, nothing to report.
+    if (stop.signal.aborted) return;
     for (const verdict of outcome.verdicts) {
       const where = { operation: verdict.operationId ?? null, method: verdict.method.toUpperCase(), path: verdict.path };
       const notes = verdict.notes.length > 0 ? { notes: verdict.notes } : {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LoadBoundError, loadInWorker } from '../../../../src/tools/openapi/load.js';
+import { createLoadSlots, LoadBoundError, loadInWorker } from '../../../../src/tools/openapi/load.js';
 import { yamlAliasBomb } from '../../../fixtures/openapi/hostile.js';
 import { doc } from './helpers.js';
 
@@ -51,5 +51,24 @@ describe('loadInWorker', () => {
     setTimeout(() => stop.abort(), 200);
     const err = await refusal(load);
     expect(err.message).toBe('the load was stopped: the gateway is shutting down');
+  });
+});
+
+describe('createLoadSlots', () => {
+  it('runs at most its count of loads at once; one that fails frees its slot', async () => {
+    const slots = createLoadSlots(2);
+    let running = 0;
+    let most = 0;
+    const load = (fail: boolean) =>
+      slots.run(async () => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        if (fail) throw new Error('refused');
+        return 'read';
+      });
+    const results = await Promise.allSettled([load(true), load(false), load(false), load(true), load(false)]);
+    expect(most).toBe(2);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
   });
 });
