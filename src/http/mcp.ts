@@ -127,7 +127,8 @@ export function mcpRoutes(deps: PipelineDeps) {
     if (payload.error?.code === 'UNKNOWN_TOOL') {
       return rpcError(id, RPC_ERRORS.INVALID_PARAMS, `Unknown tool: ${parsed.name.slice(0, 100)}`, payload.error);
     }
-    return rpcResult(id, toCallToolResult(payload, serialized[0]!, results[0]!.content));
+    const outputSchema = deps.registry.get(parsed.name)?.tool.outputSchema;
+    return rpcResult(id, toCallToolResult(payload, serialized[0]!, results[0]!.content, outputSchema));
   }
 
   function initialize(id: RpcId, params: Record<string, unknown>, x: Exchange): RpcResponse {

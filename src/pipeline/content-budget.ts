@@ -1,7 +1,8 @@
 /**
  * A result's `content` under the budgets (docs/api.md, "Images and other content"): blocks count their decoded bytes, and are
  * fitted before the text is cut: while they and each payload's text room exceed the budget, the largest inline block moves to
- * the spill store, named by `url` with a `note`, and the payload becomes `partial` unless it is an error.
+ * the spill store, named by `url` with a `note`, and the payload becomes `partial` unless it is an error. The per-call budget
+ * counts every block but images (`limits.image_bytes` bounds each image instead, tools/content.ts); the batch budget counts all.
  */
 import { extraBytes, inlineBytes, isInline, type InlineBlock } from '../protocol/content.js';
 import type { Payload } from '../protocol/result.js';
@@ -12,10 +13,18 @@ export const TEXT_ROOM_BYTES = 512;
 
 const OVER_BUDGET = 'over the output budget';
 
-/** The bytes a payload's inline blocks add to its serialized size (their decoded base64). */
-export function contentBytes(payload: Pick<Payload, 'content'>): number {
+/** Which inline blocks a budget counts. */
+type Counted = (block: InlineBlock) => boolean;
+
+const everyBlock: Counted = () => true;
+
+/** What the per-call budget counts: images are bounded by `limits.image_bytes` instead, so a screenshot is not cut by a text budget. */
+export const notImages: Counted = (block) => block.type !== 'image';
+
+/** The bytes a payload's counted inline blocks add to its serialized size (their decoded base64). */
+export function contentBytes(payload: Pick<Payload, 'content'>, counted: Counted = everyBlock): number {
   let bytes = 0;
-  for (const block of payload.content ?? []) if (isInline(block)) bytes += extraBytes(block);
+  for (const block of payload.content ?? []) if (isInline(block) && counted(block)) bytes += extraBytes(block);
   return bytes;
 }
 
@@ -25,6 +34,7 @@ export async function fitContent(
   jsonBytes: readonly number[],
   budgetBytes: number,
   spill: SpillBytes,
+  counted: Counted = everyBlock,
 ): Promise<Payload[]> {
   const result = payloads.slice();
   const inline: Array<{ payload: number; index: number; bytes: number }> = [];
@@ -32,7 +42,7 @@ export async function fitContent(
   payloads.forEach((payload, p) => {
     total += Math.min(jsonBytes[p]!, TEXT_ROOM_BYTES);
     payload.content?.forEach((block, index) => {
-      if (!isInline(block)) return;
+      if (!isInline(block) || !counted(block)) return;
       const bytes = inlineBytes(block);
       inline.push({ payload: p, index, bytes });
       total += bytes;

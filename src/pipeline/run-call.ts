@@ -8,7 +8,7 @@ import { CallContext } from './call-context.js';
 import { errorResult, outputResult, withPayload } from './call-result.js';
 import { callSpanName } from './call-span.js';
 import { callGuard } from './guard.js';
-import { contentBytes, fitContent } from './content-budget.js';
+import { contentBytes, fitContent, notImages } from './content-budget.js';
 import { spillFor } from './spill-health.js';
 import { callTimeout, runWithTimeout } from './timeout.js';
 import type { AdmitOutcome, ExecContext, PipelineDeps, PlannedCall } from './types.js';
@@ -65,7 +65,7 @@ async function runTool(call: PlannedCall, ctx: ExecContext, deps: PipelineDeps, 
   }
 }
 
-/** A spill store failure cuts the payload all the same, never turns it into an error. */
+/** The per-call budget, images aside (see notImages); a spill store failure cuts the payload all the same, never turns it into an error. */
 async function withinCallBudget(
   result: CallResult,
   tool: Tool,
@@ -73,8 +73,8 @@ async function withinCallBudget(
   deps: PipelineDeps,
 ): Promise<{ result: CallResult; json?: string }> {
   const budget = deps.config.limits.call_budget_bytes;
-  if (result.content) result = withPayload(result, (await fitContent([result], [payloadBytes(result)], budget, spill))[0]!);
-  const budgeted = await applyCallBudget(result, budget - contentBytes(result), spill, tool.resumeHint);
+  if (result.content) result = withPayload(result, (await fitContent([result], [payloadBytes(result)], budget, spill, notImages))[0]!);
+  const budgeted = await applyCallBudget(result, budget - contentBytes(result, notImages), spill, tool.resumeHint);
   if (budgeted.json !== undefined) return { result, json: budgeted.json };
   return { result: withPayload(result, budgeted.payload) };
 }

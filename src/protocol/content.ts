@@ -10,15 +10,20 @@ interface SpilledPayload {
   spill_error?: string;
 }
 
-export interface InlineMedia {
+/** An upstream MCP block's `annotations` (audience, priority, lastModified), passed on as given. */
+interface Annotated {
+  annotations?: Record<string, unknown>;
+}
+
+export interface InlineMedia extends Annotated {
   type: 'image' | 'audio';
   mime_type: string;
   data: string;
 }
 
-type SpilledMedia = { type: 'image' | 'audio'; mime_type: string } & SpilledPayload;
+type SpilledMedia = { type: 'image' | 'audio'; mime_type: string } & SpilledPayload & Annotated;
 
-interface ResourceBlock {
+interface ResourceBlock extends Annotated {
   type: 'resource';
   uri: string;
   mime_type: string | null;
@@ -26,23 +31,58 @@ interface ResourceBlock {
   data?: string;
 }
 
-type SpilledResource = { type: 'resource'; uri: string; mime_type: string | null } & SpilledPayload;
+type SpilledResource = { type: 'resource'; uri: string; mime_type: string | null } & SpilledPayload & Annotated;
 
-interface ResourceLinkBlock {
+interface ResourceLinkBlock extends Annotated {
   type: 'resource_link';
   uri: string;
   name: string;
   mime_type: string | null;
+  /** As the upstream gave them, when it did. */
+  title?: string;
+  description?: string;
+  size?: number;
 }
 
-/** One block of a result's `content`; text blocks are joined into the result's `text` instead. */
-export type ContentBlock = InlineMedia | SpilledMedia | ResourceBlock | SpilledResource | ResourceLinkBlock;
+/**
+ * Where one of the upstream's text blocks sits among the others: its text is in the result's `text` (the parts joined by a line break,
+ * in order), `bytes` its UTF-8 length there. Present only in a result with other blocks or annotated text, so `content` keeps the order.
+ */
+export interface TextPart extends Annotated {
+  type: 'text';
+  bytes: number;
+}
+
+/** One block of a result's `content`. */
+export type ContentBlock = InlineMedia | SpilledMedia | ResourceBlock | SpilledResource | ResourceLinkBlock | TextPart;
 
 /** A block whose payload is still inline, so a budget may move it to the spill store. */
 export type InlineBlock = InlineMedia | ResourceBlock;
 
 export function isInline(block: ContentBlock): block is InlineBlock {
   return 'data' in block || 'text' in block;
+}
+
+export function isTextPart(block: ContentBlock): block is TextPart {
+  return block.type === 'text';
+}
+
+/**
+ * `text` split back into the text parts `content` places (see TextPart); undefined when it no longer holds them as given, because the
+ * guardrails redacted it or a budget cut it.
+ */
+export function textPartsOf(text: string, content: readonly ContentBlock[]): string[] | undefined {
+  const sizes = content.filter(isTextPart).map((part) => part.bytes);
+  if (sizes.length === 0) return undefined;
+  const bytes = Buffer.from(text, 'utf8');
+  if (sizes.reduce((sum, size) => sum + size, sizes.length - 1) !== bytes.length) return undefined;
+  const parts: string[] = [];
+  let at = 0;
+  for (const size of sizes) {
+    parts.push(bytes.toString('utf8', at, at + size));
+    at += size + 1;
+  }
+  return parts.join('\n') === text ? parts : undefined;
 }
 
 /** The bytes base64 `data` decodes to, from its length alone. */

@@ -1,6 +1,6 @@
 import type { ErrorCode, GatewayError } from './errors.js';
 import { isRecord } from './json.js';
-import type { ContentBlock } from './content.js';
+import { textPartsOf, type ContentBlock } from './content.js';
 import { mcpBlocks } from './providers/mcp.js';
 import type { VisiblePayload } from './result.js';
 
@@ -50,7 +50,7 @@ interface TextContent {
   _meta?: Record<string, unknown>;
 }
 
-/** A `tools/call` result; no `structuredContent`, which adapters would hand the model instead of the text. */
+/** A `tools/call` result; `structuredContent` only for a tool with an `outputSchema`: adapters hand the model it instead of the text. */
 interface CallToolResult {
   [key: string]: unknown;
   content: Array<TextContent | Record<string, unknown>>;
@@ -120,16 +120,41 @@ export function transportError(error: GatewayError): RpcResponse {
   return rpcError(null, error.code === 'INTERNAL' ? RPC_ERRORS.INTERNAL_ERROR : RPC_ERRORS.SERVER_ERROR, error.message, data);
 }
 
+/** `data` as `structuredContent`: the `content` the gateway left out of it as a repetition of the blocks, put back as they are sent. */
+function withContent(data: Record<string, unknown>, outputSchema: Record<string, unknown>, content: CallToolResult['content']) {
+  const declared = isRecord(outputSchema.properties) && Object.hasOwn(outputSchema.properties, 'content');
+  return declared && !Object.hasOwn(data, 'content') ? { ...data, content } : data;
+}
+
 /**
- * A call's payload as an MCP tool result: the text (and the truncation record when cut), `data` on the text block's `_meta`; on error the
- * whole serialized payload. The result's blocks follow as MCP content; an empty text block with no data is left out.
+ * A call's payload as an MCP tool result. When `text` still holds the upstream's text parts as given (textPartsOf), every block in the
+ * upstream's order, each text part its own block with its annotations; otherwise (redacted, cut, or a tool of the gateway's own) the
+ * text as one block (and the truncation record when cut), then the other blocks in order; an empty text block with no data is left out.
+ * `data` is `structuredContent` for a tool with an `outputSchema`, else on the first text block's `_meta`. On error the
+ * whole serialized payload.
  */
-export function toCallToolResult(payload: VisiblePayload, serialized: string, blocks: readonly ContentBlock[] = []): CallToolResult {
-  const native = mcpBlocks(blocks);
-  if (payload.status === 'error') return { content: [{ type: 'text', text: serialized }, ...native], isError: true };
-  const text: TextContent = { type: 'text', text: payload.text };
-  if (payload.data !== undefined) text._meta = { [MCP_DATA_META]: payload.data };
-  const content: CallToolResult['content'] = payload.text === '' && payload.data === undefined && native.length > 0 ? [] : [text];
-  if (payload.truncated) content.push({ type: 'text', text: JSON.stringify({ status: payload.status, truncated: payload.truncated }) });
-  return { content: [...content, ...native], isError: false };
+export function toCallToolResult(
+  payload: VisiblePayload,
+  serialized: string,
+  blocks: readonly ContentBlock[] = [],
+  outputSchema?: Record<string, unknown>,
+): CallToolResult {
+  const structured = outputSchema !== undefined;
+  if (payload.status === 'error') return { content: [{ type: 'text', text: serialized }, ...mcpBlocks(blocks)], isError: true };
+  const parts = payload.truncated ? undefined : textPartsOf(payload.text, blocks);
+  const native = mcpBlocks(blocks, parts);
+  const meta = payload.data !== undefined && !structured ? { _meta: { [MCP_DATA_META]: payload.data } } : {};
+  let content: CallToolResult['content'];
+  if (parts) {
+    const first = native.findIndex((block) => block.type === 'text');
+    content = native.map((block, i) => (i === first ? { ...block, ...meta } : block));
+  } else {
+    const text: TextContent = { type: 'text', text: payload.text, ...meta };
+    content = payload.text === '' && !('_meta' in meta) && native.length > 0 ? [] : [text];
+    if (payload.truncated) content.push({ type: 'text', text: JSON.stringify({ status: payload.status, truncated: payload.truncated }) });
+    content.push(...native);
+  }
+  const result: CallToolResult = { content, isError: false };
+  if (structured && isRecord(payload.data)) result.structuredContent = withContent(payload.data, outputSchema, content);
+  return result;
 }

@@ -76,13 +76,23 @@ const CallResultSchema = Type.Object(
     content: Type.Optional(
       Type.Array(
         Type.Object(
-          { type: Type.Union([Type.Literal('image'), Type.Literal('audio'), Type.Literal('resource'), Type.Literal('resource_link')]) },
+          {
+            type: Type.Union([
+              Type.Literal('image'),
+              Type.Literal('audio'),
+              Type.Literal('resource'),
+              Type.Literal('resource_link'),
+              Type.Literal('text'),
+            ]),
+          },
           { additionalProperties: true },
         ),
         {
           description:
             'Images, audio and embedded resources, in the order the tool gave them: inline ({type, mime_type, data} base64; a resource {uri, mime_type, text|data}) ' +
-            'or, moved to the spill store by a budget or limits.image_bytes, {type, mime_type, bytes, sha256, url, note}; a resource_link {uri, name, mime_type}.',
+            'or, moved to the spill store by a budget or limits.image_bytes, {type, mime_type, bytes, sha256, url, note}; a resource_link {uri, name, mime_type}; ' +
+            'an upstream MCP block keeps its annotations. Where the upstream interleaved them with text, each of its text blocks is a {type: "text", bytes} ' +
+            'in its place, its text in `text`.',
         },
       ),
     ),

@@ -104,6 +104,8 @@ interface ToolCore {
   name: string;
   description: string;
   parameters: JsonSchema;
+  /** The JSON Schema of the tool's structured result (an upstream MCP tool's `outputSchema`): its `data` follows it. */
+  outputSchema?: JsonSchema;
   concurrencySafe: boolean;
   /**
    * Whether a call may change something: such calls are replayed by call id and their audit record is stored before they are answered,

@@ -51,6 +51,12 @@ const content = [
   { name: 'odd_blocks', description: 'Text and a block of a type no MCP revision has.', inputSchema: object() },
   { name: 'bad_base64', description: 'An image block whose data is not base64.', inputSchema: object() },
   { name: 'data_url', description: 'An image block whose data is a data URL.', inputSchema: object() },
+  {
+    name: 'blocks',
+    description: 'Answer with the content blocks given, as given: any block, however wrong.',
+    inputSchema: object({ content: { type: 'array' } }, ['content']),
+    annotations: { readOnlyHint: true },
+  },
 ];
 const extra = {
   bad_schema: {
@@ -170,6 +176,8 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
           { type: 'image', mimeType: 'image/png', data: 'not base64 at all!' },
         ],
       };
+    case 'blocks':
+      return { content: args.content };
     case 'data_url':
       return { content: [{ type: 'image', mimeType: 'application/octet-stream', data: `data:image/png;base64,${PIXEL}` }] };
     case 'test_image_content':

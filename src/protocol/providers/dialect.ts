@@ -6,6 +6,8 @@ export interface ToolSchemaSource {
   name: string;
   description: string;
   parameters: JsonObject;
+  /** The schema of the tool's structured result, where it has one (MCP's `outputSchema`). */
+  outputSchema?: JsonObject;
   concurrencySafe: boolean;
 }
 

@@ -6,7 +6,8 @@ import { cutOutsideMarkers, redactedView, viewCounts } from '../../guardrails/in
 import type { Tool, ToolContext, ToolOutput, ToolSecrets } from '../tool.js';
 import { throwIfAborted, type Abortable } from './abort.js';
 import { filePathProperty, optionalNumber, requireFilePath } from './args.js';
-import { ImageFile, imageTypeOf, readImage } from './image-file.js';
+import { ImageFile, readImage } from './image-file.js';
+import { imageTypeOf } from '../media.js';
 import { stampOf } from './stamp.js';
 import { cutLine, looksBinary, SNIFF_BYTES, utf16Units } from './text.js';
 import { OpenBlock, showOpenBlock } from './read-block.js';

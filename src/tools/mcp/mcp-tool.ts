@@ -28,6 +28,7 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
     name: `${server.prefix}${upstream.name}`,
     description: upstream.description ?? upstream.title ?? upstream.name,
     parameters: upstream.inputSchema as JsonSchema,
+    ...(upstream.outputSchema && { outputSchema: upstream.outputSchema as JsonSchema }),
     concurrencySafe: settings.concurrency_safe ?? upstream.annotations?.readOnlyHint === true,
     ...settingsOf(settings),
     upstream: { server: server.name, name: upstream.name, connected: () => link.connected() },
@@ -47,7 +48,8 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
           // With onprogress the SDK asks the server for progress under a token of its own, and hands each notification here.
           ...(progress && { onprogress: (update: { progress: number; total?: number; message?: string }) => progress(update) }),
         });
-        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], server.name, ctx.imageBytes, ctx.spill, ctx.secrets);
+        const shape = { server: server.name, hasOutputSchema: upstream.outputSchema !== undefined };
+        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], shape, ctx.imageBytes, ctx.spill, ctx.secrets);
       } catch (err) {
         if (!ctx.signal.aborted && isConnectionLoss(err)) link.lost(err);
         throw classifyMcpFailure(err, server.name, ctx.signal);

@@ -73,18 +73,26 @@ describe('Read of an image file', () => {
 });
 
 describe('content of upstream MCP tools', () => {
-  it('images, audio, resources and links come back as blocks in the order given; text blocks are joined into text', async () => {
+  it('images, audio, resources and links come back as blocks in the order given; text blocks are joined into text and keep their place', async () => {
     const result = (await execute(small.app, [call('fx_mixed')])).body.results[0];
     expect(result).toMatchObject({ status: 'success', text: 'first\nlast' });
-    expect(result.content.map((b: { type: string }) => b.type)).toEqual(['image', 'resource', 'resource', 'resource_link']);
-    expect(result.content[1]).toEqual({ type: 'resource', uri: 'file:///notes.txt', mime_type: 'text/plain', text: 'a note' });
-    expect(result.content[2]).toMatchObject({
+    expect(result.content.map((b: { type: string }) => b.type)).toEqual(['text', 'image', 'resource', 'resource', 'resource_link', 'text']);
+    expect(result.content[0]).toEqual({ type: 'text', bytes: 5 });
+    expect(result.content[2]).toEqual({ type: 'resource', uri: 'file:///notes.txt', mime_type: 'text/plain', text: 'a note' });
+    expect(result.content[3]).toMatchObject({
       type: 'resource',
       uri: 'file:///pixel.png',
       mime_type: 'image/png',
       data: expect.any(String),
     });
-    expect(result.content[3]).toEqual({ type: 'resource_link', uri: 'file:///big.log', name: 'big.log', mime_type: 'text/plain' });
+    expect(result.content[4]).toEqual({ type: 'resource_link', uri: 'file:///big.log', name: 'big.log', mime_type: 'text/plain' });
+    expect(result.content[5]).toEqual({ type: 'text', bytes: 4 });
+  });
+
+  it('one text block first, then the other blocks, needs no text part: content holds the other blocks only', async () => {
+    const result = (await execute(small.app, [call('fx_media', { path: join(dir, 'voice.wav'), type: 'audio', mime: 'audio/wav' })])).body
+      .results[0];
+    expect(result.content.map((b: { type: string }) => b.type)).toEqual(['audio']);
   });
 
   it('audio from a real file, within budget, is inline', async () => {

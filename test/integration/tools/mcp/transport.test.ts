@@ -124,13 +124,17 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
     expect(result).toMatchObject({ status: 'success', data: { temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 } });
   });
 
-  it('text blocks are joined; the image between them is a content block', async () => {
+  it('text blocks are joined into text; content keeps the image between them, each text block as a text part in its place', async () => {
     const result = await resultOf(t, 'ev_get-tiny-image');
     expect(result.text).toBe("Here's the image you requested:\nThe image above is the MCP logo.");
-    expect(result.content).toEqual([{ type: 'image', mime_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) }]);
+    expect(result.content).toEqual([
+      { type: 'text', bytes: 31 },
+      { type: 'image', mime_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) },
+      { type: 'text', bytes: 32 },
+    ]);
   });
 
-  it('over /mcp, its image reaches an MCP client as an image content block, after the text blocks joined into one', async () => {
+  it('over /mcp, its blocks reach an MCP client as the server gave them: text, image, text', async () => {
     const response = await t.app.inject({
       method: 'POST',
       url: '/mcp',
@@ -138,15 +142,18 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
       payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ev_get-tiny-image', arguments: {} } },
     });
     const { content } = response.json().result;
-    expect(content.map((b: { type: string }) => b.type)).toEqual(['text', 'image']);
+    expect(content.map((b: { type: string }) => b.type)).toEqual(['text', 'image', 'text']);
     expect(content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
+    expect(content[2]).toEqual({ type: 'text', text: 'The image above is the MCP logo.' });
   });
 
   it('an embedded resource is a content block too', async () => {
     const result = await resultOf(t, 'ev_get-resource-reference', { resourceType: 'Text', resourceId: 1 });
     expect(result.status).toBe('success');
     expect(result.content).toEqual([
+      expect.objectContaining({ type: 'text' }),
       expect.objectContaining({ type: 'resource', uri: expect.stringContaining('1'), text: expect.any(String) }),
+      expect.objectContaining({ type: 'text' }),
     ]);
   });
 });

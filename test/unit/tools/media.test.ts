@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { describeBytes, imageSize, imageTypeOf, MAX_IMAGE_SIDE, mediaMismatch } from '../../../src/tools/media.js';
+import { GIF, JPEG, png, wav, WEBP } from '../../helpers/images.js';
+
+/** What image and audio bytes are, told by the bytes (docs/api.md, "Images and other content"). */
+
+const PNG = png(64, 48);
+
+/** A PNG whose header claims `width` x `height`. */
+function claimed(width: number, height: number): Buffer {
+  const bytes = Buffer.from(png(1, 1));
+  bytes.writeUInt32BE(width, 16);
+  bytes.writeUInt32BE(height, 20);
+  return bytes;
+}
+
+describe('imageTypeOf and imageSize', () => {
+  it.each([
+    ['PNG', PNG, 'image/png', { width: 64, height: 48 }],
+    ['JPEG', JPEG, 'image/jpeg', { width: 1, height: 1 }],
+    ['GIF', GIF, 'image/gif', { width: 1, height: 1 }],
+    ['WebP', WEBP, 'image/webp', { width: 1, height: 1 }],
+  ])('a %s is told by its bytes, and its size by its header', (_name, bytes, mime, size) => {
+    expect(imageTypeOf(bytes)).toBe(mime);
+    expect(imageSize(bytes, mime)).toEqual(size);
+  });
+
+  it('a JPEG without a start-of-frame segment has no size', () => {
+    expect(imageSize(Buffer.from([0xff, 0xd8, 0xff, 0xd9, 0, 0, 0, 0, 0, 0, 0, 0]), 'image/jpeg')).toBeUndefined();
+  });
+});
+
+describe('describeBytes: what bytes are, for an error', () => {
+  it.each([
+    [PNG, 'image/png'],
+    [wav(5), 'audio/wav'],
+    [Buffer.from('OggS\0\x02\0\0\0\0\0\0\0\0'), 'audio/ogg'],
+    [Buffer.from('ID3\x04\0\0\0\0\0\0\0\0'), 'audio/mpeg'],
+    [Buffer.from('plain text, with a tab\tand lines\n'), 'text'],
+    [Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]), 'unrecognised binary data'],
+    [Buffer.alloc(0), 'empty'],
+  ])('%#: %s', (bytes, what) => {
+    expect(describeBytes(bytes)).toBe(what);
+  });
+});
+
+describe('mediaMismatch: a block is what it declares, or says why not', () => {
+  it('a whole image of the declared type within the providers’ size passes; an alias of the type is that type', () => {
+    expect(mediaMismatch('image', 'image/png', PNG)).toBeUndefined();
+    expect(mediaMismatch('image', 'image/jpg', JPEG)).toBeUndefined();
+    expect(mediaMismatch('image', 'IMAGE/PNG; charset=binary', PNG)).toBeUndefined();
+    expect(mediaMismatch('audio', 'audio/x-wav', wav(5))).toBeUndefined();
+    expect(mediaMismatch('image', 'image/png', claimed(MAX_IMAGE_SIDE, MAX_IMAGE_SIDE))).toBeUndefined();
+  });
+
+  it.each([
+    ['image', 'image/png', Buffer.from('a text file named text.png\n'), 'bytes are text, not image/png'],
+    ['image', 'image/gif', PNG, 'bytes are image/png, not image/gif'],
+    ['image', 'image/png', PNG.subarray(0, PNG.length - 1), 'bytes are image/png cut short or damaged'],
+    ['image', 'image/png', claimed(MAX_IMAGE_SIDE + 1, 10), `image is ${MAX_IMAGE_SIDE + 1}×10 pixels`],
+    ['image', 'text/plain', PNG, 'declared type text/plain is not an image type'],
+    ['audio', 'audio/wav', PNG, 'bytes are image/png, not audio/wav'],
+    ['audio', 'audio/mpeg', wav(5), 'bytes are audio/wav, not audio/mpeg'],
+    ['audio', 'audio/amr', JPEG, 'bytes are image/jpeg, not audio/amr'],
+  ] as const)('%s declared %s: %s', (type, declared, bytes, why) => {
+    expect(mediaMismatch(type, declared, bytes)).toContain(why);
+  });
+
+  it('a type the gateway cannot tell passes unless the bytes are of another kind it can', () => {
+    expect(mediaMismatch('image', 'image/svg+xml', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBeUndefined();
+    expect(mediaMismatch('audio', 'audio/amr', Buffer.from('#!AMR\n and frames'))).toBeUndefined();
+  });
+});
