@@ -120,10 +120,19 @@ export function transportError(error: GatewayError): RpcResponse {
   return rpcError(null, error.code === 'INTERNAL' ? RPC_ERRORS.INTERNAL_ERROR : RPC_ERRORS.SERVER_ERROR, error.message, data);
 }
 
-/** `data` as `structuredContent`: the `content` the gateway left out of it as a repetition of the blocks, put back as they are sent. */
-function withContent(data: Record<string, unknown>, outputSchema: Record<string, unknown>, content: CallToolResult['content']) {
-  const declared = isRecord(outputSchema.properties) && Object.hasOwn(outputSchema.properties, 'content');
-  return declared && !Object.hasOwn(data, 'content') ? { ...data, content } : data;
+/** The keys the gateway adds to `data` (the guardrails' counts, blocks of unknown types): said in `text`, not the tool's structure. */
+const GATEWAY_KEYS = ['redactions', 'unknown_content'];
+
+/**
+ * `data` as `structuredContent`, to follow the tool's `outputSchema` as the upstream's did: without the keys the gateway added (unless
+ * the schema declares them), and with the `content` the gateway left out as a repetition of the blocks put back as they are sent.
+ */
+function structuredOf(data: Record<string, unknown>, outputSchema: Record<string, unknown>, content: CallToolResult['content']) {
+  const declared = isRecord(outputSchema.properties) ? outputSchema.properties : {};
+  const structured = { ...data };
+  for (const key of GATEWAY_KEYS) if (!Object.hasOwn(declared, key)) delete structured[key];
+  if (Object.hasOwn(declared, 'content') && !Object.hasOwn(structured, 'content')) structured.content = content;
+  return structured;
 }
 
 /**
@@ -155,6 +164,6 @@ export function toCallToolResult(
     content.push(...native);
   }
   const result: CallToolResult = { content, isError: false };
-  if (structured && isRecord(payload.data)) result.structuredContent = withContent(payload.data, outputSchema, content);
+  if (structured && isRecord(payload.data)) result.structuredContent = structuredOf(payload.data, outputSchema, content);
   return result;
 }

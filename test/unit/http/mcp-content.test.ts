@@ -48,6 +48,7 @@ beforeAll(async () => {
       answering('Leaky', interleaved(`token ${TOKEN}`)),
       answering('Long', { ...interleaved(), text: `${'x'.repeat(80_000)}\nafter` }),
       answering('Weather', { text: '{"temperature":21}', data: { temperature: 21 } }, { outputSchema: WEATHER }),
+      answering('LeakyWeather', { text: `{"temperature":21,"key":"${TOKEN}"}`, data: { temperature: 21 } }, { outputSchema: WEATHER }),
       answering(
         'Media',
         { text: '', content: [{ type: 'image', mime_type: 'image/png', data: PIXEL }], data: {} },
@@ -98,6 +99,12 @@ describe('/mcp answers keep the upstream content as given', () => {
       structuredContent: { temperature: 21 },
       isError: false,
     });
+  });
+
+  it("structuredContent holds the tool's structure only: the guardrails' counts stay in data and the note in text", async () => {
+    const result = await call('LeakyWeather');
+    expect(result.structuredContent).toEqual({ temperature: 21 });
+    expect(result.content[0].text).toContain('[REDACTED:github_token]');
   });
 
   it('a content key its schema declares, left out of data as a repetition of the blocks, is put back as the blocks are sent', async () => {
