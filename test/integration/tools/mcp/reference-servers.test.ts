@@ -13,8 +13,8 @@ import { EVERYTHING_SERVER, FILESYSTEM_SERVER } from '../../../helpers/mcp.js';
 type Json = Record<string, any>;
 
 /**
- * The reference MCP servers behind a real gateway, against the same servers reached directly (contract 4.2, "What passes through is
- * what the upstream gave"; docs/mcp.md): every tool of server-everything the gateway lists is called through toolgate's /mcp with the
+ * The reference MCP servers behind a real gateway, against the same servers reached directly (docs/mcp.md, "What passes through"):
+ * every tool of server-everything the gateway lists is called through toolgate's /mcp with the
  * official SDK client and directly with the same client, and the results are compared block for block (order, annotations,
  * structuredContent); then through POST /execute in every provider format, where the payload keeps the upstream's order and each image
  * travels well-formed. server-filesystem's read_media_file of a text file named text.png never reaches a model as an image.
