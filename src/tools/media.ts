@@ -122,6 +122,9 @@ const KNOWN: ReadonlySet<string> = new Set([
   ...['audio/wav', 'audio/ogg', 'audio/flac', 'audio/mp4', 'audio/webm', 'audio/aac', 'audio/mpeg'],
 ]);
 
+/** Bytes a declared type is also given as: AAC travels as ADTS, in an MP4 container, or after an ID3 tag. */
+const ALSO: Partial<Record<string, readonly string[]>> = { 'audio/aac': ['audio/mp4', 'audio/mpeg'] };
+
 function canonical(declared: string): string {
   const type = declared.split(';')[0]!.trim().toLowerCase();
   return ALIASES[type] ?? type;
@@ -153,7 +156,7 @@ export function mediaMismatch(type: 'image' | 'audio', declared: string, bytes: 
     // A type the gateway cannot tell (SVG, BMP, AMR…): refused only when the bytes are of another kind it can.
     return told !== undefined && !told.startsWith(`${type}/`) ? `bytes are ${told}, not ${declared}` : undefined;
   }
-  if (told !== want) return `bytes are ${told ?? describeBytes(bytes)}, not ${declared}`;
+  if (told !== want && !(told && ALSO[want]?.includes(told))) return `bytes are ${told ?? describeBytes(bytes)}, not ${declared}`;
   if (type === 'audio') return undefined;
   if (!isWholeImage(bytes, want)) return `bytes are ${want} cut short or damaged (${bytes.length} bytes)`;
   const size = imageSize(bytes, want);

@@ -51,6 +51,10 @@ describe('mediaMismatch: a block is what it declares, or says why not', () => {
     expect(mediaMismatch('image', 'IMAGE/PNG; charset=binary', PNG)).toBeUndefined();
     expect(mediaMismatch('audio', 'audio/x-wav', wav(5))).toBeUndefined();
     expect(mediaMismatch('image', 'image/png', claimed(MAX_IMAGE_SIDE, MAX_IMAGE_SIDE))).toBeUndefined();
+    // AAC in an MP4 container (an .m4a file) is AAC too; MP4 audio is not taken for AAC's ADTS the other way round.
+    const m4a = Buffer.from('\0\0\0\x20ftypM4A \0\0\0\0', 'latin1');
+    expect(mediaMismatch('audio', 'audio/aac', m4a)).toBeUndefined();
+    expect(mediaMismatch('audio', 'audio/mp4', Buffer.from([0xff, 0xf1, 0x50, 0x80, 0, 0, 0, 0, 0, 0, 0, 0]))).toContain('audio/aac');
   });
 
   it.each([
