@@ -139,8 +139,8 @@ function structuredOf(data: Record<string, unknown>, outputSchema: Record<string
  * A call's payload as an MCP tool result. When `text` still holds the upstream's text parts as given (textPartsOf), every block in the
  * upstream's order, each text part its own block with its annotations; otherwise (redacted, cut, or a tool of the gateway's own) the
  * text as one block (and the truncation record when cut), then the other blocks in order; an empty text block with no data is left out.
- * `data` is `structuredContent` for a tool with an `outputSchema`, else on the first text block's `_meta`. On error the
- * whole serialized payload.
+ * `data` is `structuredContent` for a tool with an `outputSchema` (an error result when there is none), else on the first text block's
+ * `_meta`. On error the whole serialized payload.
  */
 export function toCallToolResult(
   payload: VisiblePayload,
@@ -163,7 +163,9 @@ export function toCallToolResult(
     if (payload.truncated) content.push({ type: 'text', text: JSON.stringify({ status: payload.status, truncated: payload.truncated }) });
     content.push(...native);
   }
-  const result: CallToolResult = { content, isError: false };
-  if (structured && isRecord(payload.data)) result.structuredContent = structuredOf(payload.data, outputSchema, content);
-  return result;
+  if (!structured) return { content, isError: false };
+  // A client holds structuredContent to the schema; a result without it (the budget cut it, or the upstream sent none) cannot pass,
+  // so it is an error result, whose text and truncation record say what came and where the whole output is.
+  if (!isRecord(payload.data)) return { content, isError: true };
+  return { content, structuredContent: structuredOf(payload.data, outputSchema, content), isError: false };
 }

@@ -48,6 +48,7 @@ beforeAll(async () => {
       answering('Leaky', interleaved(`token ${TOKEN}`)),
       answering('Long', { ...interleaved(), text: `${'x'.repeat(80_000)}\nafter` }),
       answering('Weather', { text: '{"temperature":21}', data: { temperature: 21 } }, { outputSchema: WEATHER }),
+      answering('HugeWeather', { text: 'stations', data: { temperature: 21, stations: 'x'.repeat(80_000) } }, { outputSchema: WEATHER }),
       answering('LeakyWeather', { text: `{"temperature":21,"key":"${TOKEN}"}`, data: { temperature: 21 } }, { outputSchema: WEATHER }),
       answering(
         'Media',
@@ -105,6 +106,13 @@ describe('/mcp answers keep the upstream content as given', () => {
     const result = await call('LeakyWeather');
     expect(result.structuredContent).toEqual({ temperature: 21 });
     expect(result.content[0].text).toContain('[REDACTED:github_token]');
+  });
+
+  it('a structured result whose data the budget had to drop is an error result naming where the whole output is', async () => {
+    const result = await call('HugeWeather');
+    expect(result.isError).toBe(true);
+    expect(result).not.toHaveProperty('structuredContent');
+    expect(JSON.parse(result.content.at(-1).text)).toMatchObject({ status: 'partial', truncated: { url: expect.any(String) } });
   });
 
   it('a content key its schema declares, left out of data as a repetition of the blocks, is put back as the blocks are sent', async () => {
