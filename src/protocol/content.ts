@@ -46,7 +46,8 @@ interface ResourceLinkBlock extends Annotated {
 
 /**
  * Where one of the upstream's text blocks sits among the others: its text is in the result's `text` (the parts joined by a line break,
- * in order), `bytes` its UTF-8 length there. Present only in a result with other blocks or annotated text, so `content` keeps the order.
+ * in order), `bytes` its UTF-8 length there. An upstream's result has them unless its one text block, without annotations, came first
+ * (tools/mcp/result.ts): `content` then keeps the whole order.
  */
 export interface TextPart extends Annotated {
   type: 'text';
