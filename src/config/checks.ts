@@ -2,6 +2,7 @@ import { isIP, isIPv4 } from 'node:net';
 import { compilePolicyPattern, patternProblem } from '../policy/index.js';
 import { isRecord } from '../protocol/json.js';
 import type { Config } from './schema.js';
+import { credentialProblems } from './credentials-checks.js';
 import { oracleProblems } from './secrets-setting.js';
 
 // The checks a configuration must pass beyond its schema: values that must
@@ -50,6 +51,7 @@ export function semanticProblems(config: Config, sound: (section: keyof Config) 
     );
   }
   if (sound('auth')) problems.push(...oauthProblems(config.auth.oauth));
+  problems.push(...credentialProblems(config, sound));
   (sound('trust_proxy') ? config.trust_proxy : []).forEach((entry, i) => {
     if (!isAddressRange(entry))
       problems.push(`trust_proxy.${i}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, fd00::/8)`);
@@ -147,7 +149,7 @@ function redisProblems(state: Config['state']): string[] {
 }
 
 const STDIO_ONLY = ['args', 'env', 'cwd'] as const;
-const HTTP_ONLY = ['headers', 'allow_private_network'] as const;
+const HTTP_ONLY = ['headers', 'allow_private_network', 'auth'] as const;
 
 /** Each server is either stdio (command) or Streamable HTTP (url), with only the settings of its kind; names are unique. */
 function mcpServerProblems(servers: Config['mcp_servers']): string[] {

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ApprovalsSchema } from './approvals-schema.js';
 import { AuditSchema } from './audit-schema.js';
+import { OAuthLinksSchema, OAuthProviderSchema } from './credentials-schema.js';
 import { KeySchema, TENANT_NAME, TOOLSET_NAME } from './keys-schema.js';
 import { OAuthIssuerSchema } from './oauth-schema.js';
 import {
@@ -232,6 +233,11 @@ export const ConfigSchema = Type.Object(
     tools: Type.Array(ToolConfigSchema, { default: [] }),
     mcp_servers: Type.Array(McpServerSchema, { default: [] }),
     openapi_sources: Type.Array(OpenApiSourceSchema, { default: [] }),
+    oauth_providers: Type.Array(OAuthProviderSchema, {
+      default: [],
+      description: 'Where people authorize toolgate for tools that act as them (docs/credentials.md).',
+    }),
+    oauth: OAuthLinksSchema,
     toolsets: Type.Record(Type.String({ pattern: TOOLSET_NAME }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }), {
       default: {},
       // A set name must be one a URL path segment carries as it is (/mcp/{toolset}).

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { UpstreamAuthSchema } from './credentials-schema.js';
 
 /*
  * The configuration's tools: the settings each tool declares or inherits from
@@ -75,6 +76,7 @@ export const ToolConfigSchema = Type.Object(
     description: Type.String({ minLength: 1 }),
     parameters: Type.Object({ type: Type.Literal('object') }, { additionalProperties: true }),
     http: HttpSpecSchema,
+    auth: Type.Optional(UpstreamAuthSchema),
     ...ToolSettings,
   },
   { additionalProperties: false },
@@ -96,6 +98,7 @@ export const McpServerSchema = Type.Object(
     url: Type.Optional(Type.String({ pattern: '^https?://', description: 'Streamable HTTP: the endpoint.' })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     allow_private_network: Type.Optional(Type.Boolean()),
+    auth: Type.Optional(UpstreamAuthSchema),
     prefix: Type.String({ default: '', pattern: '^[A-Za-z0-9_-]{0,63}$' }),
     include: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     tools: Type.Record(Type.String(), McpToolOverrideSchema, { default: {} }),
@@ -122,6 +125,7 @@ export const OpenApiSourceSchema = Type.Object(
       Type.Record(Type.String(), Type.String(), { description: 'Sent with every call; ${VAR} from the environment.' }),
     ),
     allow_private_network: Type.Optional(Type.Boolean({ description: 'For the document URL and the calls alike.' })),
+    auth: Type.Optional(UpstreamAuthSchema),
     retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
     max_response_bytes: Type.Optional(PositiveInt()),
     follow_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
