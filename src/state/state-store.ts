@@ -2,6 +2,7 @@ import type { AdmissionStore } from './admission.js';
 import type { ApprovalStore } from './approvals.js';
 import type { CircuitStore } from './circuits.js';
 import type { FileLockStore } from './file-locks.js';
+import type { GrantStore } from './grants.js';
 import type { HitCounter } from './hit-counter.js';
 import type { RequestKeyStore } from './request-keys.js';
 
@@ -9,6 +10,7 @@ export type * from './admission.js';
 export type * from './approvals.js';
 export type * from './circuits.js';
 export type * from './file-locks.js';
+export type * from './grants.js';
 export type * from './hit-counter.js';
 export type * from './request-keys.js';
 
@@ -19,6 +21,8 @@ export type * from './request-keys.js';
  * `StateUnavailableError` when they cannot answer.
  */
 export interface StateStore extends AdmissionStore, RequestKeyStore, FileLockStore, CircuitStore, ApprovalStore, HitCounter {
+  /** Users' grants at OAuth providers and the records of the flow that makes them (docs/credentials.md). */
+  readonly grants: GrantStore;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

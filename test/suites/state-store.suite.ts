@@ -6,6 +6,7 @@ import { describeAdmissionStore } from './state-store-admission.js';
 import { describeApprovalStore } from './state-store-approvals.js';
 import { describeCircuitStore } from './state-store-circuits.js';
 import { describeFileLockStore } from './state-store-file-locks.js';
+import { describeGrantStore } from './state-store-grants.js';
 import { describeHitCounter } from './state-store-hit-counter.js';
 import { call, outcome } from './state-store-kit.js';
 import { describeRequestKeyStore } from './state-store-request-keys.js';
@@ -48,6 +49,7 @@ export function describeStateStore(name: string, make: () => Promise<StateStoreH
     describeRequestKeyStore(ctx);
     describeHitCounter(ctx);
     describeFileLockStore(ctx);
+    describeGrantStore(ctx);
 
     it('answers ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();

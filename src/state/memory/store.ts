@@ -11,6 +11,7 @@ import { MemoryBreakers } from './breaker.js';
 import { MemoryFixedWindows } from './fixed-window.js';
 import { approvalKey, bucketKey, callKey, fileLockKey, lockKey, requestKey } from './keys.js';
 import { MemoryFileLocks } from './file-locks.js';
+import { MemoryGrants } from './grants.js';
 import { MemoryLocks } from './locks.js';
 import { OnceRecords, type RecordKind } from './once-records.js';
 import { MemoryTokenBuckets } from './token-bucket.js';
@@ -36,9 +37,11 @@ export class MemoryStateStore implements StateStore {
   private readonly buckets = new MemoryTokenBuckets();
   private readonly windows = new MemoryFixedWindows();
   private readonly sweeper: NodeJS.Timeout;
+  readonly grants: MemoryGrants;
 
   constructor(options: MemoryStateStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.grants = new MemoryGrants(this.clock);
     this.records = new OnceRecords({ maxBytes: options.maxBytes ?? Infinity, ...(options.onEvict && { onEvict: options.onEvict }) });
     this.sweeper = setInterval(() => this.sweep(this.clock.now()), options.sweepIntervalMs ?? 60_000);
     this.sweeper.unref();
@@ -184,6 +187,7 @@ export class MemoryStateStore implements StateStore {
     this.buckets.sweep(now);
     this.windows.sweep(now);
     this.approvals.sweep(now);
+    this.grants.sweep(now);
   }
 }
 

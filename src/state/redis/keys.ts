@@ -92,6 +92,24 @@ export class RedisKeys {
     return this.key(this.tag('hit', subject), 'hit', String(windowStart));
   }
 
+  /** The tenant's grants: one hash, a field per (user, provider) (grantField). */
+  grants(tenant: string): string {
+    return this.key(this.tenant(tenant), 'grants');
+  }
+
+  grantField(user: string, provider: string): string {
+    return [user, provider].map(encodeURIComponent).join(':');
+  }
+
+  grantRefresh(tenant: string, user: string, provider: string): string {
+    return this.key(this.tenant(tenant), 'grant-refresh', user, provider);
+  }
+
+  /** A one-use record of the authorization flow: its id comes alone from a URL, so it has a slot of its own kind. */
+  once(kind: string, id: string): string {
+    return this.key(this.tag('oauth'), kind, id);
+  }
+
   /** BullMQ's prefix: a hash tag of its own keeps each queue's keys in one slot, apart from ours. */
   queuePrefix(): string {
     return `{${this.prefix}}:queue`;

@@ -14,6 +14,8 @@ export const SCRIPTS = [
   'hit',
   'file-lock',
   'file-unlock',
+  'grant-put',
+  'grant-unlease',
 ] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
 export type ScriptCommandName = `toolgate_${ScriptName}`;

@@ -11,6 +11,7 @@ import type { StateStore } from '../state-store.js';
 import { admitBatch, settleBatch, type BatchContext } from './batch.js';
 import { RedisApprovals } from './approvals.js';
 import { RedisConnection, type RedisConnectionOptions } from './connection.js';
+import { RedisGrants } from './grants.js';
 import { RedisKeys } from './keys.js';
 import type { RedisClient } from './topology.js';
 import { luaSources, scriptCommand, SCRIPTS, type ScriptCommandName, type ScriptName } from './scripts.js';
@@ -39,6 +40,7 @@ export class RedisStateStore implements StateStore {
   private readonly batch: BatchContext;
   private readonly reader: Reader;
   private readonly approvals: RedisApprovals;
+  readonly grants: RedisGrants;
 
   constructor(options: RedisStateStoreOptions) {
     this.keys = new RedisKeys(options.keyPrefix ?? 'toolgate');
@@ -52,6 +54,12 @@ export class RedisStateStore implements StateStore {
     this.batch = { keys: this.keys, sharded: this.sharded, run: (name, keys, args) => this.script(name, keys, args) };
     this.reader = { client, connection: this.connection, sharded: this.sharded };
     this.approvals = new RedisApprovals({ ...this.batch, ...this.reader });
+    this.grants = new RedisGrants({
+      client,
+      connection: this.connection,
+      keys: this.keys,
+      run: (name, keys, args) => this.script(name, keys, args),
+    });
   }
 
   async admit(requests: AdmitRequest[], now: number): Promise<Admission[]> {
