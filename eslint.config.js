@@ -20,6 +20,7 @@ const LAYERS = {
   spill: ['shared', 'protocol', 'config', 'observability'],
   state: ['shared', 'protocol', 'config', 'observability'],
   audit: ['shared', 'protocol', 'config', 'observability', 'spill'],
+  vault: ['shared', 'protocol', 'config', 'observability', 'identity', 'state', 'tools'],
   tools: ['shared', 'protocol', 'config', 'observability', 'policy', 'spill', 'guardrails'],
   registry: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools'],
   catalog: ['shared', 'protocol', 'config', 'observability', 'policy', 'tools', 'registry', 'state'],
@@ -76,6 +77,7 @@ const LAYERS = {
     'audit',
     'guardrails',
     'identity',
+    'vault',
   ],
   console: ['shared', 'protocol'],
 };

@@ -4,6 +4,7 @@ import type { Config } from './config/schema.js';
 import { consoleRoutes } from './console/route.js';
 import { adminRoutes } from './http/admin.js';
 import { auditRoutes } from './http/audit.js';
+import { connectionRoutes } from './http/connections.js';
 import { approvalRoutes } from './http/approvals.js';
 import { installAuth } from './http/auth.js';
 import { frameworkErrorOptions, installErrorHandling } from './http/errors.js';
@@ -13,6 +14,7 @@ import { healthRoutes } from './http/health.js';
 import { metricsRoute } from './http/metrics.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './http/mcp.js';
+import { oauthLinkRoutes } from './http/oauth-links.js';
 import { oauthMetadataRoutes } from './http/oauth-metadata.js';
 import { outputsRoutes } from './http/outputs.js';
 import { installEarlyRefusals } from './http/plugins/early-refusals.js';
@@ -37,6 +39,8 @@ import type { StateStore } from './state/state-store.js';
 import type { WebhookOutbox } from './webhooks/index.js';
 import type { CredentialProvider } from './tools/credentials.js';
 import type { TokenVerifier } from './identity/index.js';
+import { withGrants, type Vault } from './vault/index.js';
+import { createEnvCredentials } from './tools/credentials.js';
 
 /** Tests pass memory stores, a manual clock and their own registry. The app closes none of them. */
 export interface AppDeps {
@@ -57,6 +61,8 @@ export interface AppDeps {
   credentials?: CredentialProvider;
   /** Access tokens of `auth.oauth`'s issuers, discovered (createTokenVerifier); required when that list is not empty. */
   tokens?: TokenVerifier;
+  /** Users' grants at `oauth_providers` (createVault); required when that list is not empty. */
+  vault?: Vault;
 }
 
 /** Only the request's arrival is timed (fastify's default is no limit); past it 408 REQUEST_TIMEOUT. */
@@ -66,6 +72,7 @@ const ENVELOPE_OPTIONS = { ...requestIdOptions, ...frameworkErrorOptions };
 
 export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyInstance> {
   if (config.auth.oauth.length > 0 && !deps.tokens) throw new Error('auth.oauth names issuers: buildApp needs deps.tokens');
+  if (config.oauth_providers.length > 0 && !deps.vault) throw new Error('oauth_providers names providers: buildApp needs deps.vault');
   const metrics = deps.metrics ?? createMetrics();
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
@@ -85,7 +92,8 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
     http: { requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
   });
 
-  const pipeline = createPipelineDeps({ ...deps, metrics }, config);
+  const credentials = deps.vault ? withGrants(deps.credentials ?? createEnvCredentials({}), deps.vault) : deps.credentials;
+  const pipeline = createPipelineDeps({ ...deps, metrics, ...(credentials && { credentials }) }, config);
 
   // JSON only: anything else is 415.
   app.removeContentTypeParser('text/plain');
@@ -116,6 +124,10 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   await app.register(adminRoutes(pipeline));
   await app.register(auditRoutes(pipeline));
   await app.register(consoleRoutes());
+  if (deps.vault) {
+    await app.register(oauthLinkRoutes(deps.vault));
+    await app.register(connectionRoutes(deps.vault));
+  }
 
   if (deps.executions) registerQueueDepth(metrics.registry, deps.executions.queue);
 

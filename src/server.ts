@@ -11,6 +11,7 @@ import { prepare } from './startup.js';
 import { createStateStore } from './state/create.js';
 import { closeServices, onStopSignals } from './stop-signals.js';
 import { createHttpDispatchers } from './tools/http/index.js';
+import { createVault } from './vault/index.js';
 
 /**
  * Read the environment, build the real dependencies, listen, and shut down
@@ -27,6 +28,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const { config, workspace, registry, spill, mcp, tracing: traces, audit } = prepared;
   const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
+  const vault = prepared.vault && createVault({ settings: prepared.vault, store: state.grants, clock: systemClock, logger, dispatchers });
   const connection = queueConnectionOptions(config);
   const executions = connection ? new ExecutionQueue(connection, config.async) : undefined;
   const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: true });
@@ -40,6 +42,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       metrics,
       credentials: prepared.credentials,
       ...(prepared.tokens && { tokens: prepared.tokens }),
+      ...(vault && { vault }),
       ...(audit && { audit }),
       ...(executions && { executions }),
       ...(tracing && { tracing }),
@@ -91,6 +94,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       workspace,
       keys: config.keys.length,
       oauth_issuers: config.auth.oauth.map((issuer) => issuer.issuer),
+      oauth_providers: config.oauth_providers.map((provider) => provider.name),
       async: executions ? { inline_workers: config.async.inline_workers } : 'off: needs Redis',
       traces: traces ? traces.url : 'off: OTEL_EXPORTER_OTLP_ENDPOINT not set',
     },

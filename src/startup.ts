@@ -24,6 +24,7 @@ import { startMcpServers, type McpServers } from './tools/mcp/start.js';
 import { headerProblems, startOpenApiSources, type OpenApiLoads } from './tools/openapi/index.js';
 import { tierOf } from './tools/capabilities.js';
 import { createTokenVerifier, type TokenVerifier } from './identity/index.js';
+import { vaultSettings, type VaultSettings } from './vault/index.js';
 import { createWorkspaces, layoutTenants, rootOverlapProblems, storeInRootProblems, workspaceLayout } from './tools/workspaces.js';
 
 interface Prepared {
@@ -42,6 +43,8 @@ interface Prepared {
   tokens?: TokenVerifier;
   /** The OpenAPI documents loading in the background; each source's tools join the registry when it is read. Close on shutdown. */
   openapi: OpenApiLoads;
+  /** What the vault of users' grants needs (keys, clients, public URL); absent without `oauth_providers`. */
+  vault?: VaultSettings;
 }
 
 interface StartDeps {
@@ -201,9 +204,10 @@ export async function prepare(
   const { config } = report;
   const deps: StartDeps = { env, credentials: createEnvCredentials(env), dispatchers, metrics, logger };
   const traces = tracingSettings(env);
+  const vault = vaultSettings(config, env);
   const webhook = webhookUrlProblem(config.approvals);
   const rules = shippedRulesProblem();
-  const problems = [...report.problems, ...traces.problems, ...(webhook ? [webhook] : []), ...(rules ? [rules] : [])];
+  const problems = [...report.problems, ...traces.problems, ...vault.problems, ...(webhook ? [webhook] : []), ...(rules ? [rules] : [])];
   const create = problems.length === 0;
   const workspace = makeWorkspace(config, create, problems);
   if (create && isDirectory(workspace)) {
@@ -264,6 +268,7 @@ export async function prepare(
     ...(trail && { audit: trail }),
     credentials: deps.credentials,
     ...(tokens && { tokens }),
+    ...(vault.settings && { vault: vault.settings }),
   };
 }
 

@@ -11,6 +11,7 @@ import { prepare } from './startup.js';
 import { createStateStore } from './state/create.js';
 import { closeServices, onStopSignals } from './stop-signals.js';
 import { createHttpDispatchers } from './tools/http/index.js';
+import { createVault, withGrants } from './vault/index.js';
 
 /**
  * `toolgate worker`: run async batches from the queue, with the same
@@ -34,10 +35,22 @@ export async function work(env: NodeJS.ProcessEnv = process.env, options: { conc
   const { config, registry, spill, mcp, tracing: traces, audit, credentials } = prepared;
   const tracing = await startTracing(traces);
   const state = createStateStore(config, logger, metrics);
+  // An async call needing a person's token uses the same vault as the servers: the grants are in the shared store.
+  const vault = prepared.vault && createVault({ settings: prepared.vault, store: state.grants, clock: systemClock, logger, dispatchers });
   // A batch may open approval requests: their events are queued, and the servers deliver them.
   const outbox = createWebhookOutbox(config, { connection, dispatchers, metrics, logger, deliver: false });
   const pipeline = createPipelineDeps(
-    { registry, state, spill, clock: systemClock, logger, metrics, credentials, ...(outbox && { outbox }), ...(audit && { audit }) },
+    {
+      registry,
+      state,
+      spill,
+      clock: systemClock,
+      logger,
+      metrics,
+      credentials: vault ? withGrants(credentials, vault) : credentials,
+      ...(outbox && { outbox }),
+      ...(audit && { audit }),
+    },
     config,
   );
   const concurrency = options.concurrency ?? config.async.concurrency;

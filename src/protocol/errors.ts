@@ -31,6 +31,12 @@ export const ERROR_CODES = {
   ARG_TOO_LARGE: { status: 413, retryable: false, message: 'A string argument is over the size limit.' },
   PERMISSION_DENIED: { status: 403, retryable: false, message: 'The policy denies this call.' },
   APPROVAL_REQUIRED: { status: 403, retryable: true, message: 'This call needs human approval; retry it once approved.' },
+  AUTHORIZATION_REQUIRED: {
+    status: 403,
+    retryable: false,
+    message:
+      'This tool acts as the calling person at a provider, and they have not authorized it; they open details.authorization_url, then the call is retried.',
+  },
   APPROVAL_LIMIT: {
     status: 429,
     retryable: true,

@@ -1,3 +1,6 @@
+import type { UpstreamAuth } from '../config/credentials-schema.js';
+import { GatewayError } from '../protocol/errors.js';
+
 /** Who a call runs for, as its tool sees it. */
 export interface ToolCaller {
   readonly tenant: string;
@@ -11,6 +14,8 @@ export interface ToolCaller {
 export interface Credentials {
   /** The secret called `name` (a `${NAME}` of the tool's configuration). Rejects when there is none. */
   get(name: string): Promise<string>;
+  /** The calling user's access token at `auth.provider` (docs/credentials.md); rejects with AUTHORIZATION_REQUIRED when there is none to use. */
+  token(auth: UpstreamAuth): Promise<string>;
 }
 
 /** Answers "the secret for this tool and this caller": tools ask it through their context, never the environment. */
@@ -32,6 +37,13 @@ export function createEnvCredentials(env: NodeJS.ProcessEnv): CredentialProvider
       const value = values[name];
       return value ? Promise.resolve(value) : Promise.reject(new Error(`\${${name}} is not set in the environment`));
     },
+    token: (auth) =>
+      Promise.reject(
+        new GatewayError('AUTHORIZATION_REQUIRED', {
+          message: `This tool acts as a person at ${auth.provider}, and this gateway keeps no grants (no oauth_providers configured).`,
+          details: { provider: auth.provider },
+        }),
+      ),
   };
   return {
     problem(name, what) {

@@ -63,7 +63,7 @@ function compile(
   } catch (err) {
     problems.push((err as Error).message);
   }
-  const headers = headerTemplates(config.http.headers ?? {});
+  const headers = headerTemplates(config.http.headers ?? {}, config.auth);
   problems.push(...headers.problems(credentials));
   if (!url || problems.length > 0) throw new Error(problems.join('; '));
   return { url, headers, parameters };

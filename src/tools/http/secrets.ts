@@ -1,3 +1,4 @@
+import type { UpstreamAuth } from '../../config/credentials-schema.js';
 import type { CredentialProvider, Credentials } from '../credentials.js';
 
 const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -19,21 +20,31 @@ export interface SecretTemplates {
   fill(credentials: Credentials): Promise<ResolvedHeaders>;
 }
 
-function compile(values: Record<string, string>, nameOf: (name: string) => string, what: (name: string) => string): SecretTemplates {
+function compile(
+  values: Record<string, string>,
+  nameOf: (name: string) => string,
+  what: (name: string) => string,
+  auth?: UpstreamAuth,
+): SecretTemplates {
   const entries = Object.entries(values).map(([raw, template]) => {
     const name = nameOf(raw);
     return { name, template, what: what(name), refs: [...template.matchAll(REF)].map((m) => m[1]!) };
   });
   const names = [...new Set(entries.flatMap((e) => e.refs))];
   let last: { answers: string[]; resolved: ResolvedHeaders } | undefined;
-  if (names.length === 0)
+  if (names.length === 0 && !auth)
     last = { answers: [], resolved: { headers: Object.fromEntries(entries.map((e) => [e.name, e.template])), secrets: [] } };
+  const clash =
+    auth && entries.some((e) => e.name === 'authorization') ? ['header "authorization" and auth both set Authorization; remove one'] : [];
   return {
-    problems: (provider) => entries.flatMap((e) => e.refs.flatMap((ref) => provider.problem(ref, e.what) ?? [])),
+    problems: (provider) => [...clash, ...entries.flatMap((e) => e.refs.flatMap((ref) => provider.problem(ref, e.what) ?? []))],
     async fill(credentials) {
-      if (names.length === 0) return last!.resolved;
+      if (names.length === 0 && !auth) return last!.resolved;
       const answers = await Promise.all(names.map((name) => credentials.get(name)));
-      if (last && answers.every((answer, i) => answer === last!.answers[i])) return last.resolved;
+      // The caller's own token at the provider: sent as a bearer token, and scrubbed from what comes back like any secret.
+      const token = auth ? await credentials.token(auth) : undefined;
+      if (token !== undefined) answers.push(token);
+      if (last && answers.length === last.answers.length && answers.every((answer, i) => answer === last!.answers[i])) return last.resolved;
       const answer = new Map(names.map((name, i) => [name, answers[i]!]));
       const secrets = new Set<string>();
       const headers: Record<string, string> = {};
@@ -44,18 +55,23 @@ function compile(values: Record<string, string>, nameOf: (name: string) => strin
           return value;
         });
       }
+      if (token !== undefined) {
+        headers.authorization = `Bearer ${token}`;
+        secrets.add(token);
+      }
       last = { answers, resolved: { headers, secrets: [...secrets] } };
       return last.resolved;
     },
   };
 }
 
-/** A tool's or upstream's configured headers, names lower-cased. */
-export const headerTemplates = (headers: Record<string, string>): SecretTemplates =>
+/** A tool's or upstream's configured headers, names lower-cased; with `auth`, the calling user's token as Authorization: Bearer. */
+export const headerTemplates = (headers: Record<string, string>, auth?: UpstreamAuth): SecretTemplates =>
   compile(
     headers,
     (name) => name.toLowerCase(),
     (name) => `header "${name}"`,
+    auth,
   );
 
 /** The configured environment of a stdio MCP server's process. */

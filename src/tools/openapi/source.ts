@@ -57,7 +57,7 @@ function label(operation: OperationHead): string {
 
 /** The `${NAME}`s of the source's headers that no credential answers, as one problem; checked before anything is loaded. */
 export function headerProblems(source: OpenApiSourceConfig, credentials: CredentialProvider): string[] {
-  const unanswered = headerTemplates(source.headers ?? {}).problems(credentials);
+  const unanswered = headerTemplates(source.headers ?? {}, source.auth).problems(credentials);
   return unanswered.length > 0 ? [`openapi_sources.${source.name}: ${unanswered.join('; ')}`] : [];
 }
 
@@ -75,7 +75,7 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
     verdicts: [],
     ...(bound && { bound }),
   });
-  const headers = headerTemplates(source.headers ?? {});
+  const headers = headerTemplates(source.headers ?? {}, source.auth);
   const unanswered = headerProblems(source, deps.credentials);
   if (unanswered.length > 0) return { tools: [], skipped: [], problems: unanswered, verdicts: [] };
   let document;
@@ -99,7 +99,7 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
   const baseUrl = source.base_url ?? document.serverUrl;
   if (baseUrl === undefined) return fail('the document names no absolute server URL (servers[0].url); set base_url');
   // The headers hold the deployment's secrets: a document fetched from elsewhere must not pick the host they go to.
-  if (source.base_url === undefined && spec.isUrl && Object.keys(source.headers ?? {}).length > 0 && !sameOrigin(baseUrl, spec.location)) {
+  if (source.base_url === undefined && spec.isUrl && (Object.keys(source.headers ?? {}).length > 0 || source.auth) && !sameOrigin(baseUrl, spec.location)) {
     return fail(`the document names ${originOf(baseUrl)} as its server, not ${originOf(spec.location)} where it was fetched; with headers set, give base_url so the document cannot choose where they are sent`);
   }
   try {

@@ -16,7 +16,7 @@ function contextFor(credentials: CredentialProvider): CallContext {
 
 describe('CallContext: the caller and the credentials a tool sees', () => {
   it('names the tenant and key of the request, and no user yet', () => {
-    const call = contextFor({ problem: () => undefined, for: () => ({ get: () => Promise.reject(new Error('none')) }) });
+    const call = contextFor({ problem: () => undefined, for: () => ({ get: () => Promise.reject(new Error('none')), token: () => Promise.reject(new Error('none')) }) });
     expect(call.caller).toEqual({ tenant: 'acme', keyId: 'key-1', user: undefined });
   });
 
@@ -26,7 +26,7 @@ describe('CallContext: the caller and the credentials a tool sees', () => {
       problem: () => undefined,
       for: (tool, caller) => {
         asked.push([tool, caller]);
-        return { get: (name) => Promise.resolve(`${name}-for-${tool}`) };
+        return { get: (name) => Promise.resolve(`${name}-for-${tool}`), token: () => Promise.reject(new Error('none')) };
       },
     });
     expect(await call.credentials.get('TOKEN')).toBe('TOKEN-for-weather');

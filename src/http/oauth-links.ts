@@ -1,0 +1,84 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { FlowRefused, type Vault } from '../vault/index.js';
+import { routes } from './routes.js';
+
+const AuthorizeSchema = {
+  summary: "Open an authorization link: the person's browser is sent to the provider (docs/credentials.md)",
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+};
+
+const CallbackSchema = {
+  summary: "The provider's redirect back: the grant is stored for the person the link was made for",
+  querystring: Type.Object(
+    {
+      state: Type.Optional(Type.String({ maxLength: 512 })),
+      code: Type.Optional(Type.String({ maxLength: 4096 })),
+      error: Type.Optional(Type.String({ maxLength: 256 })),
+    },
+    { additionalProperties: true },
+  ),
+};
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A short page for the person's browser: these routes are visited by people, not agents. */
+function page(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('content-security-policy', "default-src 'none'")
+    .send(`<!doctype html><meta charset="utf-8"><title>${escape(title)}</title><h1>${escape(title)}</h1><p>${escape(text)}</p>\n`);
+}
+
+/** One cookie's value from the Cookie header. */
+function cookieOf(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * GET /oauth/authorize/{id} and GET /oauth/callback: public, since a person's browser visits them. A link works once; the flow it
+ * begins is bound to that browser by a cookie only the callback reads.
+ */
+export function oauthLinkRoutes(vault: Vault) {
+  return routes((app) => {
+    app.get('/oauth/authorize/:id', { schema: AuthorizeSchema }, async (request, reply) => {
+      const begun = await vault.begin(request.params.id);
+      if (!begun) return page(reply, 404, 'Link expired', 'This link was already used or has expired. Ask the agent for a new one.');
+      const { name, value } = begun.cookie;
+      const secure = vault.cookie.secure ? '; Secure' : '';
+      reply.header(
+        'set-cookie',
+        `${name}=${value}; Path=/oauth/callback; Max-Age=${vault.cookie.maxAgeS}; HttpOnly; SameSite=Lax${secure}`,
+      );
+      return reply.code(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(begun.redirect);
+    });
+
+    app.get('/oauth/callback', { schema: CallbackSchema }, async (request, reply) => {
+      const { state, code, error } = request.query;
+      try {
+        const owner = await vault.finish(
+          { ...(state !== undefined && { state }), ...(code !== undefined && { code }), ...(error !== undefined && { error }) },
+          (name) => cookieOf(request.headers.cookie, name),
+        );
+        request.log.info({ tenant: owner.tenant, user: owner.user, provider: owner.provider }, 'a person connected a provider');
+        return page(
+          reply,
+          200,
+          'Connected',
+          `toolgate may now act as you at ${owner.provider}. You can close this window and go back to the agent.`,
+        );
+      } catch (err) {
+        if (!(err instanceof FlowRefused)) throw err;
+        request.log.warn({ reason: err.message }, 'an authorization was refused');
+        return page(reply, 400, 'Not connected', err.message);
+      }
+    });
+  });
+}

@@ -1,0 +1,4 @@
+export { withGrants } from './credentials.js';
+export { FlowRefused } from './links.js';
+export { vaultSettings, type VaultSettings } from './settings.js';
+export { createVault, type Vault } from './vault.js';

@@ -1,0 +1,37 @@
+import type { UpstreamAuth } from '../config/credentials-schema.js';
+import { GatewayError } from '../protocol/errors.js';
+
+/** AUTHORIZATION_REQUIRED with the person's link: the message is a sentence a model can pass on to them as it is. */
+export function authorizationRequired(
+  provider: string,
+  link: { url: string; expiresAt: number },
+  why: 'none' | 'expired' | 'scopes',
+): GatewayError {
+  const minutes = Math.max(1, Math.round((link.expiresAt - Date.now()) / 60_000));
+  const reason = {
+    none: `has not been authorized by you at ${provider} yet`,
+    expired: `can no longer use your authorization at ${provider} (it expired or was revoked)`,
+    scopes: `needs more access at ${provider} than you have authorized`,
+  }[why];
+  return new GatewayError('AUTHORIZATION_REQUIRED', {
+    message: `This tool acts as you and ${reason}. Please open ${link.url} to authorize it (the link works once, within ${minutes} minutes), then ask me to try again.`,
+    suggestion: 'Show the person details.authorization_url; once they have opened it and allowed access, send the same call again.',
+    details: { provider, authorization_url: link.url, expires_at: new Date(link.expiresAt).toISOString(), reason: why },
+  });
+}
+
+/** A call with no person behind it cannot use a person's grant. */
+export function userRequired(auth: UpstreamAuth): GatewayError {
+  return new GatewayError('AUTHORIZATION_REQUIRED', {
+    message: `This tool acts as a person at ${auth.provider}, and this call names no person: call it with a user's OAuth access token, or as a key with the on_behalf scope naming the user in x-toolgate-user.`,
+    details: { provider: auth.provider, user_required: true },
+  });
+}
+
+/** The provider could not be asked (down, or answered nonsense): the grant is kept, a retry may help. */
+export function providerUnavailable(provider: string): GatewayError {
+  return new GatewayError('UPSTREAM_ERROR', {
+    message: `The OAuth provider ${provider} could not refresh the access token; try again shortly.`,
+    details: { provider, reason: 'provider_unavailable' },
+  });
+}
