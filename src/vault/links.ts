@@ -37,11 +37,11 @@ export const bindingCookie = (state: string) => `toolgate_oauth_${sha256(state).
 export const redirectUri = (publicUrl: string) => `${publicUrl}/oauth/callback`;
 
 /** A new single-use link for `target`, kept sealed for the link's life. */
-export async function createLink(deps: LinkDeps, target: LinkTarget): Promise<{ url: string; expiresAt: number }> {
+export async function createLink(deps: LinkDeps, target: LinkTarget): Promise<{ url: string; expiresAt: number; ttlMs: number }> {
   const id = random();
   const now = deps.clock.now();
   await deps.store.putOnce('link', id, deps.keyring.seal(JSON.stringify(target), `link\0${id}`), deps.linkTtlMs, now);
-  return { url: `${deps.publicUrl}/oauth/authorize/${id}`, expiresAt: now + deps.linkTtlMs };
+  return { url: `${deps.publicUrl}/oauth/authorize/${id}`, expiresAt: now + deps.linkTtlMs, ttlMs: deps.linkTtlMs };
 }
 
 /**

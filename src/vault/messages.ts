@@ -4,10 +4,10 @@ import { GatewayError } from '../protocol/errors.js';
 /** AUTHORIZATION_REQUIRED with the person's link: the message is a sentence a model can pass on to them as it is. */
 export function authorizationRequired(
   provider: string,
-  link: { url: string; expiresAt: number },
+  link: { url: string; expiresAt: number; ttlMs: number },
   why: 'none' | 'expired' | 'scopes',
 ): GatewayError {
-  const minutes = Math.max(1, Math.round((link.expiresAt - Date.now()) / 60_000));
+  const minutes = Math.max(1, Math.round(link.ttlMs / 60_000));
   const reason = {
     none: `has not been authorized by you at ${provider} yet`,
     expired: `can no longer use your authorization at ${provider} (it expired or was revoked)`,

@@ -23,6 +23,7 @@ import type { Tool } from '../../src/tools/tool.js';
 import type { WebhookOutbox } from '../../src/webhooks/index.js';
 import { createEnvCredentials } from '../../src/tools/credentials.js';
 import { createTokenVerifier } from '../../src/identity/index.js';
+import { createVault, vaultSettings } from '../../src/vault/index.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -97,6 +98,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const oauth =
     config.auth.oauth.length > 0 ? await createTokenVerifier(config.auth.oauth, { clock, logger, env: options.env ?? {} }) : undefined;
   if (oauth && oauth.problems.length > 0) throw new Error(oauth.problems.join('\n'));
+  // oauth_providers' vault as start-up builds it, its settings from `env`: a problem is thrown, as start-up refuses it.
+  const grants = vaultSettings(config, options.env ?? {});
+  if (grants.problems.length > 0) throw new Error(grants.problems.join('\n'));
+  const vault = grants.settings && createVault({ settings: grants.settings, store: state.grants, clock, logger, dispatchers });
   const app = await buildApp(
     {
       state,
@@ -107,6 +112,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       metrics,
       credentials,
       ...(oauth && { tokens: oauth.verifier }),
+      ...(vault && { vault }),
       ...(options.executions && { executions: options.executions }),
       ...(options.tracing && { tracing: options.tracing }),
       ...(options.outbox && { outbox: options.outbox }),

@@ -22,6 +22,11 @@ export interface AuthorizationServerOptions {
   oauthMetadata?: boolean;
   /** The public client's redirect URIs; default `http://127.0.0.1/callback` (loopback: any port, RFC 8252). */
   redirectUris?: string[];
+  /**
+   * A confidential web client for authorization_code with PKCE and refresh_token (client_secret_basic), as a gateway acting
+   * for its users is: refresh tokens issued to it always, rotated on every use (a used one is refused).
+   */
+  webClient?: { redirectUris: string[] };
 }
 
 export interface AuthorizationServer {
@@ -33,6 +38,8 @@ export interface AuthorizationServer {
   client: { id: string; secret: string };
   /** A public client for authorization_code with PKCE; its users sign in on the built-in pages with any login and password. */
   publicClient: { id: string; redirectUris: string[] };
+  /** With `webClient`: its id and secret. */
+  webClient: { id: string; secret: string };
   /** Paths of the requests received, in order (query strings cut). */
   requests: string[];
   /** How many requests reached `path`, e.g. hits('/jwks'). */
@@ -68,6 +75,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const signingKey: JWK = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: 'RS256', use: 'sig' };
   const client = { id: 'backend', secret: randomBytes(24).toString('base64url') };
   const publicClient = { id: 'agent', redirectUris: options.redirectUris ?? ['http://127.0.0.1/callback'] };
+  const webClient = { id: 'toolgate', secret: randomBytes(24).toString('base64url') };
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   let down = false;
@@ -98,7 +106,23 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
         response_types: ['code'],
         redirect_uris: publicClient.redirectUris,
       },
+      ...(options.webClient
+        ? [
+            {
+              client_id: webClient.id,
+              client_secret: webClient.secret,
+              token_endpoint_auth_method: 'client_secret_basic',
+              grant_types: ['authorization_code', 'refresh_token'],
+              response_types: ['code'],
+              redirect_uris: options.webClient.redirectUris,
+            },
+          ]
+        : []),
     ],
+    ...(options.webClient && {
+      issueRefreshToken: (_ctx: unknown, client: { clientId: string }) => client.clientId === webClient.id,
+      rotateRefreshToken: () => true,
+    }),
     jwks: { keys: [signingKey] },
     scopes: ['openid', 'offline_access', ...scopes],
     cookies: { keys: [randomBytes(32).toString('base64url')] },
@@ -171,6 +195,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     signingKey,
     client,
     publicClient,
+    webClient,
     requests,
     hits: (path) => requests.filter((p) => p === path).length,
     async clientCredentials(resource, scope = scopes.join(' ')) {

@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type Browser } from '../../helpers/browser.js';
+import { forUser } from '../../helpers/users.js';
+import { authorizeInBrowser, callFor, HttpBrowser, startFleet, type Fleet } from './fleet.js';
+
+/**
+ * docs/credentials.md, "What a call does" and "The authorization link": a real provider (oidc-provider), a resource server
+ * that checks every token at it, two replicas on one Redis, and chromium finishing the flow as the person.
+ */
+describe('per-user credentials: the authorization link', () => {
+  let fleet: Fleet;
+  let browser: Browser;
+  beforeAll(async () => {
+    fleet = await startFleet();
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await fleet?.close();
+  });
+
+  const linkOf = (result: Awaited<ReturnType<typeof callFor>>) => String(result.error?.details?.authorization_url);
+
+  it('a first call answers AUTHORIZATION_REQUIRED with a link; once the person authorizes, the retry runs as them on any replica', async () => {
+    const first = await callFor(fleet.a, 'whoami', 'alice');
+    expect(first.status).toBe('error');
+    expect(first.error).toMatchObject({ code: 'AUTHORIZATION_REQUIRED', retryable: false, details: { provider: 'corp', reason: 'none' } });
+    const link = linkOf(first);
+    expect(link).toMatch(new RegExp(`^${fleet.publicUrl}/oauth/authorize/[A-Za-z0-9_-]{43}$`));
+    // A sentence the model can pass on as it is, the link in it.
+    expect(first.error!.message).toContain(`Please open ${link} to authorize it`);
+    expect(fleet.api.seen).toHaveLength(0);
+
+    const page = await authorizeInBrowser(browser, link, 'alice', fleet.publicUrl);
+    expect(page).toContain('toolgate may now act as you at corp');
+
+    for (const replica of [fleet.a, fleet.b]) {
+      const retry = await callFor(replica, 'whoami', 'alice');
+      expect(retry.status).toBe('success');
+      expect(JSON.parse(String(retry.text))).toEqual({ user: 'alice' });
+    }
+    expect(new Set(fleet.api.seen.map((s) => s.user))).toEqual(new Set(['alice']));
+  }, 60_000);
+
+  it('two people, two grants: each call carries its own person’s token, never another’s', async () => {
+    const bobFirst = await callFor(fleet.b, 'whoami', 'bob');
+    expect(bobFirst.error?.code).toBe('AUTHORIZATION_REQUIRED');
+    await browser.context.clearCookies();
+    expect(await authorizeInBrowser(browser, linkOf(bobFirst), 'bob', fleet.publicUrl)).toContain('Connected');
+    fleet.api.seen.length = 0;
+    const answers = await Promise.all(
+      ['alice', 'bob', 'alice', 'bob'].map(async (user, i) => ({ user, result: await callFor(i % 2 ? fleet.a : fleet.b, 'whoami', user) })),
+    );
+    for (const { user, result } of answers) expect(JSON.parse(String(result.text))).toEqual({ user });
+    const tokens = new Map<string, Set<string>>();
+    for (const { user, token } of fleet.api.seen) tokens.set(user, (tokens.get(user) ?? new Set()).add(token));
+    expect([...tokens.keys()].sort()).toEqual(['alice', 'bob']);
+    const [alice, bob] = [tokens.get('alice')!, tokens.get('bob')!];
+    expect([...alice].some((token) => bob.has(token))).toBe(false);
+  }, 60_000);
+
+  it('a call without a person answers AUTHORIZATION_REQUIRED saying a person is needed, with no link', async () => {
+    const keyOwn = await callFor(fleet.a, 'whoami');
+    expect(keyOwn.error).toMatchObject({ code: 'AUTHORIZATION_REQUIRED', details: { provider: 'corp', user_required: true } });
+    expect(keyOwn.error!.details!.authorization_url).toBeUndefined();
+    expect(keyOwn.error!.message).toContain('this call names no person');
+  });
+
+  it('a link works once: opened again it is refused and nothing is begun', async () => {
+    const link = linkOf(await callFor(fleet.a, 'whoami', 'carol'));
+    const first = await fetch(link, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toMatch(new RegExp(`^${fleet.provider.issuer}/auth\\?`));
+    const location = new URL(first.headers.get('location')!);
+    expect(location.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(location.searchParams.get('redirect_uri')).toBe(`${fleet.publicUrl}/oauth/callback`);
+    expect(first.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Lax/);
+    const again = await fetch(link, { redirect: 'manual' });
+    expect(again.status).toBe(404);
+    expect(await again.text()).toContain('already used or has expired');
+  });
+
+  it('a state the gateway did not issue, or one already used, is refused', async () => {
+    const bogus = await fetch(`${fleet.publicUrl}/oauth/callback?state=forged&code=anything`);
+    expect(bogus.status).toBe(400);
+    expect(await bogus.text()).toContain('unknown, was already finished, or has expired');
+    const missing = await fetch(`${fleet.publicUrl}/oauth/callback?code=anything`);
+    expect(missing.status).toBe(400);
+  });
+
+  it('the link opened by another person stores nothing: the ID token names them, not the person it was made for', async () => {
+    const link = linkOf(await callFor(fleet.a, 'whoami', 'dave'));
+    await browser.context.clearCookies();
+    const page = await authorizeInBrowser(browser, link, 'mallory', fleet.publicUrl);
+    expect(page).toContain('The link was made for another person than the one who signed in at corp');
+    expect(await fleet.a.state.grants.getGrant('acme', 'dave', 'corp')).toBeNull();
+    expect(await fleet.a.state.grants.getGrant('acme', 'mallory', 'corp')).toBeNull();
+    expect((await callFor(fleet.b, 'whoami', 'dave')).error?.code).toBe('AUTHORIZATION_REQUIRED');
+  }, 60_000);
+
+  it('a flow finished in another browser than the one that opened the link is refused (its cookie is missing)', async () => {
+    const link = linkOf(await callFor(fleet.a, 'whoami', 'erin'));
+    const callback = await new HttpBrowser().authorize(link, 'erin', `${fleet.publicUrl}/oauth/callback`);
+    expect(callback).toMatch(/[?&]code=/);
+    // Another browser: the same callback URL, without the link's cookie.
+    const elsewhere = await fetch(callback);
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.text()).toContain('finished in another browser');
+    expect(await fleet.a.state.grants.getGrant('acme', 'erin', 'corp')).toBeNull();
+    // The state was spent by that attempt: the right browser cannot finish it afterwards either.
+    expect((await fetch(callback)).status).toBe(400);
+  });
+
+  it('a code delivered with another flow’s state fails PKCE at the provider and stores nothing', async () => {
+    const linkOne = linkOf(await callFor(fleet.a, 'whoami', 'frank'));
+    const linkTwo = linkOf(await callFor(fleet.a, 'whoami', 'frank'));
+    const person = new HttpBrowser();
+    // Flow two is begun in this browser (its cookie set) and left at the provider's door.
+    const two = await person.visit(linkTwo);
+    const stateTwo = new URL(two.headers.get('location')!).searchParams.get('state')!;
+    const callbackOne = new URL(await person.authorize(linkOne, 'frank', `${fleet.publicUrl}/oauth/callback`));
+    callbackOne.searchParams.set('state', stateTwo);
+    const answer = await person.visit(callbackOne.href);
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('corp refused to complete the authorization');
+    expect(await fleet.a.state.grants.getGrant('acme', 'frank', 'corp')).toBeNull();
+  });
+
+  it('an authorization the person declines at the provider stores nothing', async () => {
+    const link = linkOf(await callFor(fleet.a, 'whoami', 'gina'));
+    const person = new HttpBrowser();
+    const begun = await person.visit(link);
+    const state = new URL(begun.headers.get('location')!).searchParams.get('state')!;
+    const answer = await person.visit(`${fleet.publicUrl}/oauth/callback?state=${state}&error=access_denied`);
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('corp did not grant access (access_denied)');
+  });
+
+  it('no token reaches a log line, an error or an output: an upstream echoing the token shows [REDACTED]', async () => {
+    const echoed = await callFor(fleet.a, 'echo_token', 'alice');
+    expect(echoed.status).toBe('success');
+    const aliceTokens = fleet.api.seen.filter((s) => s.user === 'alice').map((s) => s.token);
+    expect(aliceTokens.length).toBeGreaterThan(0);
+    expect(JSON.parse(String(echoed.text)).token).toBe('[REDACTED]');
+    const logs = JSON.stringify([...fleet.a.logs, ...fleet.b.logs]);
+    for (const token of fleet.api.seen.map((s) => s.token)) {
+      expect(String(echoed.text)).not.toContain(token);
+      expect(logs).not.toContain(token);
+    }
+  });
+
+  it('lists the person’s connections and the tenant’s without any token; DELETE revokes at the provider and forgets', async () => {
+    const mine = await fleet.a.app.inject({ method: 'GET', url: '/me/connections', headers: forUser('bob') });
+    expect(mine.statusCode).toBe(200);
+    expect(mine.json()).toEqual({
+      connections: [{ provider: 'corp', connected: true, scopes: [], connected_at: expect.any(String), expires_at: expect.any(String) }],
+    });
+    const none = await fleet.a.app.inject({ method: 'GET', url: '/me/connections', headers: forUser('nobody') });
+    expect(none.json()).toEqual({ connections: [{ provider: 'corp', connected: false, scopes: [] }] });
+    const keyOwn = await fleet.a.app.inject({ method: 'GET', url: '/me/connections', headers: forUser() });
+    expect(keyOwn.statusCode).toBe(400);
+
+    const admin = await fleet.a.app.inject({
+      method: 'GET',
+      url: '/admin/connections',
+      headers: { authorization: 'Bearer tg_ops-of-acme-0123456789' },
+    });
+    expect(admin.statusCode).toBe(200);
+    const listed = admin.json() as { connections: Array<{ user: string }> };
+    expect(listed.connections.map((c) => c.user).sort()).toEqual(['alice', 'bob']);
+    const body = admin.body + mine.body;
+    for (const token of fleet.api.seen.map((s) => s.token)) expect(body).not.toContain(token);
+
+    const revocations = fleet.provider.hits('/token/revocation');
+    const gone = await fleet.b.app.inject({ method: 'DELETE', url: '/me/connections/corp', headers: forUser('bob') });
+    expect(gone.json()).toEqual({ provider: 'corp', forgotten: true, revoked: true });
+    expect(fleet.provider.hits('/token/revocation')).toBe(revocations + 1);
+    expect(await fleet.a.state.grants.getGrant('acme', 'bob', 'corp')).toBeNull();
+    expect((await callFor(fleet.a, 'whoami', 'bob')).error?.code).toBe('AUTHORIZATION_REQUIRED');
+    const unknown = await fleet.b.app.inject({ method: 'DELETE', url: '/me/connections/nope', headers: forUser('bob') });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
