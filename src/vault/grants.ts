@@ -80,6 +80,10 @@ export async function accessToken(deps: GrantAccessDeps, client: ProviderClient,
       try {
         const refreshed = await refresh(deps, client, owner, grant, tokens.refresh_token);
         if (refreshed !== null) return refreshed;
+      } catch (err) {
+        // A provider down for now does not stop a token that still works.
+        if (err instanceof RefreshFailed && grant.expiresAt! > clock.now()) return tokens.access_token;
+        throw err;
       } finally {
         await store.endRefresh(tenant, user, provider, holder);
       }
