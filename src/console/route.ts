@@ -16,6 +16,7 @@ const CONSOLE_CSP = [
 const ASSETS = {
   '/console': ['index.html', 'text/html; charset=utf-8'],
   '/console/console.js': ['console.js', 'text/javascript; charset=utf-8'],
+  '/console/connections.js': ['connections.js', 'text/javascript; charset=utf-8'],
   '/console/console.css': ['console.css', 'text/css; charset=utf-8'],
 } as const;
 

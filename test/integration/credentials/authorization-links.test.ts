@@ -171,6 +171,21 @@ describe('per-user credentials: the authorization link', () => {
     const body = admin.body + mine.body;
     for (const token of fleet.api.seen.map((s) => s.token)) expect(body).not.toContain(token);
 
+    // The console shows an admin the tenant's connections, and no token.
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`${fleet.publicUrl}/console`);
+      await page.getByLabel('API key').fill('tg_ops-of-acme-0123456789');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const shown = page.locator('#connections');
+      await expect.poll(() => shown.textContent(), { timeout: 10_000 }).toContain('bob — corp: connected');
+      const text = (await page.textContent('body')) ?? '';
+      expect(text).toContain('alice — corp: connected');
+      for (const token of fleet.api.seen.map((s) => s.token)) expect(text).not.toContain(token);
+    } finally {
+      await page.close();
+    }
+
     const revocations = fleet.provider.hits('/token/revocation');
     const gone = await fleet.b.app.inject({ method: 'DELETE', url: '/me/connections/corp', headers: forUser('bob') });
     expect(gone.json()).toEqual({ provider: 'corp', forgotten: true, revoked: true });

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore, type RedisStateStore } from '../../../src/state/redis/index.js';
+import type { Tool } from '../../../src/tools/tool.js';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../helpers/authorization-server.js';
 import type { Browser } from '../../helpers/browser.js';
@@ -70,8 +71,8 @@ export interface Fleet {
   env: NodeJS.ProcessEnv;
   /** A plain client of the same Redis. */
   redis: Redis;
-  /** Another replica of the same fleet, e.g. with other vault keys; closed with the fleet. */
-  replica(env: NodeJS.ProcessEnv): Promise<TestApp>;
+  /** Another replica of the same fleet, e.g. with other vault keys or more tools; closed with the fleet. */
+  replica(env: NodeJS.ProcessEnv, tools?: Tool[]): Promise<TestApp>;
   close(): Promise<void>;
 }
 
@@ -119,10 +120,10 @@ export async function startFleet(options: { userClaim?: boolean } = {}): Promise
   const config = gatewayConfig(provider, api, options.userClaim ?? true);
   const stores: RedisStateStore[] = [];
   const apps: TestApp[] = [];
-  const replica = async (replicaEnv: NodeJS.ProcessEnv) => {
+  const replica = async (replicaEnv: NodeJS.ProcessEnv, tools: Tool[] = []) => {
     const state = createRedisStateStore({ url, keyPrefix, clock, connectTimeoutMs: STATE.connect_timeout_ms, commandTimeoutMs: 2_000 });
     stores.push(state);
-    const app = await buildTestApp({ state, clock, config, env: replicaEnv, builtins: false });
+    const app = await buildTestApp({ state, clock, config, env: replicaEnv, builtins: false, tools });
     apps.push(app);
     return app;
   };

@@ -1,4 +1,11 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFrom } from '../../../src/config/load.js';
+import { createEnvCredentials } from '../../../src/tools/credentials.js';
+import { createHttpDispatchers } from '../../../src/tools/http/index.js';
+import { loadOpenApiSources } from '../../../src/tools/openapi/index.js';
 import { createKeyring } from '../../../src/vault/keyring.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { forUser } from '../../helpers/users.js';
@@ -89,7 +96,7 @@ describe('per-user credentials: the vault', () => {
     const secrets = new Set(fleet.api.seen.map((s) => s.token));
     const bob = (await stored('bob'))!;
     secrets.add(bob.tokens.refresh_token!);
-    secrets.add(bob.tokens.access_token);
+    secrets.add(bob.tokens.access_token!);
     // A link and an authorization under way are in Redis too while they live.
     const link = String((await callFor(fleet.a, 'whoami', 'carol')).error!.details!.authorization_url);
     await new HttpBrowser().visit(link);
@@ -116,6 +123,39 @@ describe('per-user credentials: the vault', () => {
         expect(dump.includes(secret), `${key} DUMP`).toBe(false);
         for (const value of values) expect(value.includes(secret), key).toBe(false);
       }
+    }
+  }, 60_000);
+
+  it('an OpenAPI source with auth sends the person’s token to every operation, and start-up checks it like an HTTP tool', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolgate-openapi-'));
+    try {
+      await writeFile(
+        join(dir, 'corp.yaml'),
+        'openapi: 3.0.3\ninfo: {title: corp, version: "1"}\npaths:\n  /me:\n    get:\n      operationId: corpWhoami\n      responses: {"200": {description: me}}\n',
+      );
+      const config = configFrom({
+        ...gatewayConfig(fleet.provider, fleet.api),
+        openapi_sources: [
+          { name: 'corp', spec: 'corp.yaml', base_url: fleet.api.url, allow_private_network: true, auth: { provider: 'corp' } },
+        ],
+      });
+      const dispatchers = createHttpDispatchers();
+      try {
+        const { tools, problems } = await loadOpenApiSources(config.openapi_sources, {
+          dispatchers,
+          credentials: createEnvCredentials(fleet.env),
+          baseDir: dir,
+        });
+        expect(problems).toEqual([]);
+        const gateway = await fleet.replica(fleet.env, tools);
+        const asBob = await callFor(gateway, 'corpWhoami', 'bob');
+        expect(JSON.parse(String(asBob.text))).toEqual({ user: 'bob' });
+        expect((await callFor(gateway, 'corpWhoami', 'zoe')).error?.code).toBe('AUTHORIZATION_REQUIRED');
+      } finally {
+        await Promise.all([dispatchers.guarded.close(), dispatchers.open.close()]);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
 

@@ -16,6 +16,7 @@ describe('GET /console', () => {
   it.each([
     ['/console', 'index.html', 'text/html; charset=utf-8'],
     ['/console/console.js', 'console.js', 'text/javascript; charset=utf-8'],
+    ['/console/connections.js', 'connections.js', 'text/javascript; charset=utf-8'],
     ['/console/console.css', 'console.css', 'text/css; charset=utf-8'],
   ])('%s serves static/%s as %s, without a key', async (url, file, type) => {
     const res = await app.inject({ method: 'GET', url });

@@ -44,6 +44,37 @@ describe('resolveHeaders', () => {
   });
 });
 
+describe('headers with auth (the calling person’s token)', () => {
+  const auth = { provider: 'corp', scopes: [] };
+  const withToken = (tokens: string[]) => {
+    const env = createEnvCredentials({ KEY: 'k-1' }).for('a_tool');
+    return { get: env.get, token: async () => tokens.shift()! };
+  };
+
+  it('sends the token as Authorization: Bearer and keeps it to scrub; a new token is a new answer', async () => {
+    const templates = headerTemplates({ 'X-Key': '${KEY}' }, auth);
+    const credentials = withToken(['tok-alice', 'tok-alice', 'tok-bob']);
+    const first = await templates.fill(credentials);
+    expect(first.headers).toEqual({ 'x-key': 'k-1', authorization: 'Bearer tok-alice' });
+    expect([...first.secrets].sort()).toEqual(['k-1', 'tok-alice']);
+    expect(await templates.fill(credentials)).toBe(first);
+    const third = await templates.fill(credentials);
+    expect(third.headers.authorization).toBe('Bearer tok-bob');
+    expect(third.secrets).not.toContain('tok-alice');
+  });
+
+  it('refuses a configured authorization header beside auth', () => {
+    expect(headerTemplates({ Authorization: 'Bearer ${KEY}' }, auth).problems(createEnvCredentials({ KEY: 'x' }))).toEqual([
+      'header "authorization" and auth both set Authorization; remove one',
+    ]);
+  });
+
+  it('passes AUTHORIZATION_REQUIRED on: the call does not run', async () => {
+    const templates = headerTemplates({}, auth);
+    await expect(templates.fill(createEnvCredentials({}).for('a_tool'))).rejects.toMatchObject({ code: 'AUTHORIZATION_REQUIRED' });
+  });
+});
+
 describe('createScrubber', () => {
   const scrubber = createScrubber(['secret-token', 'tok']);
 
