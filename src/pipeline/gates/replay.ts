@@ -29,7 +29,9 @@ export function replayPart(call: PlannedCall, timeoutMs: number): AdmitRequest['
 /** The result a call that held the lease leaves for the same id again, without the id itself (a replay answers with its own). */
 function replaySettlePart(result: CallResult, deps: PipelineDeps): SettleRequest['replay'] {
   const { tool_call_id: _id, replayed: _replayed, ...stored } = result;
-  return { result: stored as StoredResult, ttlMs: deps.config.state.replay_ttl_ms };
+  // A call refused for want of the person's authorization never reached its upstream: once they authorize, the same id runs.
+  const ttlMs = result.error?.code === 'AUTHORIZATION_REQUIRED' ? 1 : deps.config.state.replay_ttl_ms;
+  return { result: stored as StoredResult, ttlMs };
 }
 
 /** The id was used for another call: final, a new id is the way on. */

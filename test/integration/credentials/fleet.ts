@@ -153,8 +153,8 @@ export async function startFleet(options: { userClaim?: boolean } = {}): Promise
 }
 
 /** One call of `tool` for `user` (none: the key's own), its single result. */
-export async function callFor(gateway: TestApp, tool: string, user?: string) {
-  const res = await execute(gateway.app, [{ id: randomUUID(), name: tool, arguments: {} }], forUser(user));
+export async function callFor(gateway: TestApp, tool: string, user?: string, id: string = randomUUID()) {
+  const res = await execute(gateway.app, [{ id, name: tool, arguments: {} }], forUser(user));
   if (!Array.isArray(res.body.results)) throw new Error(`POST /execute answered ${res.status}: ${JSON.stringify(res.body)}`);
   return (res.body as { results: unknown[] }).results[0] as {
     status: string;

@@ -90,6 +90,20 @@ describe('per-user credentials: the vault', () => {
     expect(await fleet.a.state.grants.getGrant('acme', 'alice', 'corp')).toBeNull();
   }, 60_000);
 
+  it('the agent retries the same call id once the person has authorized, and it runs (a refusal is not kept for replay)', async () => {
+    fleet.clock.set(Date.now());
+    const first = await callFor(fleet.b, 'whoami', 'henry', 'call-henry-1');
+    expect(first.error?.code).toBe('AUTHORIZATION_REQUIRED');
+    const person = new HttpBrowser();
+    const callback = await person.authorize(String(first.error!.details!.authorization_url), 'henry', `${fleet.publicUrl}/oauth/callback`);
+    expect((await person.visit(callback)).status).toBe(200);
+    fleet.clock.advance(1);
+    const retry = await callFor(fleet.a, 'whoami', 'henry', 'call-henry-1');
+    expect(JSON.parse(String(retry.text))).toEqual({ user: 'henry' });
+    // Once it ran, the id is replayed as usual.
+    expect(await callFor(fleet.b, 'whoami', 'henry', 'call-henry-1')).toMatchObject({ status: 'success', replayed: true });
+  }, 60_000);
+
   it('holds no token in clear anywhere in Redis: every key read and DUMPed', async () => {
     await connect('bob');
     await callFor(fleet.a, 'whoami', 'bob');
