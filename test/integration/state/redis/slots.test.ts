@@ -16,8 +16,21 @@ const PREFIX = 'toolgate';
 const TENANTS = ['acme', 'globex', 'other'];
 const BREAKER = { failureThreshold: 3, recoveryMs: 300_000 };
 /** Commands that name one key, at args[1]; the store sends no multi-key command but its scripts. */
-const SINGLE_KEY = new Set(['hmget', 'hgetall', 'get', 'del', 'zrangebyscore', 'zrevrangebyscore', 'zcount']);
-const KEYLESS = new Set(['ping', 'info', 'quit', 'echo', 'client', 'select', 'flushall', 'script']);
+const SINGLE_KEY = new Set([
+  'hmget',
+  'hgetall',
+  'get',
+  'del',
+  'zrangebyscore',
+  'zrevrangebyscore',
+  'zcount',
+  'hget',
+  'hdel',
+  'set',
+  'getdel',
+]);
+/** MULTI and EXEC frame the grants' read-and-forget of one key (state/redis/grants.ts). */
+const KEYLESS = new Set(['ping', 'info', 'quit', 'echo', 'client', 'select', 'flushall', 'script', 'multi', 'exec']);
 
 /** One command as the server ran it, from a client (MONITOR leaves out nothing a client sent). */
 type Sent = string[];
