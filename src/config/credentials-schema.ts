@@ -38,6 +38,16 @@ export const OAuthProviderSchema = Type.Object(
           'The provider is an OpenID provider of the same people as the gateway: `openid` is asked for, and the ID token’s claim must name the user the link was made for.',
       }),
     ),
+    token_header: Type.String({
+      pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$",
+      default: 'authorization',
+      description: 'The request header a tool sends the person’s access token in.',
+    }),
+    token_prefix: Type.String({
+      pattern: '^[\\x20-\\x7E]{0,32}$',
+      default: 'Bearer ',
+      description: 'Put before the token in that header.',
+    }),
     allow_private_network: Type.Boolean({ default: false, description: 'The endpoints may be on a private or loopback address.' }),
   },
   { additionalProperties: false },

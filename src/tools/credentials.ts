@@ -15,7 +15,17 @@ export interface Credentials {
   /** The secret called `name` (a `${NAME}` of the tool's configuration). Rejects when there is none. */
   get(name: string): Promise<string>;
   /** The calling user's access token at `auth.provider` (docs/credentials.md); rejects with AUTHORIZATION_REQUIRED when there is none to use. */
-  token(auth: UpstreamAuth): Promise<string>;
+  token(auth: UpstreamAuth): Promise<UpstreamToken>;
+}
+
+/** A person's access token and where the provider's configuration says it goes. */
+export interface UpstreamToken {
+  /** The token itself: scrubbed from whatever comes back. */
+  token: string;
+  /** The request header it is sent in, lower-cased (`authorization` unless the provider says otherwise). */
+  header: string;
+  /** That header's value: the token with the provider's prefix (`Bearer ` by default). */
+  value: string;
 }
 
 /** Answers "the secret for this tool and this caller": tools ask it through their context, never the environment. */

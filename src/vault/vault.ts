@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { UpstreamAuth } from '../config/credentials-schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { GrantStore, StoredGrant } from '../state/grants.js';
-import type { ToolCaller } from '../tools/credentials.js';
+import type { ToolCaller, UpstreamToken } from '../tools/credentials.js';
 import { accessToken, expiryOf, NoGrant, openGrant, RefreshFailed, sealGrant, type GrantOwner } from './grants.js';
 import { beginFlow, bindingCookie, checkPerson, createLink, FlowRefused, redirectUri, takeFlow } from './links.js';
 import { authorizationRequired, providerUnavailable, userRequired } from './messages.js';
@@ -22,8 +22,8 @@ interface Connection {
 
 /** The per-user grants of every provider (docs/credentials.md): tokens for calls, the authorization flow, connections. */
 export interface Vault {
-  /** The caller's access token for `auth`; AUTHORIZATION_REQUIRED (with a new link) when there is none to use. */
-  token(caller: ToolCaller, auth: UpstreamAuth): Promise<string>;
+  /** The caller's access token for `auth`, placed as its provider says; AUTHORIZATION_REQUIRED (with a new link) when there is none to use. */
+  token(caller: ToolCaller, auth: UpstreamAuth): Promise<UpstreamToken>;
   /** GET /oauth/authorize/{id}: where to send the browser and the cookie to set; null for a link unknown, used or expired. */
   begin(id: string): Promise<{ redirect: string; cookie: { name: string; value: string } } | null>;
   /** GET /oauth/callback: the grant stored; FlowRefused (a sentence for the person) when it cannot be. */
@@ -75,7 +75,9 @@ export function createVault(deps: VaultDeps): Vault {
       const owner = { tenant: caller.tenant, user: caller.user, provider: auth.provider };
       const scopes = scopesOf(client, auth);
       try {
-        return await accessToken(grantDeps, client, owner, scopes);
+        const token = await accessToken(grantDeps, client, owner, scopes);
+        const { token_header, token_prefix } = client.settings;
+        return { token, header: token_header.toLowerCase(), value: `${token_prefix}${token}` };
       } catch (err) {
         if (err instanceof RefreshFailed) {
           logger.warn({ provider: auth.provider, err: err.message }, 'an access token could not be refreshed; the grant is kept');

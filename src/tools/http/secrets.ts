@@ -41,9 +41,9 @@ function compile(
     async fill(credentials) {
       if (names.length === 0 && !auth) return last!.resolved;
       const answers = await Promise.all(names.map((name) => credentials.get(name)));
-      // The caller's own token at the provider: sent as a bearer token, and scrubbed from what comes back like any secret.
+      // The caller's own token at the provider: sent where the provider says, and scrubbed from what comes back like any secret.
       const token = auth ? await credentials.token(auth) : undefined;
-      if (token !== undefined) answers.push(token);
+      if (token !== undefined) answers.push(token.header, token.value);
       if (last && answers.length === last.answers.length && answers.every((answer, i) => answer === last!.answers[i])) return last.resolved;
       const answer = new Map(names.map((name, i) => [name, answers[i]!]));
       const secrets = new Set<string>();
@@ -56,8 +56,8 @@ function compile(
         });
       }
       if (token !== undefined) {
-        headers.authorization = `Bearer ${token}`;
-        secrets.add(token);
+        headers[token.header] = token.value;
+        secrets.add(token.token);
       }
       last = { answers, resolved: { headers, secrets: [...secrets] } };
       return last.resolved;
@@ -65,7 +65,7 @@ function compile(
   };
 }
 
-/** A tool's or upstream's configured headers, names lower-cased; with `auth`, the calling user's token as Authorization: Bearer. */
+/** A tool's or upstream's configured headers, names lower-cased; with `auth`, the calling user's token (Authorization: Bearer by default). */
 export const headerTemplates = (headers: Record<string, string>, auth?: UpstreamAuth): SecretTemplates =>
   compile(
     headers,

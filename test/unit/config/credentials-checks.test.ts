@@ -28,9 +28,15 @@ function problemsOf(overrides: Record<string, unknown>): string[] {
 }
 
 describe('oauth_providers and auth', () => {
-  it('fills in the defaults: no scopes, a 10-minute link, refresh 60 s before expiry, public endpoints only', () => {
+  it('fills in the defaults: no scopes, Authorization: Bearer, a 10-minute link, refresh 60 s before expiry, public endpoints only', () => {
     const config = configFrom({ oauth_providers: [PROVIDER], tools: [{ ...TOOL, auth: { provider: 'github' } }] });
-    expect(config.oauth_providers[0]).toEqual({ ...PROVIDER, scopes: [], allow_private_network: false });
+    expect(config.oauth_providers[0]).toEqual({
+      ...PROVIDER,
+      scopes: [],
+      token_header: 'authorization',
+      token_prefix: 'Bearer ',
+      allow_private_network: false,
+    });
     expect(config.oauth).toEqual({ link_ttl_seconds: 600, refresh_before_seconds: 60 });
     expect(config.tools[0]!.auth).toEqual({ provider: 'github', scopes: [] });
   });

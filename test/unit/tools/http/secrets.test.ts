@@ -46,9 +46,15 @@ describe('resolveHeaders', () => {
 
 describe('headers with auth (the calling person’s token)', () => {
   const auth = { provider: 'corp', scopes: [] };
-  const withToken = (tokens: string[]) => {
+  const withToken = (tokens: string[], header = 'authorization', prefix = 'Bearer ') => {
     const env = createEnvCredentials({ KEY: 'k-1' }).for('a_tool');
-    return { get: env.get, token: async () => tokens.shift()! };
+    return {
+      get: env.get,
+      token: async () => {
+        const token = tokens.shift()!;
+        return { token, header, value: `${prefix}${token}` };
+      },
+    };
   };
 
   it('sends the token as Authorization: Bearer and keeps it to scrub; a new token is a new answer', async () => {
@@ -61,6 +67,12 @@ describe('headers with auth (the calling person’s token)', () => {
     const third = await templates.fill(credentials);
     expect(third.headers.authorization).toBe('Bearer tok-bob');
     expect(third.secrets).not.toContain('tok-alice');
+  });
+
+  it('sends it in the header and with the prefix the provider names', async () => {
+    const filled = await headerTemplates({}, auth).fill(withToken(['tok-1'], 'x-api-token', ''));
+    expect(filled.headers).toEqual({ 'x-api-token': 'tok-1' });
+    expect(filled.secrets).toEqual(['tok-1']);
   });
 
   it('refuses a configured authorization header beside auth', () => {
