@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +103,34 @@ describe('per-user credentials: the vault', () => {
     expect(JSON.parse(String(retry.text))).toEqual({ user: 'henry' });
     // Once it ran, the id is replayed as usual.
     expect(await callFor(fleet.b, 'whoami', 'henry', 'call-henry-1')).toMatchObject({ status: 'success', replayed: true });
+  }, 60_000);
+
+  it('a token that still works is used while the provider cannot refresh it, the grant kept', async () => {
+    await connect('ivy');
+    const before = (await stored('ivy'))!;
+    await nearExpiry('ivy');
+    fleet.provider.setDown(true);
+    try {
+      const answer = await callFor(fleet.a, 'unchecked', 'ivy');
+      expect(JSON.parse(String(answer.text))).toEqual({ sha256: createHash('sha256').update(before.tokens.access_token!).digest('hex') });
+    } finally {
+      fleet.provider.setDown(false);
+    }
+    expect((await stored('ivy'))!.grant.version).toBe(before.grant.version);
+    // Past its expiry, with the provider still down, the call says the provider is unavailable and the grant is kept.
+    fleet.clock.set(before.grant.expiresAt! + 1);
+    fleet.provider.setDown(true);
+    try {
+      const late = await callFor(fleet.b, 'unchecked', 'ivy');
+      expect(late.error).toMatchObject({
+        code: 'UPSTREAM_ERROR',
+        retryable: true,
+        details: { provider: 'corp', reason: 'provider_unavailable' },
+      });
+    } finally {
+      fleet.provider.setDown(false);
+    }
+    expect(await stored('ivy')).not.toBeNull();
   }, 60_000);
 
   it('holds no token in clear anywhere in Redis: every key read and DUMPed', async () => {
