@@ -16,7 +16,10 @@ function contextFor(credentials: CredentialProvider): CallContext {
 
 describe('CallContext: the caller and the credentials a tool sees', () => {
   it('names the tenant and key of the request, and no user yet', () => {
-    const call = contextFor({ problem: () => undefined, for: () => ({ get: () => Promise.reject(new Error('none')), token: () => Promise.reject(new Error('none')) }) });
+    const call = contextFor({
+      problem: () => undefined,
+      for: () => ({ get: () => Promise.reject(new Error('none')), token: () => Promise.reject(new Error('none')) }),
+    });
     expect(call.caller).toEqual({ tenant: 'acme', keyId: 'key-1', user: undefined });
   });
 
