@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { FlowRefused, type Vault } from '../vault/index.js';
+import { FlowRefused, ProviderError, type Vault } from '../vault/index.js';
 import { routes } from './routes.js';
 
 const AuthorizeSchema = {
@@ -49,7 +49,19 @@ function cookieOf(header: string | undefined, name: string): string | undefined 
 export function oauthLinkRoutes(vault: Vault) {
   return routes((app) => {
     app.get('/oauth/authorize/:id', { schema: AuthorizeSchema }, async (request, reply) => {
-      const begun = await vault.begin(request.params.id);
+      let begun;
+      try {
+        begun = await vault.begin(request.params.id);
+      } catch (err) {
+        if (!(err instanceof ProviderError)) throw err;
+        request.log.warn({ err: err.message }, 'an authorization could not begin: its provider did not answer');
+        return page(
+          reply,
+          502,
+          'Provider unavailable',
+          'The provider could not be reached. Ask the agent for a new link and try again later.',
+        );
+      }
       if (!begun) return page(reply, 404, 'Link expired', 'This link was already used or has expired. Ask the agent for a new one.');
       const { name, value } = begun.cookie;
       const secure = vault.cookie.secure ? '; Secure' : '';

@@ -80,6 +80,21 @@ describe('per-user credentials: the authorization link', () => {
     expect(await again.text()).toContain('already used or has expired');
   });
 
+  it('a link opened while the provider cannot be reached shows a page saying so, never an error envelope', async () => {
+    const gateway = await fleet.replica(fleet.env);
+    const link = new URL(linkOf(await callFor(gateway, 'whoami', 'olga')));
+    fleet.provider.setDown(true);
+    try {
+      // This replica has not discovered the provider's endpoints yet: it must ask now, and cannot.
+      const answer = await gateway.app.inject({ method: 'GET', url: link.pathname });
+      expect(answer.statusCode).toBe(502);
+      expect(answer.headers['content-type']).toMatch(/^text\/html/);
+      expect(answer.body).toContain('The provider could not be reached');
+    } finally {
+      fleet.provider.setDown(false);
+    }
+  });
+
   it('a state the gateway did not issue, or one already used, is refused', async () => {
     const bogus = await fetch(`${fleet.publicUrl}/oauth/callback?state=forged&code=anything`);
     expect(bogus.status).toBe(400);
