@@ -102,6 +102,13 @@ export const McpServerSchema = Type.Object(
     prefix: Type.String({ default: '', pattern: '^[A-Za-z0-9_-]{0,63}$' }),
     include: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     tools: Type.Record(Type.String(), McpToolOverrideSchema, { default: {} }),
+    roots: Type.Array(
+      Type.Object(
+        { uri: Type.String({ pattern: '^file://', description: 'A file:// URI.' }), name: Type.Optional(Type.String({ minLength: 1 })) },
+        { additionalProperties: false },
+      ),
+      { default: [], description: "What the gateway answers the server's roots/list with; none by default." },
+    ),
     connect_timeout_ms: PositiveInt({ default: 10_000 }),
     refresh_ms: PositiveInt({ default: 60_000 }),
     ...ToolSettings,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { NormalizedCall } from '../protocol/calls/index.js';
@@ -24,6 +23,7 @@ import { isRecord } from '../protocol/json.js';
 import type { ToolEvents } from '../tools/tool.js';
 import { VERSION } from '../version.js';
 import { gatewayErrorOf, sendError } from './errors.js';
+import { ClientAsks, sessionIdFor } from './mcp-asks.js';
 import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
 import { callIdOf, guardOrigin, protocolVersionOf, sessionOf } from './mcp-headers.js';
 import { routes } from './routes.js';
@@ -63,6 +63,7 @@ type JsonParser = (request: FastifyRequest, body: string, done: (err: Error | nu
 
 export function mcpRoutes(deps: PipelineDeps) {
   const inFlight = new CallsInFlight();
+  const asks = new ClientAsks();
   const { catalog } = deps;
 
   async function listTools(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
@@ -86,7 +87,9 @@ export function mcpRoutes(deps: PipelineDeps) {
     const stream = !x.inBatch && acceptsEventStream(x.request) ? new LazyEventStream(x.reply) : undefined;
     try {
       const meta = params._meta;
-      const response = await runCall(id, parsed, x, running.signal, stream?.events(isRecord(meta) ? meta.progressToken : undefined));
+      const events = stream?.events(isRecord(meta) ? meta.progressToken : undefined);
+      if (events) events.ask = asks.asker(x.caller, x.mcpSessionId, (message) => stream!.send(message));
+      const response = await runCall(id, parsed, x, running.signal, events);
       if (!stream?.started) return response;
       if (!running.signal.aborted) stream.send(response);
       stream.end();
@@ -136,7 +139,7 @@ export function mcpRoutes(deps: PipelineDeps) {
     if (typeof params.protocolVersion !== 'string')
       return rpcError(id, RPC_ERRORS.INVALID_PARAMS, 'initialize needs params.protocolVersion.');
     // A name for this client's calls, so its request ids can key replay; nothing is kept server-side, so any replica accepts it.
-    x.reply.header('mcp-session-id', randomUUID());
+    x.reply.header('mcp-session-id', sessionIdFor(params.capabilities));
     return rpcResult(id, {
       protocolVersion: negotiateVersion(params.protocolVersion),
       capabilities: { tools: { listChanged: false }, logging: {} },
@@ -145,11 +148,14 @@ export function mcpRoutes(deps: PipelineDeps) {
     });
   }
 
-  /** The response to one message; none for notifications and for responses (we send no requests to answer). */
+  /** The response to one message; none for notifications and for responses (each settles the relayed request it answers). */
   async function answer(message: unknown, x: Exchange): Promise<RpcResponse | typeof STREAMED | undefined> {
     const parsed = classify(message);
     if (parsed.kind === 'invalid') return rpcError(parsed.id, RPC_ERRORS.INVALID_REQUEST, parsed.message);
-    if (parsed.kind === 'response') return undefined;
+    if (parsed.kind === 'response') {
+      asks.answered(x.caller, x.mcpSessionId, parsed.response);
+      return undefined;
+    }
     const { id, method, params } = parsed.call;
     if (id === undefined) {
       if (method === 'notifications/cancelled') inFlight.cancel(x.caller, x.mcpSessionId, params.requestId);

@@ -33,6 +33,9 @@ export function callGuard(tool: string, spill: ToolContext['spill'], deps: Pick<
       const redacted: ToolEvents = { log: (entry) => events.log(scanner.redactValue(entry, own) as Record<string, unknown>) };
       const progress = events.progress;
       if (progress) redacted.progress = (update) => progress(scanner.redactValue(update, own) as typeof update);
+      // What an upstream asks the caller's client (an elicitation's message, a sampling request's messages) is shown to people and models.
+      const ask = events.ask;
+      if (ask) redacted.ask = (request, signal) => ask(scanner.redactValue(request, own) as typeof request, signal);
       return redacted;
     },
     redact(result) {

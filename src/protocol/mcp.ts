@@ -31,8 +31,11 @@ interface RpcCall {
   params: Record<string, unknown>;
 }
 
-/** A received message: a call, a response to a request we never send, or something that is not JSON-RPC. */
-type RpcMessage = { kind: 'call'; call: RpcCall } | { kind: 'response' } | { kind: 'invalid'; id: RpcId | null; message: string };
+/** A received message: a call, a response (to a request the gateway relayed: see http/mcp-asks.ts), or something that is not JSON-RPC. */
+type RpcMessage =
+  | { kind: 'call'; call: RpcCall }
+  | { kind: 'response'; response: { id: RpcId; result?: unknown; error?: unknown } }
+  | { kind: 'invalid'; id: RpcId | null; message: string };
 
 interface RpcError {
   code: number;
@@ -72,7 +75,8 @@ export function classify(value: unknown): RpcMessage {
   if (value.jsonrpc !== '2.0') return { kind: 'invalid', id: echo, message: 'The "jsonrpc" member must be "2.0".' };
   if (id !== undefined && !isId(id)) return { kind: 'invalid', id: null, message: 'The "id" must be a string or a number.' };
   if (!Object.hasOwn(value, 'method')) {
-    if (id !== undefined && (Object.hasOwn(value, 'result') || Object.hasOwn(value, 'error'))) return { kind: 'response' };
+    if (isId(id) && (Object.hasOwn(value, 'result') || Object.hasOwn(value, 'error')))
+      return { kind: 'response', response: { id, result: value.result, error: value.error } };
     return { kind: 'invalid', id: echo, message: 'A request needs a "method".' };
   }
   if (typeof value.method !== 'string') return { kind: 'invalid', id: echo, message: 'The "method" must be a string.' };

@@ -18,7 +18,22 @@ export interface ToolEvents {
   progress?(update: { progress: number; total?: number; message?: string }): void;
   /** A log message (`notifications/message` params) the tool's upstream server sent during the call. */
   log(entry: Record<string, unknown>): void;
+  /**
+   * Present when the caller is an `/mcp` client that can be asked while its call runs: relays an upstream server's request during the call
+   * to it and settles with its answer, or with the error the upstream gets (the client did not declare the capability, did not answer
+   * before `signal`, or answered with an error).
+   */
+  ask?(request: ClientRequest, signal: AbortSignal): Promise<ClientAnswer>;
 }
+
+/** A request an upstream MCP server sends its client during a call, which only the caller's own MCP client can answer. */
+export interface ClientRequest {
+  method: 'elicitation/create' | 'sampling/createMessage';
+  params: Record<string, unknown>;
+}
+
+/** The caller's answer to a ClientRequest: its result, or a JSON-RPC error for the upstream. */
+export type ClientAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
 
 /** The fleet-wide write lock of a workspace file, held by Write and Edit around their check and rename (docs/replicas.md, "The write lock"). */
 export interface FileLocks {

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResultSchema, Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config/schema.js';
+import type { CallInFlight } from './client-requests.js';
 import { mergedSettings, settingsOf } from '../settings.js';
 import type { JsonSchema, Tool } from '../tool.js';
 import { classifyMcpFailure, isConnectionLoss, upstreamDown } from './failure.js';
@@ -14,8 +15,8 @@ export interface UpstreamLink {
   connected(): boolean;
   /** A call found the connection gone: reconnect. */
   lost(err: unknown): void;
-  /** A call in flight, hearing the server's log messages through `log` (see McpSupervisor.track); call the result when it ends. */
-  track(log: ((entry: Record<string, unknown>) => void) | undefined): () => void;
+  /** A call in flight, hearing the server's log messages and asked its requests (see client-requests.ts); call the result when it ends. */
+  track(call: CallInFlight): () => void;
 }
 
 /** The SDK's own timeout, past the call's deadline, which decides (its abort sends `notifications/cancelled`): a backstop only. */
@@ -35,7 +36,12 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
     async run(args, ctx) {
       const client = link.client();
       if (!client) throw upstreamDown(server.name);
-      const release = link.track(ctx.events && ((entry) => ctx.events!.log(entry)));
+      const events = ctx.events;
+      const release = link.track({
+        log: events && ((entry) => events.log(entry)),
+        ask: events?.ask && ((request, signal) => events.ask!(request, signal)),
+        signal: ctx.signal,
+      });
       try {
         // SEP-414: the trace context travels in `_meta` (over HTTP transport.ts copies it to the headers too).
         const params = ctx.trace

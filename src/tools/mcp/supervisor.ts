@@ -11,6 +11,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import { toolNameMatcher } from '../../policy/index.js';
 import { VERSION } from '../../version.js';
 import type { Tool } from '../tool.js';
+import { answerClientRequests, UPSTREAM_CLIENT_CAPABILITIES, type CallInFlight } from './client-requests.js';
 import { isConnectionLoss } from './failure.js';
 import { createMcpTool, type UpstreamLink } from './mcp-tool.js';
 import { logStderr } from './stderr.js';
@@ -49,8 +50,10 @@ export class McpSupervisor implements UpstreamLink {
   private readonly included: (name: string) => boolean;
   private markListed!: () => void;
   private readonly listed = new Promise<void>((resolve) => (this.markListed = resolve));
-  /** The calls in flight, each with the listener of its caller, if one listens. */
-  private readonly inFlight = new Set<{ log: ((entry: Record<string, unknown>) => void) | undefined }>();
+  /** The calls in flight, each with what its caller hears and can be asked, if one listens. */
+  private readonly inFlight = new Set<CallInFlight>();
+  /** The names of the tools last left out because they require task-based execution, logged once per change. */
+  private taskOnly = '';
 
   constructor(
     private readonly config: McpServerConfig,
@@ -97,8 +100,7 @@ export class McpSupervisor implements UpstreamLink {
     if (this.current) this.dropped(this.current, err);
   }
 
-  track(log: ((entry: Record<string, unknown>) => void) | undefined): () => void {
-    const call = { log };
+  track(call: CallInFlight): () => void {
     this.inFlight.add(call);
     return () => this.inFlight.delete(call);
   }
@@ -135,7 +137,8 @@ export class McpSupervisor implements UpstreamLink {
     if (this.closed) return;
     const { transport, stderr } = connection;
     if (stderr) logStderr(stderr, this.deps.log, this.deps.records);
-    const client = new Client({ name: 'toolgate', version: VERSION }, { capabilities: {} });
+    const client = new Client({ name: 'toolgate', version: VERSION }, { capabilities: UPSTREAM_CLIENT_CAPABILITIES });
+    answerClientRequests(client, this.config, this.inFlight);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh());
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => this.relayLog(notification.params));
     client.onclose = () => this.dropped(client, new Error('the connection closed'));
@@ -211,7 +214,16 @@ export class McpSupervisor implements UpstreamLink {
       if (isConnectionLoss(err)) this.dropped(client, err);
       return;
     }
-    const included = tools.filter((tool) => this.included(tool.name));
+    const included = tools.filter((tool) => this.included(tool.name) && !requiresTasks(tool));
+    const taskOnly = tools.filter(requiresTasks).map((tool) => tool.name);
+    if (taskOnly.join('\n') !== this.taskOnly) {
+      this.taskOnly = taskOnly.join('\n');
+      if (taskOnly.length > 0)
+        this.deps.log.warn(
+          { tools: taskOnly },
+          'MCP server tools left out: they require task-based execution, which the gateway does not offer',
+        );
+    }
     const signature = JSON.stringify(included);
     if (signature !== this.signature) {
       this.signature = signature;
@@ -220,4 +232,9 @@ export class McpSupervisor implements UpstreamLink {
     }
     this.markListed();
   }
+}
+
+/** A tool the server runs only as an MCP task (`execution.taskSupport: "required"`): the gateway calls tools plainly, so never lists it. */
+function requiresTasks(tool: UpstreamTool): boolean {
+  return tool.execution?.taskSupport === 'required';
 }
