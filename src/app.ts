@@ -41,6 +41,7 @@ import type { CredentialProvider } from './tools/credentials.js';
 import type { TokenVerifier } from './identity/index.js';
 import { withGrants, type Vault } from './vault/index.js';
 import { createEnvCredentials } from './tools/credentials.js';
+import type { UpstreamOffering } from './tools/mcp/offers.js';
 
 /** Tests pass memory stores, a manual clock and their own registry. The app closes none of them. */
 export interface AppDeps {
@@ -63,6 +64,8 @@ export interface AppDeps {
   tokens?: TokenVerifier;
   /** Users' grants at `oauth_providers` (createVault); required when that list is not empty. */
   vault?: Vault;
+  /** The upstream MCP servers' supervisors: their resources and prompts are served on /mcp and over REST. */
+  upstreams?: readonly UpstreamOffering[];
 }
 
 /** Only the request's arrival is timed (fastify's default is no limit); past it 408 REQUEST_TIMEOUT. */

@@ -41,6 +41,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       logger,
       metrics,
       credentials: prepared.credentials,
+      upstreams: mcp.supervisors,
       ...(prepared.tokens && { tokens: prepared.tokens }),
       ...(vault && { vault }),
       ...(audit && { audit }),

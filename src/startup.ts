@@ -1,3 +1,4 @@
+import { offerShapes } from './catalog/offers.js';
 import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -243,7 +244,8 @@ export async function prepare(
     .filter((e) => e.tool.upstream)
     .map((e) => e.tool);
   const names = registry.list().map((e) => e.name);
-  mcpProblems.push(...upstreamReachProblems(reach, answered, [...set.builtins, ...upstreamTools], names));
+  const offers = offerShapes(mcp.supervisors);
+  mcpProblems.push(...upstreamReachProblems(reach, answered, [...set.builtins, ...upstreamTools, ...offers], names));
   if (mcpProblems.length > 0) {
     tokens?.close();
     await mcp.close();

@@ -24,6 +24,7 @@ import type { ToolEvents } from '../tools/tool.js';
 import { VERSION } from '../version.js';
 import { gatewayErrorOf, sendError } from './errors.js';
 import { ClientAsks, sessionIdFor } from './mcp-asks.js';
+import { answerOffer, OFFER_CAPABILITIES } from './mcp-offers.js';
 import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
 import { callIdOf, guardOrigin, protocolVersionOf, sessionOf } from './mcp-headers.js';
 import { routes } from './routes.js';
@@ -142,7 +143,7 @@ export function mcpRoutes(deps: PipelineDeps) {
     x.reply.header('mcp-session-id', sessionIdFor(params.capabilities));
     return rpcResult(id, {
       protocolVersion: negotiateVersion(params.protocolVersion),
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: { tools: { listChanged: false }, logging: {}, ...(deps.offers && OFFER_CAPABILITIES) },
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
     });
@@ -176,7 +177,10 @@ export function mcpRoutes(deps: PipelineDeps) {
       case 'tools/call':
         return callTool(id, params, x);
       default:
-        return rpcError(id, RPC_ERRORS.METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}`);
+        return (
+          answerOffer(deps, id, method, params, x.caller, x.request.log) ??
+          rpcError(id, RPC_ERRORS.METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}`)
+        );
     }
   }
 

@@ -12,7 +12,9 @@ import { createGuardrails } from '../guardrails/index.js';
 import { createCatalog } from '../catalog/catalog.js';
 import { policyOf } from '../policy/index.js';
 import { createEnvCredentials, type CredentialProvider } from '../tools/credentials.js';
+import type { UpstreamOffering } from '../tools/mcp/offers.js';
 import { createWorkspaces, workspaceLayout } from '../tools/workspaces.js';
+import { createOffers } from './offers.js';
 import { circuitsFor } from './circuits.js';
 import { Outage, type OutageLines } from './outage.js';
 import type { PipelineDeps } from './types.js';
@@ -41,6 +43,8 @@ interface PipelineParts {
   audit?: AuditTrail;
   /** What start-up checked the tools' `${NAME}` against; without it no tool has a secret. */
   credentials?: CredentialProvider;
+  /** The upstream MCP servers, for their resources and prompts. */
+  upstreams?: readonly UpstreamOffering[];
 }
 
 /** The pipeline's dependencies, built once per process part that runs batches: the same for a request and a queued job. */
@@ -71,5 +75,6 @@ export function createPipelineDeps(parts: PipelineParts, config: Config): Pipeli
       approvals: config.approvals,
     },
   };
+  if (parts.upstreams && parts.upstreams.length > 0) deps.offers = createOffers(parts.upstreams, deps);
   return deps;
 }

@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/catalog.js';
 import type { ToolEvents, ToolOutput } from '../tools/tool.js';
 import type { FastifyBaseLogger } from 'fastify';
+import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalEvents } from '../approvals/index.js';
 import type { AuditTrail } from '../audit/index.js';
 import type { Config } from '../config/schema.js';
@@ -76,6 +77,8 @@ export interface PipelineDeps {
   workspaces: Workspaces;
   /** The secrets each tool may use for each caller (ToolContext.credentials). */
   credentials: CredentialProvider;
+  /** The upstream MCP servers' resources, templates and prompts, read for a caller (pipeline/offers.ts); none without servers. */
+  offers?: UpstreamOffers;
   /** What GET /tools, /mcp's tools/list and tool_search show a caller: one instance per process part. */
   catalog: Catalog<Caller>;
   /** `keys`: which tenants exist, for the per-tenant breaker gauge; `toolsets`: the named sets requests may ask for. */
@@ -84,6 +87,20 @@ export interface PipelineDeps {
   approvalEvents?: ApprovalEvents;
   /** The audit trail every call's record goes to; none with `audit: false`. */
   audit?: AuditTrail;
+}
+
+/** Resources, templates and prompts of the upstream MCP servers for a caller (docs/mcp.md, "Resources and prompts"); GatewayErrors otherwise. */
+export interface UpstreamOffers {
+  /** What the caller may reach, as it sees it: resources/list, resources/templates/list, prompts/list. */
+  resources(caller: Caller): Resource[];
+  templates(caller: Caller): ResourceTemplate[];
+  prompts(caller: Caller): Prompt[];
+  /** resources/read: the contents under gateway URIs, redacted, each over the per-call budget cut with its record in `_meta`. */
+  readResource(caller: Caller, uri: string, log: FastifyBaseLogger): Promise<ReadResourceResult>;
+  /** prompts/get: the prompt's messages, redacted. */
+  getPrompt(caller: Caller, name: string, args: Record<string, string>): Promise<GetPromptResult>;
+  /** completion/complete for a prompt's argument (`ref/prompt`) or a template's variable (`ref/resource`), as the caller may reach them. */
+  complete(caller: Caller, params: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 /** A call on its way through the gates. Later gates fill in what earlier ones found. */

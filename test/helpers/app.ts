@@ -111,6 +111,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       logger,
       metrics,
       credentials,
+      upstreams: mcp.supervisors,
       ...(oauth && { tokens: oauth.verifier }),
       ...(vault && { vault }),
       ...(options.executions && { executions: options.executions }),

@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type Tool as UpstreamTool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -14,6 +16,7 @@ import type { Tool } from '../tool.js';
 import { answerClientRequests, UPSTREAM_CLIENT_CAPABILITIES, type CallInFlight } from './client-requests.js';
 import { isConnectionLoss } from './failure.js';
 import { createMcpTool, type UpstreamLink } from './mcp-tool.js';
+import { allPages, listOffers, NO_OFFERS, type OfferLists, type UpstreamOffering } from './offers.js';
 import { logStderr } from './stderr.js';
 import type { Connection } from './transport.js';
 
@@ -35,7 +38,7 @@ interface SupervisorDeps {
  * tool list read again on `notifications/tools/list_changed` and every `refresh_ms`, and each new list handed to the listeners. While it is
  * down its tools stay listed and answer UPSTREAM_ERROR (retryable).
  */
-export class McpSupervisor implements UpstreamLink {
+export class McpSupervisor implements UpstreamLink, UpstreamOffering {
   readonly server: string;
   private current: Client | undefined;
   private connecting: Client | undefined;
@@ -47,6 +50,8 @@ export class McpSupervisor implements UpstreamLink {
   private refreshAgain = false;
   private signature: string | undefined;
   private readonly listeners: Array<(tools: Tool[]) => void> = [];
+  private offers: OfferLists = NO_OFFERS;
+  private readonly offerListeners: Array<(changed: ReadonlySet<'resources' | 'prompts'>) => void> = [];
   private readonly included: (name: string) => boolean;
   private markListed!: () => void;
   private readonly listed = new Promise<void>((resolve) => (this.markListed = resolve));
@@ -69,6 +74,26 @@ export class McpSupervisor implements UpstreamLink {
   /** Each new tool list, the first included. */
   onTools(listener: (tools: Tool[]) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** The server's prefix: of its tools' and prompts' names. */
+  get prefix(): string {
+    return this.config.prefix;
+  }
+
+  /** The bound of one request to the server that is not a tool call (listings, reads). */
+  get requestTimeoutMs(): number {
+    return this.config.connect_timeout_ms;
+  }
+
+  /** Its resources, templates and prompts, as last listed (empty while it has never answered). */
+  offered(): OfferLists {
+    return this.offers;
+  }
+
+  /** Told which of its resources (templates included) and prompts changed, after each listing that changed them. */
+  onOffers(listener: (changed: ReadonlySet<'resources' | 'prompts'>) => void): void {
+    this.offerListeners.push(listener);
   }
 
   start(): void {
@@ -140,6 +165,8 @@ export class McpSupervisor implements UpstreamLink {
     const client = new Client({ name: 'toolgate', version: VERSION }, { capabilities: UPSTREAM_CLIENT_CAPABILITIES });
     answerClientRequests(client, this.config, this.inFlight);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh());
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refresh());
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.refresh());
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => this.relayLog(notification.params));
     client.onclose = () => this.dropped(client, new Error('the connection closed'));
     this.connecting = client;
@@ -162,6 +189,13 @@ export class McpSupervisor implements UpstreamLink {
     this.deps.metrics.mcpServerUp.set({ server: this.server }, 1);
     this.deps.log.info({ upstream: client.getServerVersion() }, 'MCP server connected');
     await this.refresh();
+  }
+
+  private keepOffers(offers: OfferLists): void {
+    const changed = changedOf(this.offers, offers);
+    if (changed.size === 0) return;
+    this.offers = offers;
+    for (const listener of this.offerListeners) listener(changed);
   }
 
   private dropped(client: Client, err: unknown): void {
@@ -200,20 +234,21 @@ export class McpSupervisor implements UpstreamLink {
   private async list(): Promise<void> {
     const client = this.current;
     if (!client) return;
-    const tools: UpstreamTool[] = [];
+    let tools: UpstreamTool[];
+    let offers: OfferLists;
     try {
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.config.connect_timeout_ms });
-        tools.push(...answer.tools);
-        cursor = answer.nextCursor;
-        if (cursor === undefined) break;
-      }
+      const timeout = this.config.connect_timeout_ms;
+      tools = await allPages(async (cursor) => {
+        const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
+        return { items: answer.tools, nextCursor: answer.nextCursor };
+      }, MAX_PAGES);
+      offers = await listOffers(client, timeout, MAX_PAGES);
     } catch (err) {
-      this.deps.log.warn({ err: (err as Error).message }, 'MCP server: tools/list failed');
+      this.deps.log.warn({ err: (err as Error).message }, 'MCP server: listing its tools, resources or prompts failed');
       if (isConnectionLoss(err)) this.dropped(client, err);
       return;
     }
+    this.keepOffers(offers);
     const included = tools.filter((tool) => this.included(tool.name) && !requiresTasks(tool));
     const taskOnly = tools.filter(requiresTasks).map((tool) => tool.name);
     if (taskOnly.join('\n') !== this.taskOnly) {
@@ -232,6 +267,15 @@ export class McpSupervisor implements UpstreamLink {
     }
     this.markListed();
   }
+}
+
+/** Which of the offers' lists differ. */
+function changedOf(before: OfferLists, after: OfferLists): Set<'resources' | 'prompts'> {
+  const changed = new Set<'resources' | 'prompts'>();
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(before.resources, after.resources) || !same(before.templates, after.templates)) changed.add('resources');
+  if (!same(before.prompts, after.prompts)) changed.add('prompts');
+  return changed;
 }
 
 /** A tool the server runs only as an MCP task (`execution.taskSupport: "required"`): the gateway calls tools plainly, so never lists it. */

@@ -1,0 +1,23 @@
+// A stdio MCP server of resources and prompts for the gateway's tests (test/integration/tools/mcp/offers.test.ts), on the official SDK:
+// a resource whose text holds a credential (OFFERS_SECRET), one over any call budget (OFFERS_BIG_BYTES of text), a private one a policy
+// rule can deny, and a tool `add_resource` that adds a resource and sends notifications/resources/list_changed.
+import process from 'node:process';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+const server = new McpServer({ name: 'offers-fixture', version: '1.0.0' });
+const text = (uri, body) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: body }] });
+
+server.registerResource('config', 'mem://notes/config.txt', { mimeType: 'text/plain' }, (uri) =>
+  text(uri, `token = ${process.env.OFFERS_SECRET}\nregion = eu\n`),
+);
+server.registerResource('big', 'mem://notes/big.log', { mimeType: 'text/plain' }, (uri) =>
+  text(uri, 'a log line of forty bytes, more or less\n'.repeat(Math.ceil(Number(process.env.OFFERS_BIG_BYTES) / 40))),
+);
+server.registerResource('private', 'mem://private/plan.txt', { mimeType: 'text/plain' }, (uri) => text(uri, 'the private plan'));
+server.registerTool('add_resource', { description: 'Adds a resource.' }, () => {
+  server.registerResource('added', 'mem://notes/added.txt', { mimeType: 'text/plain' }, (uri) => text(uri, 'added later'));
+  return { content: [{ type: 'text', text: 'added' }] };
+});
+
+await server.connect(new StdioServerTransport());
