@@ -15,6 +15,7 @@ import { metricsRoute } from './http/metrics.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './http/mcp.js';
 import { oauthLinkRoutes } from './http/oauth-links.js';
+import { offersRoutes } from './http/offers.js';
 import { oauthMetadataRoutes } from './http/oauth-metadata.js';
 import { outputsRoutes } from './http/outputs.js';
 import { installEarlyRefusals } from './http/plugins/early-refusals.js';
@@ -122,6 +123,7 @@ export async function buildApp(deps: AppDeps, config: Config): Promise<FastifyIn
   await app.register(executeRoutes(pipeline, { executions: deps.executions, config: config.async, clock: deps.clock }));
   await app.register(executionsRoutes(deps.executions));
   await app.register(mcpRoutes(pipeline));
+  await app.register(offersRoutes(pipeline));
   await app.register(outputsRoutes(deps.spill));
   await app.register(approvalRoutes(pipeline));
   await app.register(adminRoutes(pipeline));

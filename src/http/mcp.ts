@@ -239,7 +239,8 @@ export function mcpRoutes(deps: PipelineDeps) {
                 : 'The tools of one toolset over MCP (Streamable HTTP)',
             description:
               'JSON-RPC 2.0, one message per POST (a batch array too when the MCP-Protocol-Version is 2025-03-26 or absent), answered with application/json, or text/event-stream while a call has upstream progress or log messages to pass on: ' +
-              "initialize, ping, logging/setLevel, tools/list, tools/call. Notifications and responses get 202 (notifications/cancelled stops that client's call). Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.",
+              'initialize, ping, logging/setLevel, tools/list, tools/call; with upstream MCP servers configured also resources/list, resources/templates/list, resources/read, prompts/list, prompts/get and completion/complete. ' +
+              "A client's response to a request relayed from an upstream during its call (elicitation, sampling) is taken like a notification. Notifications and responses get 202 (notifications/cancelled stops that client's call). Stateless: the Mcp-Session-Id issued on initialize keeps nothing on the server.",
             headers: Type.Object({
               'mcp-protocol-version': Type.Optional(
                 Type.String({ description: `One of ${MCP_PROTOCOL_VERSIONS.join(', ')}; 2025-03-26 when absent.` }),

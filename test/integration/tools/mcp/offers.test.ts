@@ -168,3 +168,57 @@ describe('resources, templates and prompts of upstream servers on /mcp', () => {
     expect((read.contents[0] as { text: string }).text).toBe('added later');
   });
 });
+
+describe('the same over REST: GET /resources, GET /resources/read, GET /prompts, POST /prompts/{name}', () => {
+  const as = (id: string) => ({ authorization: `Bearer ${id}-key` });
+
+  it('lists what /mcp lists for the key, and reads and gets the same way', async () => {
+    const listed = await t.app.inject({ method: 'GET', url: '/resources', headers: as('all') });
+    expect(listed.statusCode).toBe(200);
+    const body = listed.json() as { resources: Array<{ uri: string }>; resource_templates: Array<{ uriTemplate: string }> };
+    expect(body.resources.map((r) => r.uri)).toContain('of+mem://notes/config.txt');
+    expect(body.resources.map((r) => r.uri)).not.toContain('of+mem://private/plan.txt');
+    expect(body.resource_templates.map((r) => r.uriTemplate)).toContain('ev+demo://resource/dynamic/text/{resourceId}');
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `/resources/read?uri=${encodeURIComponent('of+mem://notes/config.txt')}`,
+      headers: as('all'),
+    });
+    expect(read.statusCode).toBe(200);
+    expect(read.body).not.toContain(SECRET);
+    expect(read.json().contents[0]).toMatchObject({ uri: 'of+mem://notes/config.txt', mimeType: 'text/plain' });
+    const prompts = await t.app.inject({ method: 'GET', url: '/prompts', headers: as('all') });
+    expect(prompts.json().prompts.map((p: { name: string }) => p.name)).toContain('ev_args-prompt');
+    const got = await t.app.inject({
+      method: 'POST',
+      url: '/prompts/ev_args-prompt',
+      headers: as('all'),
+      payload: { arguments: { city: 'Lisbon' } },
+    });
+    expect(got.statusCode).toBe(200);
+    expect(JSON.stringify(got.json().messages)).toContain('Lisbon');
+  });
+
+  it('a denied URI is 403 PERMISSION_DENIED; what the key cannot reach is 404, like what does not exist', async () => {
+    const denied = await t.app.inject({
+      method: 'GET',
+      url: `/resources/read?uri=${encodeURIComponent('of+mem://private/plan.txt')}`,
+      headers: as('all'),
+    });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().error.code).toBe('PERMISSION_DENIED');
+    const hidden = await t.app.inject({
+      method: 'GET',
+      url: `/resources/read?uri=${encodeURIComponent('of+mem://notes/config.txt')}`,
+      headers: as('echo'),
+    });
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.body).not.toContain('region');
+    const prompt = await t.app.inject({ method: 'POST', url: '/prompts/ev_simple-prompt', headers: as('echo'), payload: {} });
+    expect(prompt.statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/resources', headers: as('echo') })).json()).toEqual({
+      resources: [],
+      resource_templates: [],
+    });
+  });
+});
