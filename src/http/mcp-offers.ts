@@ -15,6 +15,9 @@ function rpcErrorOf(id: RpcId, method: string, err: unknown): RpcResponse {
   if (!isGatewayError(err)) throw err;
   const data = err.toCallError();
   if (err.code === 'NOT_FOUND' && method === 'resources/read') return rpcError(id, RESOURCE_NOT_FOUND, err.message, data);
+  // The server's own JSON-RPC error keeps its code: what passes through is what the upstream gave.
+  const upstreamCode = isRecord(err.details) ? err.details.rpc_code : undefined;
+  if (typeof upstreamCode === 'number') return rpcError(id, upstreamCode, err.message, data);
   if (err.code === 'NOT_FOUND' || err.code === 'BAD_REQUEST' || err.code === 'PERMISSION_DENIED')
     return rpcError(id, RPC_ERRORS.INVALID_PARAMS, err.message, data);
   return rpcError(id, RPC_ERRORS.INTERNAL_ERROR, err.message, data);

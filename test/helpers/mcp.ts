@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -78,4 +81,18 @@ export async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
+}
+
+/** The SDK's clients of a gateway's /mcp, each connected with its own capabilities and headers, closed together. */
+export function sdkClients(url: () => URL) {
+  const open: Client[] = [];
+  return {
+    async connect(options: { capabilities?: ClientCapabilities; headers?: Record<string, string> } = {}): Promise<Client> {
+      const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+      await client.connect(new StreamableHTTPClientTransport(url(), { requestInit: { headers: options.headers ?? {} } }));
+      open.push(client);
+      return client;
+    },
+    close: async () => void (await Promise.all(open.splice(0).map((client) => client.close()))),
+  };
 }

@@ -1,9 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../../helpers/app.js';
-import { EVERYTHING_SERVER, waitFor } from '../../../helpers/mcp.js';
+import { EVERYTHING_SERVER, sdkClients, waitFor } from '../../../helpers/mcp.js';
 
 /**
  * What the gateway's upstream client declares, and honours (docs/mcp.md, "What an upstream may ask"): server-everything behind a real
@@ -13,7 +11,7 @@ import { EVERYTHING_SERVER, waitFor } from '../../../helpers/mcp.js';
 
 let t: TestApp;
 let url: URL;
-const clients: Client[] = [];
+const clients = sdkClients(() => url);
 
 beforeAll(async () => {
   t = await buildTestApp({
@@ -35,19 +33,10 @@ beforeAll(async () => {
   const listed = async () => (await t.app.inject({ method: 'GET', url: '/tools' })).body;
   await waitFor(async () => (await listed()).includes('ev_trigger-elicitation-request'), 'the conditional tools');
 }, 30_000);
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await t.close();
-});
+afterEach(() => clients.close());
+afterAll(() => t.close());
 
-async function client(capabilities: ClientCapabilities = {}): Promise<Client> {
-  const c = new Client({ name: 'asks-test', version: '1.0.0' }, { capabilities });
-  await c.connect(new StreamableHTTPClientTransport(url));
-  clients.push(c);
-  return c;
-}
+const client = (capabilities: ClientCapabilities = {}) => clients.connect({ capabilities });
 
 const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text?: string }>).map((b) => b.text ?? '').join('\n');
 

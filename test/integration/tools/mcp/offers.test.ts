@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../helpers/app.js';
-import { EVERYTHING_SERVER, waitFor } from '../../../helpers/mcp.js';
+import { EVERYTHING_SERVER, sdkClients, waitFor } from '../../../helpers/mcp.js';
 
 /**
  * Resources, resource templates and prompts of upstream servers on /mcp (docs/mcp.md, "Resources and prompts"): server-everything and a
@@ -25,7 +23,7 @@ const key = (id: string, tenant: string, tools?: string[]) => ({
 
 let t: TestApp;
 let url: URL;
-const clients: Client[] = [];
+const clients = sdkClients(() => url);
 
 beforeAll(async () => {
   t = await buildTestApp({
@@ -47,19 +45,10 @@ beforeAll(async () => {
   });
   url = new URL('/mcp', await t.app.listen({ host: '127.0.0.1', port: 0 }));
 }, 30_000);
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await t.close();
-});
+afterEach(() => clients.close());
+afterAll(() => t.close());
 
-async function client(id = 'all'): Promise<Client> {
-  const c = new Client({ name: 'offers-test', version: '1.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${id}-key` } } }));
-  clients.push(c);
-  return c;
-}
+const client = (id = 'all') => clients.connect({ headers: { authorization: `Bearer ${id}-key` } });
 
 async function rpcErrorOf(promise: Promise<unknown>): Promise<McpError> {
   const err = await promise.then(
@@ -220,5 +209,21 @@ describe('the same over REST: GET /resources, GET /resources/read, GET /prompts,
       resources: [],
       resource_templates: [],
     });
+  });
+});
+
+describe('what an upstream refuses', () => {
+  it("a resource the server does not have: the server's own error code on /mcp, 502 UPSTREAM_ERROR over REST", async () => {
+    const c = await client();
+    const err = await rpcErrorOf(c.readResource({ uri: 'of+mem://notes/none.txt' }));
+    expect(err.code).toBe(-32602);
+    expect(err.data).toMatchObject({ code: 'UPSTREAM_ERROR', details: { server: 'of', reason: 'rejected' } });
+    const rest = await t.app.inject({
+      method: 'GET',
+      url: `/resources/read?uri=${encodeURIComponent('of+mem://notes/none.txt')}`,
+      headers: { authorization: 'Bearer all-key' },
+    });
+    expect(rest.statusCode).toBe(502);
+    expect(rest.json().error).toMatchObject({ code: 'UPSTREAM_ERROR', details: { server: 'of', rpc_code: -32602 } });
   });
 });
