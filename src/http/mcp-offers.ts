@@ -7,8 +7,11 @@ import { RPC_ERRORS, rpcError, rpcResult, type RpcId, type RpcResponse } from '.
 /** server/resources, "Error Handling": a resource that is not found. */
 const RESOURCE_NOT_FOUND = -32002;
 
-/** What initialize declares when upstream servers are configured: their resources, prompts and completions are served. */
-export const OFFER_CAPABILITIES = { resources: { listChanged: true }, prompts: { listChanged: true }, completions: {} };
+/**
+ * What initialize declares when upstream servers are configured: their resources, prompts and completions are served. No listChanged:
+ * /mcp opens no stream outside a call to send it on; an upstream's change shows in the next listing.
+ */
+export const OFFER_CAPABILITIES = { resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} };
 
 /** The JSON-RPC error for what reading or getting threw: the gateway's error in `data`, as tools/call's unknown tool has it. */
 function rpcErrorOf(id: RpcId, method: string, err: unknown): RpcResponse {
