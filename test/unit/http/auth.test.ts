@@ -35,6 +35,11 @@ describe('authentication per route', () => {
     { method: 'GET', path: '/tools', url: '/tools', scope: 'execute', ok: 200 },
     { method: 'HEAD', path: '/tools', url: '/tools', scope: 'execute', ok: 200 },
     { method: 'GET', path: '/tools/{name}', url: '/tools/Read', scope: 'execute', ok: 200 },
+    // No upstream MCP server here: no resources or prompts, listed empty; reading one is 404.
+    { method: 'GET', path: '/resources', url: '/resources', scope: 'execute', ok: 200 },
+    { method: 'GET', path: '/resources/read', url: '/resources/read?uri=ev%2Bdemo%3A%2F%2Fa', scope: 'execute', ok: 404 },
+    { method: 'GET', path: '/prompts', url: '/prompts', scope: 'execute', ok: 200 },
+    { method: 'POST', path: '/prompts/{name}', url: '/prompts/ev_simple', scope: 'execute', payload: {}, ok: 404 },
     {
       method: 'POST',
       path: '/execute',
