@@ -27,11 +27,12 @@ describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, ()
       env: { FIXTURE_LOG: events, FIXTURE_LINGER: '1' },
       prefix: 'fx_',
     };
-    // A rule on an upstream tool is checked against the tools the server listed, not refused as unknown.
-    await writeFile(
-      config,
-      JSON.stringify({ mcp_servers: [server], policy: { rules: [{ tool: 'fx_echo', when: { text: '^rm ' }, decision: 'deny' }] } }),
-    );
+    // A rule on an upstream tool is checked against the tools the server listed, not refused as unknown; one on its resources too.
+    const rules = [
+      { tool: 'fx_echo', when: { text: '^rm ' }, decision: 'deny' },
+      { tool: 'fx_resources', when: { uri: '^fx\\+file:///private/' }, decision: 'deny' },
+    ];
+    await writeFile(config, JSON.stringify({ mcp_servers: [server], policy: { rules } }));
     const gateway = startGateway({ TOOLGATE_CONFIG: config, PORT: '0' });
     const ready = await gateway.ready;
     expect(ready.tools).toEqual(expect.arrayContaining([...BUILTINS, 'fx_echo', 'fx_slow']));
@@ -56,6 +57,7 @@ describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, ()
     const rules = [
       { tool: 'fx_nope', decision: 'deny' },
       { tool: 'fx_echo', when: { txt: 'x' }, decision: 'deny' },
+      { tool: 'fx_resources', when: { path: 'x' }, decision: 'deny' },
     ];
     await writeFile(config, JSON.stringify({ mcp_servers: [server], policy: { rules } }));
     const gateway = startGateway({ TOOLGATE_CONFIG: config, PORT: String(port) });
@@ -64,6 +66,7 @@ describe('upstream MCP servers under `toolgate serve`', { timeout: TEST_MS }, ()
     expect(exit.code).toBe(2);
     expect(gateway.stderr()).toMatch(/policy\.rules\.0\.tool: "fx_nope" names no tool/);
     expect(gateway.stderr()).toMatch(/policy\.rules\.1\.when\.txt: fx_echo has no argument "txt"/);
+    expect(gateway.stderr()).toMatch(/policy\.rules\.2\.when\.path: fx_resources has no argument "path"/);
     const pid = (await fixtureEvents(events)).find((e) => e.event === 'started')!.pid as number;
     await waitFor(() => !alive(pid), 'the MCP server process to end', 5_000);
   });
