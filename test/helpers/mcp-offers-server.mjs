@@ -1,6 +1,7 @@
 // A stdio MCP server of resources and prompts for the gateway's tests (test/integration/tools/mcp/offers.test.ts), on the official SDK:
 // a resource whose text holds a credential (OFFERS_SECRET), one over any call budget (OFFERS_BIG_BYTES of text), a private one a policy
-// rule can deny, and a tool `add_resource` that adds a resource and sends notifications/resources/list_changed.
+// rule can deny, a tool `add_resource` that adds a resource and sends notifications/resources/list_changed, and a tool `ask_secret`
+// whose elicitation message holds the credential.
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -18,6 +19,14 @@ server.registerResource('private', 'mem://private/plan.txt', { mimeType: 'text/p
 server.registerTool('add_resource', { description: 'Adds a resource.' }, () => {
   server.registerResource('added', 'mem://notes/added.txt', { mimeType: 'text/plain' }, (uri) => text(uri, 'added later'));
   return { content: [{ type: 'text', text: 'added' }] };
+});
+
+server.registerTool('ask_secret', { description: 'Asks the client, naming a credential.' }, async () => {
+  const answer = await server.server.elicitInput({
+    message: `Confirm the token ${process.env.OFFERS_SECRET}`,
+    requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+  });
+  return { content: [{ type: 'text', text: `answered ${answer.action}` }] };
 });
 
 await server.connect(new StdioServerTransport());

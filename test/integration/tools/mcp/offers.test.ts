@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../helpers/app.js';
 import { EVERYTHING_SERVER, sdkClients, waitFor } from '../../../helpers/mcp.js';
@@ -110,6 +110,20 @@ describe('resources, templates and prompts of upstream servers on /mcp', () => {
     expect(text).toContain('region = eu');
     const got = await c.getPrompt({ name: 'ev_args-prompt', arguments: { city: SECRET } });
     expect(JSON.stringify(got)).not.toContain(SECRET);
+  });
+
+  it('a credential in what an upstream asks the client during a call is redacted before the client sees it', async () => {
+    const c = await clients.connect({ capabilities: { elicitation: {} }, headers: { authorization: 'Bearer all-key' } });
+    const asked: string[] = [];
+    c.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(String(request.params.message));
+      return { action: 'accept', content: { ok: true } };
+    });
+    const result = await c.callTool({ name: 'of_ask_secret', arguments: {} });
+    expect(JSON.stringify(result.content)).toContain('answered accept');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).not.toContain(SECRET);
+    expect(asked[0]).toContain('[REDACTED:');
   });
 
   it('a resource over the per-call budget is cut, its whole text spilled and retrievable by its tenant only', async () => {
