@@ -77,6 +77,21 @@ describe('an upstream asks the /mcp client of the call', () => {
     expect(textOf(result)).toContain('did not declare the elicitation (form mode) capability');
   });
 
+  it("with another call of the server in flight, the request is refused: no caller is asked about another's call", async () => {
+    const slow = execute(t.app, [{ id: 's1', name: 'ev_trigger-long-running-operation', arguments: { duration: 2, steps: 2 } }]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const c = await client({ elicitation: { form: {} } });
+    let asked = 0;
+    c.setRequestHandler(ElicitRequestSchema, () => {
+      asked++;
+      return { action: 'decline' };
+    });
+    const result = await c.callTool({ name: 'ev_trigger-elicitation-request', arguments: {} });
+    expect(asked).toBe(0);
+    expect(textOf(result)).toContain('several calls of this server are in flight');
+    expect((await slow).body.results[0].status).toBe('success');
+  });
+
   it('a REST call has no client to ask: refused at once', async () => {
     const { body } = await execute(t.app, [{ id: 'e1', name: 'ev_trigger-elicitation-request', arguments: {} }]);
     expect(body.results[0].status).toBe('error');
