@@ -42,6 +42,15 @@ function refusedOrMissing(kind: 'resource' | 'prompt', name: string, known: bool
     : notFound(`No ${kind} ${name}`);
 }
 
+/** A prompt message whose embedded resource or resource link names its resource by the gateway's URI, so a client can read it here. */
+function withGatewayUris<M extends GetPromptResult['messages'][number]>(upstream: UpstreamOffering, message: M): M {
+  const content = message.content;
+  if (content.type === 'resource')
+    return { ...message, content: { ...content, resource: { ...content.resource, uri: gatewayUri(upstream, content.resource.uri) } } };
+  if (content.type === 'resource_link') return { ...message, content: { ...content, uri: gatewayUri(upstream, content.uri) } };
+  return message;
+}
+
 async function upstreamRequest<T>(
   upstream: UpstreamOffering,
   request: (client: NonNullable<ReturnType<UpstreamOffering['client']>>, signal: AbortSignal) => Promise<T>,
@@ -105,8 +114,9 @@ export function createOffers(upstreams: readonly UpstreamOffering[], deps: Offer
       const result = await upstreamRequest(found.upstream, (client, signal) =>
         client.getPrompt({ name: found.prompt.name, arguments: args }, { signal }),
       );
+      const named = { ...result, messages: result.messages.map((message) => withGatewayUris(found.upstream, message)) };
       const scanner = deps.guardrails.forTool(name);
-      return scanner ? (scanner.redactValue(result, {}) as GetPromptResult) : result;
+      return scanner ? (scanner.redactValue(named, {}) as GetPromptResult) : named;
     },
 
     /** completion/complete for a prompt's argument (`ref/prompt`) or a template's variable (`ref/resource`), as the caller may reach them. */

@@ -90,6 +90,15 @@ describe('resources, templates and prompts of upstream servers on /mcp', () => {
     expect((templated.contents[0] as { text: string }).text).toContain('Resource 3: This is a plaintext resource');
   });
 
+  it('a resource a prompt embeds is named by its gateway URI, and reads through the gateway', async () => {
+    const c = await client();
+    const got = await c.getPrompt({ name: 'ev_resource-prompt', arguments: { resourceType: 'Text', resourceId: '2' } });
+    const embedded = got.messages.map((m) => m.content).find((content) => content.type === 'resource') as { resource: { uri: string } };
+    expect(embedded.resource.uri).toBe('ev+demo://resource/dynamic/text/2');
+    const read = await c.readResource({ uri: embedded.resource.uri });
+    expect((read.contents[0] as { text: string }).text).toContain('Resource 2');
+  });
+
   it('prompts are got with their arguments, and completion/complete completes them', async () => {
     const c = await client();
     const got = await c.getPrompt({ name: 'ev_args-prompt', arguments: { city: 'Lisbon', state: 'Portugal' } });
