@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { webhookUrlProblem } from './approvals/index.js';
-import { AuditTrail, createAuditStore, replicaName } from './audit/index.js';
+import type { AuditTrail } from './audit/index.js';
 import { auditSettings } from './config/audit-schema.js';
 import { acceptConfig, ConfigError, type ConfigReport } from './config/load.js';
 import { shippedRulesProblem } from './guardrails/index.js';
@@ -12,11 +12,9 @@ import type { Config } from './config/schema.js';
 import type { Metrics } from './observability/metrics.js';
 import type { TracingSettings } from './observability/spans.js';
 import { tracingSettings } from './observability/tracing.js';
-import { Outage } from './pipeline/outage.js';
 import { localReachProblems, upstreamReachProblems, type ReachInput } from './policy/index.js';
 import { createRegistry, registryDefaults, type ToolRegistry } from './registry/registry.js';
-import { systemClock } from './shared/clock.js';
-import { createSpillStore, fileUrlToDir, refusesStartup } from './spill/index.js';
+import { fileUrlToDir } from './spill/index.js';
 import type { SpillStore } from './spill/spill-store.js';
 import type { HttpDispatchers } from './tools/http/index.js';
 import { createEnvCredentials, type CredentialProvider } from './tools/credentials.js';
@@ -24,7 +22,8 @@ import { inspectTools, probeWorkspace, type ToolSet } from './tools/index.js';
 import { startMcpServers, type McpServers } from './tools/mcp/start.js';
 import { headerProblems, startOpenApiSources, type OpenApiLoads } from './tools/openapi/index.js';
 import { tierOf } from './tools/capabilities.js';
-import { createTokenVerifier, type TokenVerifier } from './identity/index.js';
+import type { TokenVerifier } from './identity/index.js';
+import { openAudit, openSpill, openTokens, type StartDeps } from './startup-stores.js';
 import { vaultSettings, type VaultSettings } from './vault/index.js';
 import { createWorkspaces, layoutTenants, rootOverlapProblems, storeInRootProblems, workspaceLayout } from './tools/workspaces.js';
 
@@ -47,19 +46,6 @@ interface Prepared {
   /** What the vault of users' grants needs (keys, clients, public URL); absent without `oauth_providers`. */
   vault?: VaultSettings;
 }
-
-interface StartDeps {
-  env: NodeJS.ProcessEnv;
-  credentials: CredentialProvider;
-  dispatchers: HttpDispatchers;
-  metrics: Metrics;
-  logger: Logger;
-}
-
-const AUDIT_OUTAGE = {
-  down: 'audit trail cannot be written: side-effecting calls answer AUDIT_UNAVAILABLE and do not run; read-only calls run, their records held (audit.max_pending)',
-  up: 'audit trail written again',
-};
 
 const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
@@ -133,58 +119,6 @@ function prepareTools(
     return { set, registry: createRegistry(set.tools, registryDefaults(config)) };
   } catch (err) {
     problems.push(...(err as Error).message.split('\n'));
-    return undefined;
-  }
-}
-
-async function openSpill(config: Config, env: NodeJS.ProcessEnv, metrics: Metrics, create: boolean, problems: string[]) {
-  let spill: SpillStore | undefined;
-  const s3 = {
-    region: config.spill.s3_region,
-    timeoutMs: config.spill.timeout_ms,
-    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN },
-    ...(config.spill.s3_endpoint && { endpoint: config.spill.s3_endpoint }),
-  };
-  try {
-    spill = createSpillStore(config.spill.url, {
-      ttlMs: config.spill.ttl_ms,
-      clock: systemClock,
-      tenantQuotaBytes: config.spill.tenant_quota_bytes,
-      onQuotaRemoval: () => metrics.spillQuotaRemovals.inc(),
-      s3,
-    });
-    if (create) await spill.ping();
-  } catch (err) {
-    // A store only unreachable does not stop start-up (/readyz says so until it answers); one that refuses does.
-    if (!spill || refusesStartup(err)) problems.push(`spill.url ${config.spill.url}: ${(err as Error).message}`);
-  }
-  return { spill, s3 };
-}
-
-/** Unlike the spill store, a trail that cannot be written at start-up is a problem: side-effecting calls could not run. */
-async function openAudit(
-  config: Config,
-  s3: Parameters<typeof createAuditStore>[2],
-  role: 'server' | 'worker',
-  deps: StartDeps,
-  create: boolean,
-  problems: string[],
-): Promise<AuditTrail | undefined> {
-  const audit = auditSettings(config.audit);
-  if (!audit) {
-    deps.logger.info('audit: false: no audit trail is written');
-    return undefined;
-  }
-  try {
-    const store = createAuditStore(audit.url, audit.rotate_bytes, s3);
-    if (!create) return undefined;
-    const chain = await store.open(replicaName(audit.replica, role));
-    await store.ping();
-    const health = new Outage(deps.logger, deps.metrics.auditFailures, AUDIT_OUTAGE);
-    const onDropped = () => deps.metrics.auditUnrecorded.inc({ kind: 'dropped' });
-    return new AuditTrail({ store, chain, clock: systemClock, flushMs: audit.flush_ms, maxPending: audit.max_pending, health, onDropped });
-  } catch (err) {
-    problems.push(`audit.url ${audit.url}: ${(err as Error).message}`);
     return undefined;
   }
 }
@@ -272,23 +206,6 @@ export async function prepare(
     ...(tokens && { tokens }),
     ...(vault.settings && { vault: vault.settings }),
   };
-}
-
-/** Each issuer discovered before the port opens: one that cannot be (and is not `lazy`) is a problem naming it. A worker checks no token. */
-async function openTokens(
-  config: Config,
-  role: 'server' | 'worker',
-  deps: StartDeps,
-  problems: string[],
-): Promise<TokenVerifier | undefined> {
-  if (role !== 'server' || config.auth.oauth.length === 0) return undefined;
-  const { verifier, problems: found } = await createTokenVerifier(config.auth.oauth, {
-    clock: systemClock,
-    logger: deps.logger,
-    env: deps.env,
-  });
-  problems.push(...found);
-  return verifier;
 }
 
 function logBash(set: ToolSet, logger: Logger): void {
