@@ -1,11 +1,8 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { Config } from '../config/schema.js';
 import { rateLimitOf, type BreakerSettings, type RateLimitSettings } from '../shared/settings.js';
+import { createSchemaAjv } from '../tools/schema-ajv.js';
 import type { Tool } from '../tools/tool.js';
-
-// ajv-formats ships CommonJS; under NodeNext its default import is the module object.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** A tool with its settings resolved against the defaults and its validator compiled once. */
 export interface RegisteredTool {
@@ -143,8 +140,7 @@ interface EntryBuilder {
 
 function entryBuilder(defaults: RegistryDefaults): EntryBuilder {
   // No line outside the JSON log: an unknown format is ignored here, and an OpenAPI document's are logged when it is loaded (plan.ts).
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: false });
-  addFormats(ajv);
+  const ajv = createSchemaAjv(false);
   return {
     settle: (tool) => ({
       tool,

@@ -2,7 +2,7 @@
 // a crash mid-call, a slow call and its cancellation, a tool list that changes, a schema ajv rejects,
 // a name no provider accepts. Plain JavaScript on the SDK's low-level Server, so it starts as `node <file>`.
 // FIXTURE_LOG: a file that gets one JSON line per event the tests wait for (started, cancelled, …).
-// FIXTURE_TOOLS: extra tools to list at start, comma-separated: bad_schema, bad_name, Read, conformance, content, secrets.
+// FIXTURE_TOOLS: extra tools to list at start, comma-separated: bad_schema, bad_name, Read, redos, lookahead, conformance, content, secrets.
 import { appendFileSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 import { clearTimeout, setInterval, setTimeout } from 'node:timers';
@@ -66,6 +66,16 @@ const extra = {
   },
   bad_name: { name: 'bad name!', description: 'A name no provider accepts.', inputSchema: object() },
   Read: { name: 'Read', description: 'Clashes with the built-in Read.', inputSchema: object() },
+  redos: {
+    name: 'redos',
+    description: 'A pattern a backtracking engine takes exponential time on.',
+    inputSchema: object({ q: { type: 'string', pattern: '^(a+)+$' } }, ['q']),
+  },
+  lookahead: {
+    name: 'lookahead',
+    description: 'A pattern RE2 cannot run.',
+    inputSchema: object({ q: { type: 'string', pattern: '^(?!admin)' } }),
+  },
 };
 // The tools the conformance suite's server scenarios call, served through the gateway's /mcp (test/integration/mcp-conformance/conformance.test.ts).
 const conformance = [

@@ -40,6 +40,37 @@ describe('planDocument: each operation judged alone', () => {
     expect(p!.notes).toEqual([expect.stringMatching(/^pattern .* rewritten as /)]);
   });
 
+  it('a pattern RE2 cannot run (a look-ahead, a back-reference) is dropped with a note and the operation served; ^(a+)+$ is kept', () => {
+    const properties = { pw: { type: 'string', pattern: '^(?=.*\\d).{8,}$' }, tag: { type: 'string', pattern: '^(a+)+$' } };
+    const [p] = plan(doc({ '/p': post('p', { type: 'object', properties, patternProperties: { '^(x)\\1$': { type: 'string' } } }) })).operations;
+    expect(p!.reason).toBeUndefined();
+    expect(p!.plan!.parameters.properties).toEqual({ pw: { type: 'string' }, tag: { type: 'string', pattern: '^(a+)+$' } });
+    expect(p!.notes).toEqual([
+      'pattern "^(?=.*\\\\d).{8,}$" dropped: the gateway checks patterns with RE2, which has no look-around or back-reference',
+      'patternProperties: pattern "^(x)\\\\1$" dropped: the gateway checks patterns with RE2, which has no look-around or back-reference',
+    ]);
+  });
+
+  it('one large definition reached by 150 operations is judged by ajv once: the work grows with the document, not the paths to it', () => {
+    const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(100) }])) };
+    const paths = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`/a${i}`, post(`a${i}`, { type: 'object', properties: { b: { $ref: '#/components/schemas/Big' } } })]));
+    const compiled: number[] = [];
+    const ajv = new Ajv({ strict: false, logger: false });
+    const compile = ajv.compile.bind(ajv);
+    ajv.compile = ((schema: object) => {
+      compiled.push(JSON.stringify(schema).length);
+      return compile(schema);
+    }) as typeof ajv.compile;
+    const planned = planDocument(JSON.stringify(doc(paths, { components: { schemas: { Big: big } } })), origin, ajv);
+    expect(planned.operations.every((o) => o.reason === undefined)).toBe(true);
+    const bigChars = JSON.stringify(big).length;
+    expect(compiled).toHaveLength(151);
+    expect(compiled.filter((chars) => chars > bigChars)).toHaveLength(1);
+    expect(compiled.reduce((a, b) => a + b, 0)).toBeLessThan(2 * bigChars);
+    // Every tool still carries the definition it reaches.
+    expect((planned.operations[149]!.plan!.parameters.$defs as Record<string, unknown>).Big).toEqual(big);
+  });
+
   it(`a schema over ${MAX_TOOL_SCHEMA_CHARS} characters with its definitions leaves its operation out`, () => {
     const values = Array.from({ length: 30_000 }, (_, i) => `value-${i}`);
     const out = verdicts(doc({ '/big': post('big', { $ref: '#/components/schemas/Big' }), '/ping': ping }, { components: { schemas: { Big: { type: 'object', properties: { v: { enum: values } } } } } }));
