@@ -39,9 +39,10 @@ function stringify(value: unknown): string {
 function expandArg(name: string, value: unknown, inPath: boolean): string {
   if (value === undefined || value === null) throw invalidArg(name, 'is required by the URL');
   const text = stringify(value);
-  // Every character is percent-encoded, but a whole segment of "." or ".." is still a dot-segment to URL normalisers, and an empty one
-  // changes which resource the path names (DELETE /users/{id} with id "" → DELETE /users/).
-  if (inPath && (text === '' || text === '.' || text === '..')) throw invalidArg(name, 'cannot be empty, "." or ".." in the URL path');
+  // Every character is percent-encoded, but a whole segment of "." or ".." is still a dot-segment to URL normalisers (also before a `;`,
+  // encoded as %3B, for a server that decodes it before dropping a segment's parameters), and an empty one changes which resource the
+  // path names (DELETE /users/{id} with id "" → DELETE /users/).
+  if (inPath && (text === '' || /^\.{1,2}(?:;|$)/.test(text))) throw invalidArg(name, 'cannot be empty, "." or ".." in the URL path');
   return encode(name, text);
 }
 

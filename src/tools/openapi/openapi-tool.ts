@@ -17,8 +17,10 @@ const DESCRIPTION_MAX = 1024;
 const SAFE_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'OPTIONS']);
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// A path segment of "." or "..", also percent-encoded (%2e) or with a backslash for a separator.
-const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?:[/\\?#]|$)/i;
+// A path segment of "." or "..", its dots percent-encoded (%2e) or not, between separators as some upstream reads them: `/`, `\` and
+// their encodings (%2f, %5c, which some servers decode before normalising), and after it also `;` (Tomcat and Spring drop a segment's
+// `;` parameters, so `/..;/` is `/../`), `?`, `#` or the end.
+const DOT_SEGMENT = /(?:^|[/\\]|%2f|%5c)(?:\.|%2e){1,2}(?:[/\\;?#]|%2f|%5c|%3b|$)/i;
 
 /** `prefix` + operationId with characters a provider refuses made `_`; past 64 characters, its first 55, `_` and 8 hex of its sha256. */
 export function toolNameOf(prefix: string, operationId: string): string {

@@ -232,7 +232,7 @@ describe('a header parameter that names the host or frames the request is never 
 });
 
 describe("the base URL's path is a boundary", () => {
-  it.each(['/../../escape', '/%2e%2e/%2E%2e/escape', '/a/.%2e/escape', '/a/./b'])(
+  it.each(['/../../escape', '/%2e%2e/%2E%2e/escape', '/a/.%2e/escape', '/a/./b', '/..;/..;/admin', '/a/.;x/b', '/%2e%2e%2fadmin', '/a%2F..%5Cadmin', '/a/..%3b/b', '/a/..'])(
     'a document path %j is left out at load, logged; nothing is sent',
     async (path) => {
       const { tools, skipped, dispatchers } = await load({ [path]: get('escape'), '/ok': get('fine') }, `${home.origin}/api/v1`);
@@ -250,7 +250,7 @@ describe("the base URL's path is a boundary", () => {
     },
   );
 
-  it.each(['.', '..'])('a path argument %j is INVALID_ARGS, and nothing is sent', async (id) => {
+  it.each(['.', '..', '..;', '.;x'])('a path argument %j is INVALID_ARGS, and nothing is sent', async (id) => {
     const { tools, dispatchers } = await load({ '/items/{id}': get('item', { parameters: [idParam] }) }, `${home.origin}/api/v1`);
     t = await buildTestApp({ builtins: false, tools, dispatchers, env });
     const before = home.requests.length;

@@ -43,11 +43,13 @@ describe('expand: argument values can never change the path or query structure',
     ['日本語', '%E6%97%A5%E6%9C%AC%E8%AA%9E'],
     ['%2e%2e', '%252e%252e'],
     ['\\..\\', '%5C..%5C'],
+    [';', '%3B'],
+    ['..x;', '..x%3B'],
   ])('%j', (value, encoded) => {
     expect(t.expand({ name: value, v: value })).toBe(`/files/${encoded}?v=${encoded}`);
   });
 
-  it.each(['', '.', '..'])('refuses %j as a whole path segment', (value) => {
+  it.each(['', '.', '..', '..;', '.;jsessionid=1'])('refuses %j as a whole path segment (a `;` after the dots too)', (value) => {
     expect(() => t.expand({ name: value, v: 'x' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGS' }));
   });
 
