@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../protocol/canonical.js';
 import { isRecord, type JsonObject } from '../../protocol/json.js';
 import type { Operation } from './document.js';
 import type { SchemaWalk } from './schema.js';
@@ -29,6 +30,20 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Visible ASCII, space and tab: anything else would break a header or be read differently by the upstream. */
 export const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const LOCATIONS = ['path', 'query', 'header'] as const;
+// Anthropic's rule for a property key, the narrowest of the providers'.
+const ARGUMENT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * The argument name of a wire name: itself when every provider takes it as a property key; else its other characters made `_` and, past
+ * 64 characters, its first 55, `_` and 8 hex of its sha256. `__proto__` is renamed `_proto_`: a JavaScript object cannot hold it as a key
+ * by assignment, so the argument would be refused as unknown. The request still carries the wire name.
+ */
+function argumentName(name: string): string {
+  if (name === '__proto__') return '_proto_';
+  if (ARGUMENT_NAME.test(name)) return name;
+  const safe = name.replace(/[^A-Za-z0-9_.-]/g, '_') || '_';
+  return safe.length <= 64 ? safe : `${safe.slice(0, 55)}_${sha256Hex(name).slice(0, 8)}`;
+}
 
 /** A schema the body's properties can be spread from: a plain object with named properties (3.0's nullable one too). */
 function isPlainObject(schema: JsonObject): boolean {
@@ -56,7 +71,8 @@ export function planArguments(operation: Operation, walk: SchemaWalk): ArgumentP
   const required: string[] = [];
   const plan: ArgumentPlan = { parameters: {}, path: [], query: [], header: [] };
   const claim = (name: string, location: string): string => {
-    const arg = Object.hasOwn(properties, name) ? `${location}_${name}` : name;
+    const own = argumentName(name);
+    const arg = Object.hasOwn(properties, own) ? argumentName(`${location}_${name}`) : own;
     if (Object.hasOwn(properties, arg)) throw new Error(`the argument names "${name}" and "${arg}" are both taken; the parameters clash`);
     return arg;
   };

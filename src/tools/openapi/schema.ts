@@ -170,7 +170,8 @@ export class SchemaWalk {
     const map: JsonObject = {};
     for (const [name, sub] of Object.entries(value)) {
       if (key === 'properties' && this.isReadOnly(sub)) readOnly.add(name);
-      else if (key !== 'patternProperties') map[name] = this.node(sub, stack);
+      // Defined, not assigned: a property named `__proto__` stays one instead of becoming the map's prototype.
+      else if (key !== 'patternProperties') Object.defineProperty(map, name, { value: this.node(sub, stack), enumerable: true, writable: true, configurable: true });
       else {
         const kept = unicodePattern(name);
         if (kept.note !== undefined) this.notes.push(`patternProperties: ${kept.note}`);

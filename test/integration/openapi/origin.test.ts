@@ -277,3 +277,18 @@ describe('an external $ref is never followed, and never dropped unseen', () => {
     expect(body.results[0].error.code).toBe('UNKNOWN_TOOL');
   });
 });
+
+describe('argument names renamed for the providers still fill their wire names', () => {
+  it('a query "a b$c" given as a_b_c and a body property __proto__ given as _proto_ reach the upstream under their own names', async () => {
+    const body = { type: 'object', properties: { ['__proto__']: { type: 'string' }, n: { type: 'integer' } } };
+    const paths = { '/s': { post: { operationId: 'odd', parameters: [{ name: 'a b$c', in: 'query', schema: { type: 'string' } }], requestBody: { content: { 'application/json': { schema: body } } }, responses: {} } } };
+    const { tools, dispatchers } = await load(paths, `${home.origin}/api`);
+    t = await buildTestApp({ builtins: false, tools, dispatchers, env });
+    const before = home.requests.length;
+    const { body: answer } = await execute(t.app, [{ id: 'o', name: 'odd', arguments: { a_b_c: 'v w', _proto_: 'p', n: 1 } }]);
+    expect(answer.results[0]).toMatchObject({ status: 'success', data: { url: '/api/s?a%20b%24c=v%20w' } });
+    const [sent] = home.requests.slice(before);
+    expect(JSON.parse(sent!.body)).toEqual(JSON.parse('{"__proto__":"p","n":1}'));
+    expect(Object.hasOwn(JSON.parse(sent!.body), '__proto__')).toBe(true);
+  });
+});

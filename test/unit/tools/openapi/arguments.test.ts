@@ -85,3 +85,26 @@ describe('argument names: the first location to claim a name keeps it (path, que
     expect(skipped).toEqual(['openapi_sources.e: a (POST /a): its $ref "./other.json#/Pet" points outside the document; external references are not followed (bundle the document into one)']);
   });
 });
+
+describe('argument names every provider takes as property keys (Anthropic: ^[a-zA-Z0-9_.-]{1,64}$), the wire names kept', () => {
+  it('"a b$c" is a_b_c, a 200-character name its first 55 characters and a hash, __proto__ is _proto_', async () => {
+    const long = 'x'.repeat(200);
+    const tool = await toolOf({
+      '/s': {
+        post: {
+          operationId: 'odd',
+          parameters: [
+            { name: 'a b$c', in: 'query', schema: { type: 'string' } },
+            { name: long, in: 'query', schema: { type: 'string' } },
+          ],
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { ['__proto__']: { type: 'string' }, 'a b$c': { type: 'integer' } } } } } },
+          responses: {},
+        },
+      },
+    });
+    const keys = Object.keys(tool.parameters.properties as object);
+    expect(keys).toEqual(['a_b_c', `${'x'.repeat(55)}_${keys[1]!.slice(56)}`, '_proto_', 'body_a_b_c']);
+    expect(keys[1]).toMatch(/^x{55}_[0-9a-f]{8}$/);
+    for (const key of keys) expect(key).toMatch(/^[a-zA-Z0-9_.-]{1,64}$/);
+  });
+});
