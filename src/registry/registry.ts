@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Config } from '../config/schema.js';
 import { rateLimitOf, type BreakerSettings, type RateLimitSettings } from '../shared/settings.js';
-import { createSchemaAjv } from '../tools/schema-ajv.js';
+import { createSchemaAjv, unrunnablePatterns, upstreamRegExp } from '../tools/schema-ajv.js';
 import type { Tool } from '../tools/tool.js';
 
 /** A tool with its settings resolved against the defaults and its validator compiled once. */
@@ -36,10 +36,14 @@ export interface RegistryDefaults {
   contentChars: number;
 }
 
-/** What a source's new tools left out: names a provider refuses or another tool holds, and schemas ajv rejects. */
+/**
+ * What a source's new tools left out: names a provider refuses or another tool holds, and schemas ajv rejects; and `unchecked`, the
+ * patterns of served tools that RE2 cannot run, which the gateway does not check (the upstream does).
+ */
 export interface SourceReport {
   refused: string[];
   invalid: string[];
+  unchecked: string[];
 }
 
 /** The tools served at one moment; replaced whole, never changed in place. */
@@ -86,7 +90,7 @@ export class ToolRegistry {
    * and hundreds of new tools cost the event loop nothing now.
    */
   setSource(source: string, tools: readonly Tool[], compiled = false): SourceReport {
-    const report: SourceReport = { refused: [], invalid: [] };
+    const report: SourceReport = { refused: [], invalid: [], unchecked: [] };
     const previous = new Map((this.sources.get(source) ?? []).map((e) => [e.name, e]));
     const taken = new Set(
       [...this.fixed, ...[...this.sources].filter(([name]) => name !== source).flatMap(([, entries]) => entries)].map((e) => e.name),
@@ -115,8 +119,14 @@ export class ToolRegistry {
       try {
         entries.push({
           ...this.builder.settle(tool),
-          validate: compiled ? this.builder.lazyValidator(tool) : this.builder.validator(tool),
+          validate: compiled ? this.builder.lazyValidator(tool) : this.builder.validator(tool, true),
         });
+        const unchecked = unrunnablePatterns(tool.parameters);
+        if (unchecked.length > 0) {
+          report.unchecked.push(
+            `${tool.name}: ${unchecked.map((p) => JSON.stringify(p)).join(', ')} not checked by the gateway (RE2 has no look-around or back-reference); the upstream checks them`,
+          );
+        }
       } catch (err) {
         report.invalid.push(`${tool.name}: inputSchema is not a valid JSON Schema, so the tool is left out: ${(err as Error).message}`);
       }
@@ -131,8 +141,8 @@ export class ToolRegistry {
 /** How the registry turns a tool into an entry: its settings resolved, its validator compiled, and that validator let go. */
 interface EntryBuilder {
   settle(tool: Tool): Omit<RegisteredTool, 'validate'>;
-  /** Throws when ajv rejects the schema. */
-  validator(tool: Tool): ValidateFunction;
+  /** Throws when ajv rejects the schema; `upstream`: a pattern RE2 cannot run is left unchecked, not refused. */
+  validator(tool: Tool, upstream?: boolean): ValidateFunction;
   /** The same validator, compiled on its first call. */
   lazyValidator(tool: Tool): ValidateFunction;
   release(validate: ValidateFunction): void;
@@ -141,6 +151,8 @@ interface EntryBuilder {
 function entryBuilder(defaults: RegistryDefaults): EntryBuilder {
   // No line outside the JSON log: an unknown format is ignored here, and an OpenAPI document's are logged when it is loaded (plan.ts).
   const ajv = createSchemaAjv(false);
+  // A source's tools: its upstream checks its own schema again, so a pattern RE2 cannot run does not cost the tool.
+  const upstream = createSchemaAjv(false, upstreamRegExp);
   return {
     settle: (tool) => ({
       tool,
@@ -152,21 +164,21 @@ function entryBuilder(defaults: RegistryDefaults): EntryBuilder {
       rateLimit: tool.rateLimit ?? defaults.rateLimit,
       argLimits: argLimitsOf(tool, defaults),
     }),
-    validator(tool) {
+    validator(tool, fromUpstream = false) {
       const { $schema: _ignored, ...schema } = tool.parameters;
-      return ajv.compile(schema);
+      return (fromUpstream ? upstream : ajv).compile(schema);
     },
     lazyValidator(tool) {
       const { $schema: _ignored, ...schema } = tool.parameters;
       let compiled: ValidateFunction | undefined;
-      const validate = ((data: unknown) => (compiled ??= ajv.compile(schema))(data)) as ValidateFunction;
+      const validate = ((data: unknown) => (compiled ??= upstream.compile(schema))(data)) as ValidateFunction;
       Object.defineProperty(validate, 'errors', { get: () => compiled?.errors ?? null });
       // What `release` removes from ajv: this schema, compiled or not.
       validate.schema = schema;
       return validate;
     },
     // ajv keeps every schema it compiled: an upstream's replaced tools must not pile up there.
-    release: (validate) => ajv.removeSchema(validate.schema as object),
+    release: (validate) => upstream.removeSchema(validate.schema as object),
   };
 }
 

@@ -68,11 +68,52 @@ export const re2RegExp: RegExpEngine = Object.assign(
 );
 
 /**
- * The ajv every tool schema is compiled with, in the registry and in an OpenAPI load alike, so both reach the same verdict: all errors,
- * formats, RE2 patterns. `logger`: where ajv's warnings (an unknown format) go.
+ * {@link re2RegExp} for an upstream's schema, which the upstream checks again itself: a pattern RE2 cannot run is not checked here
+ * (every string matches it) rather than costing the whole tool; {@link unrunnablePatterns} names such patterns for the log.
  */
-export function createSchemaAjv(logger: Options['logger']): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, logger, code: { regExp: re2RegExp } });
+export const upstreamRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    try {
+      return re2RegExp(pattern, flags);
+    } catch {
+      return { test: () => true, toString: () => `/${pattern}/${flags} (unchecked)` };
+    }
+  },
+  { code: 'toolgate.upstreamRegExp' },
+);
+
+/** The `pattern`s and `patternProperties` names of a schema, at any depth, that RE2 cannot run. */
+export function unrunnablePatterns(schema: unknown): string[] {
+  const found = new Set<string>();
+  const runs = (pattern: string) => {
+    try {
+      re2RegExp(pattern, 'u');
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const stack = [schema];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) stack.push(...(node as unknown[]));
+    else {
+      const record = node as Record<string, unknown>;
+      if (typeof record.pattern === 'string' && !runs(record.pattern)) found.add(record.pattern);
+      const named = record.patternProperties;
+      if (typeof named === 'object' && named !== null) for (const key of Object.keys(named)) if (!runs(key)) found.add(key);
+      stack.push(...Object.values(record));
+    }
+  }
+  return [...found];
+}
+
+/**
+ * The ajv every tool schema is compiled with, in the registry and in an OpenAPI load alike, so both reach the same verdict: all errors,
+ * formats, RE2 patterns. `logger`: where ajv's warnings (an unknown format) go. `regExp`: {@link upstreamRegExp} for upstreams' tools.
+ */
+export function createSchemaAjv(logger: Options['logger'], regExp: RegExpEngine = re2RegExp): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, logger, code: { regExp } });
   addFormats(ajv);
   return ajv;
 }

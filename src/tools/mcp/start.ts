@@ -23,7 +23,10 @@ interface McpStartDeps {
 
 /** Where a server's tools are served (the registry): each new list replaces the server's last, and what it left out is reported. */
 interface ToolSources {
-  setSource(source: string, tools: readonly Tool[]): { refused: readonly string[]; invalid: readonly string[] };
+  setSource(
+    source: string,
+    tools: readonly Tool[],
+  ): { refused: readonly string[]; invalid: readonly string[]; unchecked: readonly string[] };
 }
 
 /**
@@ -45,6 +48,7 @@ export async function startMcpServers(
     supervisor.onTools((tools) => {
       const report = registry.setSource(supervisor.server, tools);
       for (const problem of report.invalid) log.warn({ problem }, 'MCP server tool left out: its schema does not compile');
+      for (const problem of report.unchecked) log.warn({ problem }, 'MCP server tool served with patterns the gateway does not check');
       if (starting) problems.push(...report.refused.map((problem) => `mcp_servers.${supervisor.server}: tool ${problem}`));
       else for (const problem of report.refused) log.error({ problem }, 'MCP server tool left out: its name is refused');
     });

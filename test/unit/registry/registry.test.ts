@@ -25,6 +25,21 @@ describe('ToolRegistry.setSource', () => {
     expect(registry.get('a_three')!.tool.name).toBe('a_three');
   });
 
+  it("a source's tool whose pattern RE2 cannot run is served, that pattern unchecked and reported; a fixed tool's stops the registry", () => {
+    const guarded = tool('guarded', { type: 'object', properties: { q: { type: 'string', pattern: '^(?!admin)' } } });
+    const registry = createRegistry([], registryDefaults(configFrom({})));
+    const report = registry.setSource('up', [guarded]);
+    expect(report).toEqual({
+      refused: [],
+      invalid: [],
+      unchecked: ['guarded: "^(?!admin)" not checked by the gateway (RE2 has no look-around or back-reference); the upstream checks them'],
+    });
+    expect(registry.get('guarded')!.validate({ q: 'admin' })).toBe(true);
+    expect(() => createRegistry([guarded], registryDefaults(configFrom({})))).toThrow(
+      /^tool guarded: parameters are not a valid JSON Schema: pattern "\^\(\?!admin\)" is not run/,
+    );
+  });
+
   it('compiled (the schemas were compiled where they were read): each validator compiles on its first call and validates the same', () => {
     const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
     const many = Array.from({ length: 300 }, (_, i) => tool(`t${i}`, { ...schema, properties: { n: { type: 'integer', maximum: i } } }));

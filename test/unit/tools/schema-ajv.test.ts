@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSchemaAjv, re2RegExp } from '../../../src/tools/schema-ajv.js';
+import { createSchemaAjv, re2RegExp, unrunnablePatterns, upstreamRegExp } from '../../../src/tools/schema-ajv.js';
 
 /** Tool schemas' patterns run on RE2 with ECMAScript's meaning: a pattern can never hold the event loop. */
 describe('re2RegExp: ajv patterns on RE2', () => {
@@ -79,5 +79,27 @@ describe('createSchemaAjv', () => {
 
   it('a schema whose pattern RE2 cannot run does not compile, and says why', () => {
     expect(() => ajv.compile({ type: 'string', pattern: '^(?!admin)' })).toThrow(/is not run by the gateway's linear-time engine/);
+  });
+});
+
+describe("an upstream's patterns", () => {
+  it('one RE2 cannot run is not checked (the upstream checks it); the others run on RE2', () => {
+    const ajv = createSchemaAjv(false, upstreamRegExp);
+    const validate = ajv.compile({
+      type: 'object',
+      properties: { host: { type: 'string', pattern: '^(?=.{1,5}$)[a-z]+$' }, q: { type: 'string', pattern: '^(a+)+$' } },
+    });
+    expect(validate({ host: 'much-too-long' })).toBe(true);
+    expect(validate({ q: `${'a'.repeat(40)}!` })).toBe(false);
+  });
+
+  it('unrunnablePatterns names them at any depth, patternProperties names included', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'array', items: { type: 'string', pattern: '(x)\\1' } }, b: { type: 'string', pattern: '^b$' } },
+      patternProperties: { '^(?!_)': {} },
+    };
+    expect(unrunnablePatterns(schema).sort()).toEqual(['(x)\\1', '^(?!_)']);
+    expect(unrunnablePatterns({ type: 'string', pattern: '^(a+)+$' })).toEqual([]);
   });
 });
