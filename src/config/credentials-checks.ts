@@ -35,14 +35,6 @@ export function credentialProblems(config: Config, sound: (section: keyof Config
     openapi_sources: readable.openapi_sources ? config.openapi_sources : [],
     mcp_servers: readable.mcp_servers ? config.mcp_servers : [],
   });
-  // One connection per server would carry one person's token to every caller: refused until connections are per person.
-  for (const server of readable.mcp_servers ? config.mcp_servers : []) {
-    if (server.auth && server.url !== undefined) {
-      problems.push(
-        `mcp_servers.${server.name}.auth: an MCP server cannot act as each calling person yet (its connection is shared by every caller); remove auth, or reach the API with an HTTP tool or OpenAPI source`,
-      );
-    }
-  }
   for (const { where, provider } of users) {
     if (!names.has(provider)) {
       const known = [...names].join(', ') || '(none configured)';

@@ -111,6 +111,14 @@ export const McpServerSchema = Type.Object(
     ),
     connect_timeout_ms: PositiveInt({ default: 10_000 }),
     refresh_ms: PositiveInt({ default: 60_000 }),
+    idle_close_ms: PositiveInt({
+      default: 300_000,
+      description: 'With auth: a person’s connection is closed after this long without a call.',
+    }),
+    max_user_connections: PositiveInt({
+      default: 100,
+      description: 'With auth: the most per-person connections open at once; a new one closes the least recently used idle one.',
+    }),
     ...ToolSettings,
   },
   { additionalProperties: false },

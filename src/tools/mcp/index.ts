@@ -3,7 +3,8 @@ import type { SecretScanner } from '../../guardrails/index.js';
 import type { McpServerConfig } from '../../config/schema.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { McpSupervisor } from './supervisor.js';
-import { transportFor, type TransportDeps } from './transport.js';
+import { httpConnector, transportFor, type TransportDeps } from './transport.js';
+import { UserConnections } from './user-connections.js';
 
 interface McpServersDeps extends TransportDeps {
   log: Logger;
@@ -21,12 +22,10 @@ export function createMcpServers(
   for (const server of servers) {
     try {
       const connection = transportFor(server, deps);
+      const log = deps.log.child({ mcp_server: server.name });
+      const users = server.auth && server.url !== undefined ? new UserConnections(server, httpConnector(server, deps), log) : undefined;
       supervisors.push(
-        new McpSupervisor(server, connection, {
-          log: deps.log.child({ mcp_server: server.name }),
-          metrics: deps.metrics,
-          records: deps.records,
-        }),
+        new McpSupervisor(server, connection, { log, metrics: deps.metrics, records: deps.records, ...(users && { users }) }),
       );
     } catch (err) {
       problems.push(`mcp_servers.${server.name}: ${(err as Error).message}`);

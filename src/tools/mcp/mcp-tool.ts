@@ -6,6 +6,7 @@ import { mergedSettings, settingsOf } from '../settings.js';
 import type { JsonSchema, Tool } from '../tool.js';
 import { classifyMcpFailure, isConnectionLoss, upstreamDown } from './failure.js';
 import { toToolOutput, UpstreamResultSchema } from './result.js';
+import { scrubSecrets, type UserConnections, type UserLease } from './user-connections.js';
 
 /** What a tool needs of its server's supervisor. */
 export interface UpstreamLink {
@@ -22,8 +23,11 @@ export interface UpstreamLink {
 /** The SDK's own timeout, past the call's deadline, which decides (its abort sends `notifications/cancelled`): a backstop only. */
 const SDK_TIMEOUT_SLACK_MS = 1_000;
 
-/** An upstream tool as a gateway tool: `prefix + name`, `concurrency_safe` from `readOnlyHint` unless configured, the tool's settings on the server's. */
-export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, link: UpstreamLink): Tool {
+/**
+ * An upstream tool as a gateway tool: `prefix + name`, `concurrency_safe` from `readOnlyHint` unless configured, the tool's settings on the
+ * server's. With `users` (a server with `auth`) each call goes over its calling person's own connection, never the listing one.
+ */
+export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, link: UpstreamLink, users?: UserConnections): Tool {
   const settings = mergedSettings(server, server.tools[upstream.name] ?? {});
   return {
     name: `${server.prefix}${upstream.name}`,
@@ -34,10 +38,16 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
     ...settingsOf(settings),
     upstream: { server: server.name, name: upstream.name, connected: () => link.connected() },
     async run(args, ctx) {
-      const client = link.client();
+      let lease: UserLease | undefined;
+      try {
+        lease = users && (await users.acquire(ctx));
+      } catch (err) {
+        throw classifyMcpFailure(err, server.name, ctx.signal);
+      }
+      const client = lease ? lease.client : link.client();
       if (!client) throw upstreamDown(server.name);
       const events = ctx.events;
-      const release = link.track({
+      const release = (lease ?? link).track({
         log: events && ((entry) => events.log(entry)),
         ask: events?.ask && ((request, signal) => events.ask!(request, signal)),
         signal: ctx.signal,
@@ -55,12 +65,14 @@ export function createMcpTool(upstream: UpstreamTool, server: McpServerConfig, l
           ...(progress && { onprogress: (update: { progress: number; total?: number; message?: string }) => progress(update) }),
         });
         const shape = { server: server.name, hasOutputSchema: upstream.outputSchema !== undefined };
-        return await toToolOutput(result as Parameters<typeof toToolOutput>[0], shape, ctx.imageBytes, ctx.spill, ctx.secrets);
+        const read = (lease ? scrubSecrets(result, lease.secrets) : result) as Parameters<typeof toToolOutput>[0];
+        return await toToolOutput(read, shape, ctx.imageBytes, ctx.spill, ctx.secrets);
       } catch (err) {
-        if (!ctx.signal.aborted && isConnectionLoss(err)) link.lost(err);
+        if (!ctx.signal.aborted && isConnectionLoss(err)) (lease ?? link).lost(err);
         throw classifyMcpFailure(err, server.name, ctx.signal);
       } finally {
         release();
+        lease?.release();
       }
     },
   };

@@ -19,6 +19,7 @@ import { createMcpTool, type UpstreamLink } from './mcp-tool.js';
 import { allPages, listOffers, NO_OFFERS, type OfferLists, type UpstreamOffering } from './offers.js';
 import { logStderr } from './stderr.js';
 import type { Connection } from './transport.js';
+import type { UserConnections } from './user-connections.js';
 
 /** Reconnect waits: doubling from the first to the last, reset once a connection is up. */
 const FIRST_RETRY_MS = 500;
@@ -31,6 +32,8 @@ interface SupervisorDeps {
   /** What redacts the server's stderr lines by value before they are logged. */
   records: SecretScanner;
   metrics: Pick<Metrics, 'mcpServerUp' | 'mcpServerReconnects'>;
+  /** A server with `auth`: its tools' calls go over each person's connection; this supervisor's connection only lists. */
+  users?: UserConnections;
 }
 
 /**
@@ -147,7 +150,7 @@ export class McpSupervisor implements UpstreamLink, UpstreamOffering {
     const clients = [this.current, this.connecting].filter((c): c is Client => c !== undefined);
     this.current = undefined;
     this.deps.metrics.mcpServerUp.set({ server: this.server }, 0);
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await Promise.all([...clients.map((c) => c.close().catch(() => undefined)), this.deps.users?.close()]);
   }
 
   private async open(): Promise<void> {
@@ -262,7 +265,7 @@ export class McpSupervisor implements UpstreamLink, UpstreamOffering {
     const signature = JSON.stringify(included);
     if (signature !== this.signature) {
       this.signature = signature;
-      const served = included.map((tool) => createMcpTool(tool, this.config, this));
+      const served = included.map((tool) => createMcpTool(tool, this.config, this, this.deps.users));
       for (const listener of this.listeners) listener(served);
     }
     this.markListed();

@@ -42,21 +42,37 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
  * The SDK's transport takes no per-request headers, so they are read back from the request's own `params._meta` (mcp-tool.ts put them
  * there): structurally, so that a `traceparent` inside a call's arguments is never taken for it.
  */
-function withTraceHeaders(init: RequestInit | undefined): { headers?: Headers } {
-  const body = init?.body;
-  if (typeof body !== 'string' || !body.includes('"traceparent"')) return {};
+function setTraceHeaders(body: unknown, headers: Headers): void {
+  if (typeof body !== 'string' || !body.includes('"traceparent"')) return;
   let meta: Record<string, unknown> | undefined;
   try {
     meta = (JSON.parse(body) as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
   } catch {
-    return {};
+    return;
   }
   const { traceparent, tracestate } = meta ?? {};
-  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return {};
-  const headers = new Headers(init!.headers as ConstructorParameters<typeof Headers>[0]);
+  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return;
   headers.set('traceparent', traceparent);
   if (typeof tracestate === 'string') headers.set('tracestate', tracestate);
-  return { headers };
+}
+
+/** A Streamable HTTP connection sending, on every request, the headers `headers()` answers then (a person's token once refreshed). */
+export type HttpConnector = (headers: () => Record<string, string>) => { transport: StreamableHTTPClientTransport };
+
+/** How to open connections to a Streamable HTTP server: through the pool (and its address checks) of this server. */
+export function httpConnector(server: McpServerConfig, deps: Pick<TransportDeps, 'dispatchers'>): HttpConnector {
+  const url = new URL(server.url!);
+  const dispatcher = server.allow_private_network ? deps.dispatchers.open : deps.dispatchers.guarded;
+  return (current) => {
+    // undici's own fetch, so every connection goes through the pool of this server.
+    const fetchWith = ((input, init) => {
+      const headers = new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]);
+      for (const [name, value] of Object.entries(current())) headers.set(name, value);
+      setTraceHeaders(init?.body, headers);
+      return undiciFetch(input, { ...(init as object), headers, dispatcher });
+    }) as FetchLike;
+    return { transport: new StreamableHTTPClientTransport(url, { fetch: fetchWith }) };
+  };
 }
 
 /** How to reach a server, a new transport per call; throws naming every `${NAME}` of `env` or `headers` the credentials cannot answer. */
@@ -73,12 +89,9 @@ export function transportFor(server: McpServerConfig, deps: TransportDeps): () =
       return { transport, stderr: transport.stderr as Readable };
     };
   }
-  const url = new URL(server.url!);
-  const dispatcher = server.allow_private_network ? deps.dispatchers.open : deps.dispatchers.guarded;
-  // undici's own fetch, so every connection goes through the pool (and its address checks) of this server.
-  const guardedFetch = ((input, init) => undiciFetch(input, { ...(init as object), ...withTraceHeaders(init), dispatcher })) as FetchLike;
+  const connect = httpConnector(server, deps);
   return async () => {
     const { headers } = await credentials();
-    return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: guardedFetch }) };
+    return connect(() => headers);
   };
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore, type RedisStateStore } from '../../../src/state/redis/index.js';
@@ -105,7 +105,10 @@ export function gatewayConfig(provider: AuthorizationServer, api: ResourceServer
   };
 }
 
-export async function startFleet(options: { userClaim?: boolean } = {}): Promise<Fleet> {
+/** `extend`: more configuration, given the provider (e.g. upstreams that check its tokens). */
+export async function startFleet(
+  options: { userClaim?: boolean; extend?: (provider: AuthorizationServer) => Promise<Record<string, unknown>> } = {},
+): Promise<Fleet> {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   const provider = await startAuthorizationServer({ webClient: { redirectUris: [`${publicUrl}/oauth/callback`] } });
@@ -119,7 +122,7 @@ export async function startFleet(options: { userClaim?: boolean } = {}): Promise
     TOOLGATE_VAULT_KEY: vaultKey(),
     TOOLGATE_VAULT_KEY_ID: 'k1',
   };
-  const config = gatewayConfig(provider, api, options.userClaim ?? true);
+  const config = { ...gatewayConfig(provider, api, options.userClaim ?? true), ...(await options.extend?.(provider)) };
   const stores: RedisStateStore[] = [];
   const apps: TestApp[] = [];
   const replica = async (replicaEnv: NodeJS.ProcessEnv, tools: Tool[] = []) => {
@@ -163,6 +166,17 @@ export async function callFor(gateway: TestApp, tool: string, user?: string, id:
     text?: string;
     error?: { code: string; message: string; retryable: boolean; details?: Record<string, unknown> };
   };
+}
+
+/** `user` connects through the HTTP-driven flow, as a browser would, from the link a first call of `whoami` answers. */
+export async function connectPerson(fleet: Fleet, user: string): Promise<void> {
+  // The ID token's expiry is the provider's real time: the gateway's clock is brought back to it.
+  fleet.clock.set(Date.now());
+  const first = await callFor(fleet.a, 'whoami', user);
+  expect(first.error?.code).toBe('AUTHORIZATION_REQUIRED');
+  const person = new HttpBrowser();
+  const callback = await person.authorize(String(first.error!.details!.authorization_url), user, `${fleet.publicUrl}/oauth/callback`);
+  expect((await person.visit(callback)).status).toBe(200);
 }
 
 /**

@@ -10,7 +10,7 @@ import { loadOpenApiSources } from '../../../src/tools/openapi/index.js';
 import { createKeyring } from '../../../src/vault/keyring.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { forUser } from '../../helpers/users.js';
-import { callFor, gatewayConfig, HttpBrowser, startFleet, vaultKey, type Fleet } from './fleet.js';
+import { callFor, connectPerson, gatewayConfig, HttpBrowser, startFleet, vaultKey, type Fleet } from './fleet.js';
 
 /** docs/credentials.md, "The vault": refresh once for the fleet, rotation, invalid_grant, nothing in clear, key rotation. */
 describe('per-user credentials: the vault', () => {
@@ -29,16 +29,7 @@ describe('per-user credentials: the vault', () => {
     return { grant, tokens: JSON.parse(keyring().open(grant.sealed, `grant\0acme\0${user}\0corp`)) as Record<string, string> };
   };
 
-  /** The person connects through the HTTP-driven flow, as a browser would. */
-  async function connect(user: string): Promise<void> {
-    // The ID token's expiry is the provider's real time: the gateway's clock is brought back to it.
-    fleet.clock.set(Date.now());
-    const first = await callFor(fleet.a, 'whoami', user);
-    expect(first.error?.code).toBe('AUTHORIZATION_REQUIRED');
-    const person = new HttpBrowser();
-    const callback = await person.authorize(String(first.error!.details!.authorization_url), user, `${fleet.publicUrl}/oauth/callback`);
-    expect((await person.visit(callback)).status).toBe(200);
-  }
+  const connect = (user: string) => connectPerson(fleet, user);
 
   /** The clock inside the refresh margin of `user`'s access token (the provider's tokens live 3600 s; the margin is 60 s). */
   async function nearExpiry(user: string): Promise<void> {

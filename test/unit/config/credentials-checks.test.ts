@@ -41,15 +41,17 @@ describe('oauth_providers and auth', () => {
     expect(config.tools[0]!.auth).toEqual({ provider: 'github', scopes: [] });
   });
 
-  it('refuses an auth naming a provider that is not configured, naming both, and auth on an MCP server (its connection is shared)', () => {
+  it('refuses an auth naming a provider that is not configured, naming both (an MCP server over HTTP may have auth)', () => {
     const problems = problemsOf({
       oauth_providers: [PROVIDER],
       tools: [{ ...TOOL, auth: { provider: 'gitlab' } }],
       openapi_sources: [{ name: 'petstore', spec: './petstore.yaml', auth: { provider: 'google' } }],
-      mcp_servers: [{ name: 'linear', url: 'https://mcp.linear.app/mcp', auth: { provider: 'linear' } }],
+      mcp_servers: [
+        { name: 'linear', url: 'https://mcp.linear.app/mcp', auth: { provider: 'linear' } },
+        { name: 'github', url: 'https://mcp.github.example/mcp', auth: { provider: 'github' } },
+      ],
     });
     expect(problems).toEqual([
-      'mcp_servers.linear.auth: an MCP server cannot act as each calling person yet (its connection is shared by every caller); remove auth, or reach the API with an HTTP tool or OpenAPI source',
       'tools.list_my_repos.auth.provider: "gitlab" is not in oauth_providers; add it there, or use one of github',
       'openapi_sources.petstore.auth.provider: "google" is not in oauth_providers; add it there, or use one of github',
       'mcp_servers.linear.auth.provider: "linear" is not in oauth_providers; add it there, or use one of github',
