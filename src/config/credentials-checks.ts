@@ -25,7 +25,14 @@ export function credentialProblems(config: Config, sound: (section: keyof Config
     const endpoints = provider.authorization_endpoint !== undefined || provider.token_endpoint !== undefined;
     if (provider.issuer !== undefined && endpoints) {
       problems.push(`${where}: give either issuer (its endpoints discovered) or authorization_endpoint and token_endpoint, not both`);
-    } else if (provider.issuer === undefined && (provider.authorization_endpoint === undefined || provider.token_endpoint === undefined)) {
+    } else if (provider.token_exchange && provider.issuer === undefined && provider.token_endpoint === undefined) {
+      // Token exchange sends no one to the provider: its token endpoint is all it needs.
+      problems.push(`${where}: give issuer (its endpoints discovered), or token_endpoint`);
+    } else if (
+      !provider.token_exchange &&
+      provider.issuer === undefined &&
+      (provider.authorization_endpoint === undefined || provider.token_endpoint === undefined)
+    ) {
       problems.push(`${where}: give issuer (its endpoints discovered), or both authorization_endpoint and token_endpoint`);
     }
   }

@@ -49,6 +49,19 @@ export const OAuthProviderSchema = Type.Object(
       description: 'Put before the token in that header.',
     }),
     allow_private_network: Type.Boolean({ default: false, description: 'The endpoints may be on a private or loopback address.' }),
+    token_exchange: Type.Optional(
+      Type.Object(
+        {
+          audience: Type.Optional(Type.String({ minLength: 1, description: 'The `audience` asked for (RFC 8693 section 2.1).' })),
+          resource: Type.Optional(Type.String({ pattern: URL, description: 'The `resource` asked for (RFC 8693 section 2.1).' })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Reach the provider by RFC 8693 token exchange: the caller’s own access token traded at the token endpoint, no authorization link.',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -10,6 +10,7 @@ import { errorResponses } from '../protocol/schemas.js';
 import type { Caller } from '../pipeline/types.js';
 import type { Clock } from '../shared/clock.js';
 import { rateLimitOf } from '../shared/settings.js';
+import { SubjectToken } from '../shared/subject-token.js';
 import { StateUnavailableError, type StateStore } from '../state/state-store.js';
 import { actOnBehalf } from './on-behalf.js';
 
@@ -179,7 +180,8 @@ export function installAuth(
         message: `The access token lacks the scope this route needs${needed ? ` (${needed})` : ''}; request a token with it.`,
       });
     }
-    request.caller = caller;
+    // The presented token rides with the caller for token exchange, shown nowhere (SubjectToken).
+    request.caller = token ? { ...caller, subjectToken: new SubjectToken(presented!) } : caller;
     // A token names its user itself: x-toolgate-user is for keys acting for theirs.
     if (caller.user !== undefined) request.log.setBindings({ user: caller.user });
     actOnBehalf(request);

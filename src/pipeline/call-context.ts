@@ -72,7 +72,8 @@ export class CallContext implements ToolContext {
   }
 
   get caller(): ToolCaller {
-    return (this.#caller ??= { tenant: this.tenant, keyId: this.ctx.caller.keyId, user: this.ctx.caller.user });
+    const { keyId, user, subjectToken } = this.ctx.caller;
+    return (this.#caller ??= { tenant: this.tenant, keyId, user, ...(subjectToken && { subjectToken }) });
   }
 
   /** Only a tool that authenticates upstream asks them. */

@@ -20,6 +20,7 @@ import type { Policy } from '../policy/index.js';
 import type { Outage } from './outage.js';
 import type { Workspaces } from '../tools/workspaces.js';
 import type { CredentialProvider } from '../tools/credentials.js';
+import type { SubjectToken } from '../shared/subject-token.js';
 
 /** What a key may do: `on_behalf` lets it name the user a request is for (`x-toolgate-user`). */
 export type KeyScope = 'execute' | 'admin' | 'on_behalf';
@@ -31,6 +32,8 @@ export interface Caller {
   scopes: ReadonlySet<KeyScope>;
   /** The person the call is for: a token's subject, or `x-toolgate-user` from an on_behalf key; absent: the key's own call. */
   user?: string;
+  /** The access token the caller presented (never a key): exchanged for a provider's with token exchange, shown nowhere. */
+  subjectToken?: SubjectToken;
   allows(tool: string): boolean;
   /** The key's tool names or globs that `allows` matches, as configured; absent: every tool. A queued batch carries them to its worker. */
   tools?: readonly string[];

@@ -1,5 +1,6 @@
 import type { UpstreamAuth } from '../config/credentials-schema.js';
 import { GatewayError } from '../protocol/errors.js';
+import type { SubjectToken } from '../shared/subject-token.js';
 
 /** Who a call runs for, as its tool sees it. */
 export interface ToolCaller {
@@ -8,6 +9,8 @@ export interface ToolCaller {
   readonly keyId: string;
   /** The person the call is for (a token's subject, or `x-toolgate-user` from an on_behalf key); undefined: the key's own call. */
   readonly user: string | undefined;
+  /** The access token the person called with (not a key's call): what token exchange trades for the provider's (docs/credentials.md). */
+  readonly subjectToken?: SubjectToken;
 }
 
 /** The secrets one tool may use for one caller (docs/tools.md, "Caller and credentials"). */

@@ -28,6 +28,23 @@ export function userRequired(auth: UpstreamAuth): GatewayError {
   });
 }
 
+/** A token-exchange provider needs the person's own access token: a key's call (on_behalf included) has none. */
+export function signedInUserRequired(auth: UpstreamAuth): GatewayError {
+  return new GatewayError('AUTHORIZATION_REQUIRED', {
+    message: `This tool acts as you at ${auth.provider} by exchanging your own sign-in, and this call was not made with a signed-in person's access token: call it with the person's OAuth access token, not an API key.`,
+    details: { provider: auth.provider, user_required: true, reason: 'token_exchange' },
+  });
+}
+
+/** The issuer refused to exchange the person's token (RFC 8693): not retryable as it is. */
+export function exchangeRefused(provider: string, oauthError: string | undefined): GatewayError {
+  const said = oauthError !== undefined && /^[a-z_]{1,64}$/.test(oauthError) ? ` (${oauthError})` : '';
+  return new GatewayError('AUTHORIZATION_REQUIRED', {
+    message: `${provider} refused to exchange your sign-in for access to this tool${said}. Sign in again, or ask an administrator whether you may use it.`,
+    details: { provider, reason: 'exchange_refused', ...(said && { oauth_error: oauthError }) },
+  });
+}
+
 /** The provider could not be asked (down, or answered nonsense): the grant is kept, a retry may help. */
 export function providerUnavailable(provider: string): GatewayError {
   return new GatewayError('UPSTREAM_ERROR', {

@@ -37,6 +37,8 @@ export interface ProviderClient {
   authorizationUrl(request: { state: string; challenge: string; scopes: string[]; redirectUri: string }): Promise<string>;
   exchangeCode(code: string, verifier: string, redirectUri: string): Promise<TokenSet>;
   refresh(refreshToken: string): Promise<TokenSet>;
+  /** RFC 8693: `subjectToken` (an access token) traded for one for the provider's `token_exchange` audience or resource, with `scopes`. */
+  exchange(subjectToken: string, scopes: string[]): Promise<TokenSet>;
   /** RFC 7009 at the revocation endpoint; false when the provider has none. Throws when it fails. */
   revoke(token: string, hint: 'refresh_token' | 'access_token'): Promise<boolean>;
   /** The issuer an ID token must name: the configured or discovered one. */
@@ -156,6 +158,16 @@ export function createProviderClient(settings: ProviderSettings, dispatcher: Dis
     exchangeCode: (code, verifier, redirectUri) =>
       token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri }),
     refresh: (refreshToken) => token({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+    exchange: (subjectToken, scopes) =>
+      token({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        ...(settings.token_exchange?.audience !== undefined && { audience: settings.token_exchange.audience }),
+        ...(settings.token_exchange?.resource !== undefined && { resource: settings.token_exchange.resource }),
+        ...(scopes.length > 0 && { scope: scopes.join(' ') }),
+      }),
     async revoke(value, hint) {
       const { revocation_endpoint } = await endpointsOf();
       if (!revocation_endpoint) return false;

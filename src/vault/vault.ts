@@ -6,7 +6,8 @@ import type { GrantStore, StoredGrant } from '../state/grants.js';
 import type { ToolCaller, UpstreamToken } from '../tools/credentials.js';
 import { accessToken, expiryOf, NoGrant, openGrant, RefreshFailed, sealGrant, type GrantOwner } from './grants.js';
 import { beginFlow, bindingCookie, checkPerson, createLink, FlowRefused, redirectUri, takeFlow } from './links.js';
-import { authorizationRequired, providerUnavailable, userRequired } from './messages.js';
+import { createExchanges } from './exchange.js';
+import { authorizationRequired, providerUnavailable, signedInUserRequired, userRequired } from './messages.js';
 import { createProviderClient, type ProviderClient } from './provider-client.js';
 import type { VaultSettings } from './settings.js';
 
@@ -67,17 +68,27 @@ export function createVault(deps: VaultDeps): Vault {
   const linkDeps = { store, keyring: settings.keyring, clock, publicUrl: settings.publicUrl, linkTtlMs: settings.linkTtlMs };
   const grantDeps = { store, keyring: settings.keyring, clock, refreshBeforeMs: settings.refreshBeforeMs };
   const scopesOf = (client: ProviderClient, auth: UpstreamAuth) => [...new Set([...client.settings.scopes, ...auth.scopes])];
+  const exchanges = createExchanges(clock, settings.refreshBeforeMs);
+  const placed = (client: ProviderClient, token: string): UpstreamToken => {
+    const { token_header, token_prefix } = client.settings;
+    return { token, header: token_header.toLowerCase(), value: `${token_prefix}${token}` };
+  };
 
   return {
     async token(caller, auth) {
-      if (caller.user === undefined) throw userRequired(auth);
       const client = clients.get(auth.provider)!;
-      const owner = { tenant: caller.tenant, user: caller.user, provider: auth.provider };
       const scopes = scopesOf(client, auth);
+      if (client.settings.token_exchange) {
+        if (caller.user === undefined || !caller.subjectToken) throw signedInUserRequired(auth);
+        return placed(
+          client,
+          await exchanges.token(client, { tenant: caller.tenant, user: caller.user }, caller.subjectToken.reveal(), scopes),
+        );
+      }
+      if (caller.user === undefined) throw userRequired(auth);
+      const owner = { tenant: caller.tenant, user: caller.user, provider: auth.provider };
       try {
-        const token = await accessToken(grantDeps, client, owner, scopes);
-        const { token_header, token_prefix } = client.settings;
-        return { token, header: token_header.toLowerCase(), value: `${token_prefix}${token}` };
+        return placed(client, await accessToken(grantDeps, client, owner, scopes));
       } catch (err) {
         if (err instanceof RefreshFailed) {
           logger.warn({ provider: auth.provider, err: err.message }, 'an access token could not be refreshed; the grant is kept');

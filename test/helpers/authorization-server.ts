@@ -1,10 +1,22 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload, type JWTHeaderParameters } from 'jose';
+import {
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+  type JWTPayload,
+  type JWTHeaderParameters,
+} from 'jose';
 import Provider from 'oidc-provider';
 
 /** The scopes toolgate maps by default (auth.oauth[].scopes_map). */
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
 export const TOOLGATE_SCOPES = ['toolgate:execute', 'toolgate:admin'] as const;
 
 export interface AuthorizationServerOptions {
@@ -27,6 +39,11 @@ export interface AuthorizationServerOptions {
    * for its users is: refresh tokens issued to it always, rotated on every use (a used one is refused).
    */
   webClient?: { redirectUris: string[] };
+  /**
+   * The web client may also use RFC 8693 token exchange: a `subject_token` this server signed (not expired, its `sub` not in `refuse`) is
+   * traded for a token of `expiresInS` (default 300) whose `aud` is the `audience` asked for; anything else is `invalid_grant`.
+   */
+  tokenExchange?: { refuse?: string[]; expiresInS?: number };
 }
 
 export interface AuthorizationServer {
@@ -40,6 +57,8 @@ export interface AuthorizationServer {
   publicClient: { id: string; redirectUris: string[] };
   /** With `webClient`: its id and secret. */
   webClient: { id: string; secret: string };
+  /** With `tokenExchange`: each exchange granted, the subject and audience. */
+  exchanges: Array<{ sub: string; audience: string }>;
   /** Paths of the requests received, in order (query strings cut). */
   requests: string[];
   /** How many requests reached `path`, e.g. hits('/jwks'). */
@@ -112,7 +131,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
               client_id: webClient.id,
               client_secret: webClient.secret,
               token_endpoint_auth_method: 'client_secret_basic',
-              grant_types: ['authorization_code', 'refresh_token'],
+              grant_types: ['authorization_code', 'refresh_token', ...(options.tokenExchange ? [TOKEN_EXCHANGE] : [])],
               response_types: ['code'],
               redirect_uris: options.webClient.redirectUris,
             },
@@ -160,6 +179,39 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       },
     },
   });
+  const exchanges: AuthorizationServer['exchanges'] = [];
+  if (options.tokenExchange) {
+    const { refuse = [], expiresInS = 300 } = options.tokenExchange;
+    const { kty, n, e, kid, alg } = signingKey;
+    const keys = createLocalJWKSet({ keys: [{ kty, n, e, kid, alg }] });
+    const params = ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'scope'];
+    // oidc-provider's own types leave out registerGrantType, which its docs describe for extension grants.
+    (provider as unknown as { registerGrantType(name: string, handler: unknown, params: string[]): void }).registerGrantType(
+      TOKEN_EXCHANGE,
+      async (ctx: { oidc: { params: Record<string, string | undefined> }; status: number; body: unknown }) => {
+        const { subject_token: subject = '', audience = '' } = ctx.oidc.params;
+        const sub = await jwtVerify(subject, keys, { issuer }).then(
+          (verified) => verified.payload.sub,
+          () => undefined,
+        );
+        if (!sub || refuse.includes(sub) || audience === '') {
+          ctx.status = 400;
+          ctx.body = { error: 'invalid_grant', error_description: 'the subject token is not accepted' };
+          return;
+        }
+        exchanges.push({ sub, audience });
+        const now = Math.floor(Date.now() / 1000);
+        const token = await forge({ sub, aud: audience, client_id: webClient.id, exp: now + expiresInS });
+        ctx.body = {
+          access_token: token,
+          issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          token_type: 'Bearer',
+          expires_in: expiresInS,
+        };
+      },
+      params,
+    );
+  }
   const handle = provider.callback();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (down) {
@@ -196,6 +248,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     client,
     publicClient,
     webClient,
+    exchanges,
     requests,
     hits: (path) => requests.filter((p) => p === path).length,
     async clientCredentials(resource, scope = scopes.join(' ')) {

@@ -80,6 +80,16 @@ export interface Fleet {
 
 const STATE = configFrom().state;
 
+/** The provider `corp` at `provider`, as toolgate's web client (its secret in CORP_CLIENT_SECRET), with `more`. */
+export const corpProvider = (provider: AuthorizationServer, more: Record<string, unknown>) => ({
+  name: 'corp',
+  issuer: provider.issuer,
+  client_id: provider.webClient.id,
+  client_secret: '${CORP_CLIENT_SECRET}',
+  allow_private_network: true,
+  ...more,
+});
+
 export function gatewayConfig(provider: AuthorizationServer, api: ResourceServer, userClaim = true): Record<string, unknown> {
   const tool = (name: string, path: string) => ({
     name,
@@ -90,16 +100,7 @@ export function gatewayConfig(provider: AuthorizationServer, api: ResourceServer
   });
   return {
     keys: ON_BEHALF_KEYS,
-    oauth_providers: [
-      {
-        name: 'corp',
-        issuer: provider.issuer,
-        client_id: provider.webClient.id,
-        client_secret: '${CORP_CLIENT_SECRET}',
-        allow_private_network: true,
-        ...(userClaim && { user_claim: 'sub' }),
-      },
-    ],
+    oauth_providers: [corpProvider(provider, userClaim ? { user_claim: 'sub' } : {})],
     oauth: { link_ttl_seconds: 600, refresh_before_seconds: 60 },
     tools: [tool('whoami', '/me'), tool('echo_token', '/echo'), tool('unchecked', '/unchecked')],
   };

@@ -85,6 +85,20 @@ describe('oauth_providers and auth', () => {
     ]);
   });
 
+  it('with token_exchange, wants an issuer or a token endpoint only: no one is sent to authorize', () => {
+    const { authorization_endpoint: _a, token_endpoint: _t, ...bare } = PROVIDER;
+    const exchange = { token_exchange: { audience: 'https://api.example.com' } };
+    expect(
+      problemsOf({
+        oauth_providers: [
+          { ...bare, ...exchange, name: 'a' },
+          { ...bare, ...exchange, name: 'b', token_endpoint: PROVIDER.token_endpoint },
+          { ...bare, ...exchange, name: 'c', issuer: 'https://login.example.com' },
+        ],
+      }),
+    ).toEqual(['oauth_providers.a: give issuer (its endpoints discovered), or token_endpoint']);
+  });
+
   it('refuses auth on a stdio MCP server: only a server over HTTP sends a token', () => {
     expect(
       problemsOf({ oauth_providers: [PROVIDER], mcp_servers: [{ name: 'local', command: 'node', auth: { provider: 'github' } }] }),
