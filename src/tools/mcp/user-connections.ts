@@ -57,11 +57,6 @@ export class UserConnections {
     this.templates = headerTemplates(config.headers ?? {}, config.auth);
   }
 
-  /** Open connections, for metrics and tests. */
-  size(): number {
-    return this.open.size;
-  }
-
   /** The calling person's connection; AUTHORIZATION_REQUIRED (with a link) when there is no person or no grant to use. */
   async acquire(ctx: Pick<ToolContext, 'caller' | 'credentials'>): Promise<UserLease> {
     const { headers, secrets } = await this.templates.fill(ctx.credentials);
