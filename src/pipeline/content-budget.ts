@@ -6,7 +6,7 @@
  */
 import { extraBytes, inlineBytes, isInline, type InlineBlock } from '../protocol/content.js';
 import type { Payload } from '../protocol/result.js';
-import { spillBlock, type SpillBytes } from '../tools/content.js';
+import { MAX_INLINE_IMAGES, OVER_IMAGE_COUNT, spillBlock, type SpillBytes } from '../tools/content.js';
 
 /** What the budgets leave each payload's text at least before they move a block. */
 export const TEXT_ROOM_BYTES = 512;
@@ -56,6 +56,31 @@ export async function fitContent(
     content[block.index] = await spillBlock(content[block.index] as InlineBlock, spill, OVER_BUDGET);
     result[block.payload] = { ...payload, content, status: payload.status === 'error' ? 'error' : 'partial' };
     total -= block.bytes;
+  }
+  return result;
+}
+
+/** The inline images of `payloads`, which one answer shows at most MAX_INLINE_IMAGES of. */
+export function countImages(payloads: readonly Pick<Payload, 'content'>[]): number {
+  let images = 0;
+  for (const payload of payloads) for (const block of payload.content ?? []) if (block.type === 'image' && isInline(block)) images++;
+  return images;
+}
+
+/** The payloads with every inline image past the first MAX_INLINE_IMAGES of the answer (in call order) moved to the spill store. */
+export async function capImages(payloads: readonly Payload[], spill: SpillBytes): Promise<Payload[]> {
+  let shown = 0;
+  const result: Payload[] = [];
+  for (const payload of payloads) {
+    if (!payload.content) {
+      result.push(payload);
+      continue;
+    }
+    const content = payload.content.slice();
+    for (const [i, block] of content.entries())
+      if (block.type === 'image' && isInline(block) && ++shown > MAX_INLINE_IMAGES)
+        content[i] = await spillBlock(block, spill, OVER_IMAGE_COUNT);
+    result.push({ ...payload, content });
   }
   return result;
 }

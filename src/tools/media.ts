@@ -1,3 +1,5 @@
+import { walkImage } from './image-structure.js';
+
 /**
  * What image and audio bytes are, told by the bytes, never a name or a declared type: Read uses it to tell an image file, the MCP result
  * mapping to hold an upstream's block to the type it declares (docs/api.md, "Images and other content").
@@ -5,6 +7,12 @@
 
 /** The longest side of an image a provider takes: Anthropic refuses one over 8000 px on a side; OpenAI and Gemini scale larger ones. */
 export const MAX_IMAGE_SIDE = 8000;
+
+/**
+ * The most pixels (width × height) an image shown to a model may have: a provider decodes it, and a small file can declare a huge
+ * canvas (a decompression bomb: an 8000×8000 PNG of 186 KB decodes to 192 MB). 25 megapixels holds a 6000×4000 photo.
+ */
+export const MAX_IMAGE_PIXELS = 25_000_000;
 
 /** The bytes a file's kind is told by: the longest signature checked (WebP's RIFF header). */
 const SIGNATURE_BYTES = 12;
@@ -19,8 +27,6 @@ const GIF89 = ascii('GIF89a');
 const RIFF = ascii('RIFF');
 const WEBP = ascii('WEBP');
 const WAVE = ascii('WAVE');
-const IHDR = ascii('IHDR');
-const IEND = [...ascii('IEND'), 0xae, 0x42, 0x60, 0x82];
 
 /** The media type of a PNG, JPEG, GIF or WebP file, told by its first bytes; undefined for anything else. */
 export function imageTypeOf(head: Buffer): string | undefined {
@@ -32,57 +38,15 @@ export function imageTypeOf(head: Buffer): string | undefined {
   return undefined;
 }
 
-/** Whether the whole image has the structure its signature promises: one cut short or patched is not an image. */
+/** Whether the whole image has the structure its signature promises: one cut short, patched or a polyglot is not an image. */
 export function isWholeImage(bytes: Buffer, mime: string): boolean {
-  switch (mime) {
-    case 'image/png':
-      return bytes.length >= 57 && startsWith(bytes, IHDR, 12) && startsWith(bytes, IEND, bytes.length - 8);
-    case 'image/jpeg':
-      return bytes.length >= 4 && bytes[bytes.length - 2] === 0xff && bytes[bytes.length - 1] === 0xd9;
-    case 'image/gif':
-      return bytes.length >= 14 && bytes[bytes.length - 1] === 0x3b;
-    default:
-      return bytes.length >= SIGNATURE_BYTES && bytes.readUInt32LE(4) + 8 === bytes.length;
-  }
+  return !('problem' in walkImage(bytes, mime));
 }
 
-/** A JPEG's size from its first start-of-frame segment (SOF0-SOF15 but DHT, JPG and DAC); undefined when there is none. */
-function jpegSize(bytes: Buffer): { width: number; height: number } | undefined {
-  let at = 2;
-  while (at + 9 <= bytes.length && bytes[at] === 0xff) {
-    const marker = bytes[at + 1]!;
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
-      return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
-    at += 2 + bytes.readUInt16BE(at + 2);
-  }
-  return undefined;
-}
-
-/** A WebP's size from its first chunk (lossy VP8, lossless VP8L or extended VP8X). */
-function webpSize(bytes: Buffer): { width: number; height: number } | undefined {
-  if (bytes.length < 30) return undefined;
-  const chunk = bytes.toString('latin1', 12, 16);
-  if (chunk === 'VP8 ') return { width: bytes.readUInt16LE(26) & 0x3fff, height: bytes.readUInt16LE(28) & 0x3fff };
-  if (chunk === 'VP8L') {
-    const bits = bytes.readUInt32LE(21);
-    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
-  }
-  if (chunk === 'VP8X') return { width: bytes.readUIntLE(24, 3) + 1, height: bytes.readUIntLE(27, 3) + 1 };
-  return undefined;
-}
-
-/** An image's size in pixels as its header gives it; undefined when the header does not say. */
-export function imageSize(bytes: Buffer, mime: string): { width: number; height: number } | undefined {
-  switch (mime) {
-    case 'image/png':
-      return bytes.length >= 24 ? { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) } : undefined;
-    case 'image/gif':
-      return bytes.length >= 10 ? { width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8) } : undefined;
-    case 'image/jpeg':
-      return jpegSize(bytes);
-    default:
-      return webpSize(bytes);
-  }
+/** Whether an image of type `mime` declares more pixels than MAX_IMAGE_PIXELS; false for bytes that do not walk as one. */
+export function overPixelBound(bytes: Buffer, mime: string): boolean {
+  const size = walkImage(bytes, canonicalMime(mime));
+  return !('problem' in size) && size.width * size.height > MAX_IMAGE_PIXELS;
 }
 
 /** The audio kinds whose bytes are told, each by its canonical media type. */
@@ -125,9 +89,16 @@ const KNOWN: ReadonlySet<string> = new Set([
 /** Bytes a declared type is also given as: AAC travels as ADTS, in an MP4 container, or after an ID3 tag. */
 const ALSO: Partial<Record<string, readonly string[]>> = { 'audio/aac': ['audio/mp4', 'audio/mpeg'] };
 
-function canonical(declared: string): string {
+/** A declared media type as the gateway passes it on: lower-cased, without parameters, aliases by their canonical type. */
+export function canonicalMime(declared: string): string {
   const type = declared.split(';')[0]!.trim().toLowerCase();
   return ALIASES[type] ?? type;
+}
+
+/** Whether a media type names text (text/*, JSON, XML, SVG, YAML, JavaScript): a blob of it is read as text, scanned like text. */
+export function isTextualMime(declared: string): boolean {
+  const type = canonicalMime(declared);
+  return /^text\/|[/+](json|xml|yaml|javascript|ecmascript)$/.test(type) || type === 'application/x-yaml';
 }
 
 /** A control character text does not hold: all but tab, the line breaks and form feed. */
@@ -149,18 +120,19 @@ export function describeBytes(bytes: Buffer): string {
 
 /** Why an image or audio block is not what it declares (a sentence's end: "whose …"); undefined when it is. */
 export function mediaMismatch(type: 'image' | 'audio', declared: string, bytes: Buffer): string | undefined {
-  const want = canonical(declared);
+  const want = canonicalMime(declared);
   const told = imageTypeOf(bytes) ?? audioTypeOf(bytes);
   if (!want.startsWith(`${type}/`)) return `declared type ${declared} is not an ${type} type`;
   if (!KNOWN.has(want)) {
-    // A type the gateway cannot tell (SVG, BMP, AMR…): refused only when the bytes are of another kind it can.
-    return told !== undefined && !told.startsWith(`${type}/`) ? `bytes are ${told}, not ${declared}` : undefined;
+    // A type the gateway cannot tell (BMP, AMR…): refused when the bytes are of another kind it can, or text (SVG is markup, which
+    // no provider takes as an image and which the guardrails would not scan as one).
+    if (told !== undefined && !told.startsWith(`${type}/`)) return `bytes are ${told}, not ${declared}`;
+    return describeBytes(bytes) === 'text' ? `bytes are text, not an ${type} a provider takes (${declared})` : undefined;
   }
   if (told !== want && !(told && ALSO[want]?.includes(told))) return `bytes are ${told ?? describeBytes(bytes)}, not ${declared}`;
   if (type === 'audio') return undefined;
-  if (!isWholeImage(bytes, want)) return `bytes are ${want} cut short or damaged (${bytes.length} bytes)`;
-  const size = imageSize(bytes, want);
-  if (!size) return `${want} header gives no size`;
+  const size = walkImage(bytes, want);
+  if ('problem' in size) return `bytes are not a whole ${want}: ${size.problem} (${bytes.length} bytes)`;
   if (size.width > MAX_IMAGE_SIDE || size.height > MAX_IMAGE_SIDE || size.width === 0 || size.height === 0)
     return `image is ${size.width}×${size.height} pixels: a side is 0 or over ${MAX_IMAGE_SIDE}, which no provider takes`;
   return undefined;

@@ -52,6 +52,12 @@ const content = [
   { name: 'bad_base64', description: 'An image block whose data is not base64.', inputSchema: object() },
   { name: 'data_url', description: 'An image block whose data is a data URL.', inputSchema: object() },
   {
+    name: 'repeat',
+    description: 'Answer with block given, times times over (an answer far larger than its arguments).',
+    inputSchema: object({ block: { type: 'object' }, times: { type: 'integer' } }, ['block', 'times']),
+    annotations: { readOnlyHint: true },
+  },
+  {
     name: 'blocks',
     description: 'Answer with the content blocks given, as given: any block, however wrong.',
     inputSchema: object({ content: { type: 'array' } }, ['content']),
@@ -188,6 +194,8 @@ setRawHandler.call(server, CallToolRequestSchema, async (request, extra) => {
       };
     case 'blocks':
       return { content: args.content };
+    case 'repeat':
+      return { content: Array.from({ length: args.times }, () => args.block) };
     case 'data_url':
       return { content: [{ type: 'image', mimeType: 'application/octet-stream', data: `data:image/png;base64,${PIXEL}` }] };
     case 'test_image_content':

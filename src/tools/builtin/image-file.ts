@@ -1,7 +1,8 @@
 import { createReadStream, read } from 'node:fs';
 import { promisify } from 'node:util';
 import { counted } from '../../shared/count.js';
-import { imageTooLarge, keptBlock, overImageLimit } from '../content.js';
+import type { ContentBlock } from '../../protocol/content.js';
+import { imageTooLarge, keptBlock, limitImages, overImageLimit } from '../content.js';
 import { isWholeImage } from '../media.js';
 import type { ToolContext, ToolOutput } from '../tool.js';
 
@@ -14,7 +15,7 @@ export class ImageFile {
 
 /**
  * An image file as Read's output: one `image` block and a line naming it; over `limits.image_bytes` it is spilled and the call answers
- * IMAGE_TOO_LARGE with its url. Undefined when the file is not a whole image (Read refuses it as binary).
+ * IMAGE_TOO_LARGE with its url, as it does over MAX_IMAGE_PIXELS. Undefined when the file is not a whole image (Read refuses it as binary).
  */
 export async function readImage(fd: number, size: number, mime: string, ctx: ToolContext, stamp: unknown): Promise<ToolOutput | undefined> {
   const text = `(an ${mime} image of ${counted(size, 'byte')}; it is in content)`;
@@ -30,5 +31,7 @@ export async function readImage(fd: number, size: number, mime: string, ctx: Too
     at += bytesRead;
   }
   if (!isWholeImage(bytes, mime)) return undefined;
-  return { text, content: [{ type: 'image', mime_type: mime, data: bytes.toString('base64') }], data: stamp };
+  const content: ContentBlock[] = [{ type: 'image', mime_type: mime, data: bytes.toString('base64') }];
+  const error = await limitImages(content, ctx.imageBytes, ctx.spill);
+  return { text, content, data: stamp, ...(error && { error }) };
 }

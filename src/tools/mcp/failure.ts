@@ -45,19 +45,31 @@ export function classifyMcpFailure(err: unknown, server: string, signal: AbortSi
           : 'rpc_error'
       : 'transport';
   return new GatewayError('UPSTREAM_ERROR', {
-    message: messageOf(reason, server, err).slice(0, 2_000),
+    message: messageOf(reason, server, err),
     retryable: reason !== 'rejected',
     details: err instanceof McpError ? { server, reason, rpc_code: err.code } : { server, reason },
     cause: err,
   });
 }
 
+/** How much of the server's own error message is told: a schema refusal can carry kilobytes of validation detail. */
+const RPC_MESSAGE_CHARS = 300;
+
+/** The SDK's "MCP error <code>: " prefix, once per hop the error crossed (a server's own refusal is wrapped again by the client). */
+const RPC_PREFIX = /^(?:MCP error -?\d+: )+/;
+
+/** The server's message without the SDK's prefixes, cut to RPC_MESSAGE_CHARS; `details.rpc_code` keeps the code. */
+function rpcMessage(err: unknown): string {
+  const message = String((err as Error).message).replace(RPC_PREFIX, '');
+  return message.length > RPC_MESSAGE_CHARS ? `${message.slice(0, RPC_MESSAGE_CHARS)}…` : message;
+}
+
 function messageOf(reason: 'rejected' | 'rpc_error' | 'crash' | 'transport', server: string, err: unknown): string {
   switch (reason) {
     case 'rejected':
-      return `MCP server ${server} refused the call: ${(err as Error).message}`;
+      return `MCP server ${server} refused the call: ${rpcMessage(err)}`;
     case 'rpc_error':
-      return `MCP server ${server} failed the call: ${(err as Error).message}`;
+      return `MCP server ${server} failed the call: ${rpcMessage(err)}`;
     case 'crash':
       return `MCP server ${server} went away during the call; the gateway is restarting it.`;
     case 'transport':

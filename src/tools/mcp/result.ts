@@ -5,7 +5,7 @@ import { isBase64, isTextPart, type ContentBlock, type TextPart } from '../../pr
 import { GatewayError } from '../../protocol/errors.js';
 import { isRecord } from '../../protocol/json.js';
 import { limitImages, type SpillBytes } from '../content.js';
-import { mediaMismatch } from '../media.js';
+import { canonicalMime, isTextualMime, mediaMismatch } from '../media.js';
 import type { ToolOutput, ToolSecrets } from '../tool.js';
 
 /**
@@ -44,6 +44,15 @@ function base64Of(data: unknown, mime: unknown): { data: string; mime_type: stri
   return isBase64(payload) ? { data: payload, mime_type: url ? url[1]! : mime } : null;
 }
 
+/** base64 `data` decoded as UTF-8; undefined when the bytes are not UTF-8. */
+function utf8(data: string): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(data, 'base64'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** One non-text block as a `content` block; a GatewayError naming it when its payload does not decode; null for a type not known. */
 function blockOf(block: Block, index: number, server: string): ContentBlock | GatewayError | null {
   switch (block.type) {
@@ -54,7 +63,7 @@ function blockOf(block: Block, index: number, server: string): ContentBlock | Ga
       // No model may see an image or audio block that is not what it declares: a provider refuses it, and every later turn with it.
       const mismatch = mediaMismatch(block.type, media.mime_type, Buffer.from(media.data, 'base64'));
       if (mismatch) return badBlock(server, index, block.type, mismatch, { declared: media.mime_type });
-      return { type: block.type, ...media };
+      return { type: block.type, data: media.data, mime_type: canonicalMime(media.mime_type) };
     }
     case 'resource': {
       const resource = isRecord(block.resource) ? block.resource : {};
@@ -62,11 +71,14 @@ function blockOf(block: Block, index: number, server: string): ContentBlock | Ga
       const head = {
         type: 'resource' as const,
         uri: resource.uri,
-        mime_type: typeof resource.mimeType === 'string' ? resource.mimeType : null,
+        mime_type: typeof resource.mimeType === 'string' ? canonicalMime(resource.mimeType) : null,
       };
       if (typeof resource.text === 'string') return { ...head, text: resource.text };
       const blob = base64Of(resource.blob, head.mime_type ?? '');
-      return blob ? { ...head, data: blob.data } : badBlock(server, index, 'resource', 'blob is not base64');
+      if (!blob) return badBlock(server, index, 'resource', 'blob is not base64');
+      // A text-typed blob is text: kept as such, the guardrails scan it; bytes that are not UTF-8 stay a blob.
+      const text = head.mime_type !== null && isTextualMime(head.mime_type) ? utf8(blob.data) : undefined;
+      return text === undefined ? { ...head, data: blob.data } : { ...head, text };
     }
     case 'resource_link':
       if (typeof block.uri !== 'string') return badBlock(server, index, 'resource_link', 'uri is missing');
@@ -74,7 +86,7 @@ function blockOf(block: Block, index: number, server: string): ContentBlock | Ga
         type: 'resource_link',
         uri: block.uri,
         name: typeof block.name === 'string' ? block.name : block.uri,
-        mime_type: typeof block.mimeType === 'string' ? block.mimeType : null,
+        mime_type: typeof block.mimeType === 'string' ? canonicalMime(block.mimeType) : null,
         ...(typeof block.title === 'string' && { title: block.title }),
         ...(typeof block.description === 'string' && { description: block.description }),
         ...(typeof block.size === 'number' && { size: block.size }),

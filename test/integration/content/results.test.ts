@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { GIF, JPEG, png, WEBP, wav } from '../../helpers/images.js';
+import { claimed, GIF, JPEG, png, undecodableImages, WEBP, wav } from '../../helpers/images.js';
 import { fixtureServer } from '../../helpers/mcp.js';
 
 /**
@@ -69,6 +69,16 @@ describe('Read of an image file', () => {
     expect(body.results[0]).toMatchObject({ status: 'success', text: '     1\tjust text' });
     expect(body.results[0].content).toBeUndefined();
     expect(body.results[1]).toMatchObject({ status: 'error', error: { code: 'INVALID_ARGS', message: expect.stringContaining('binary') } });
+  });
+
+  it('Read holds a file to the same checks as an upstream block: a polyglot is binary, a decompression bomb IMAGE_TOO_LARGE', async () => {
+    const polyglot = undecodableImages()[0]!.bytes;
+    await writeFile(join(small.workspace, 'polyglot.png'), polyglot);
+    await writeFile(join(small.workspace, 'bomb.png'), claimed(8000, 8000));
+    const { body } = await execute(small.app, [call('Read', { path: 'polyglot.png' }), call('Read', { path: 'bomb.png' })]);
+    expect(body.results[0]).toMatchObject({ status: 'error', error: { code: 'INVALID_ARGS', message: expect.stringContaining('binary') } });
+    expect(body.results[1]).toMatchObject({ status: 'error', error: { code: 'IMAGE_TOO_LARGE', details: { block: 0 } } });
+    expect(body.results[1].content[0]).toMatchObject({ type: 'image', url: expect.stringMatching(/^\/outputs\//) });
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, execute, type TestApp } from '../../helpers/app.js';
-import { JPEG, png, wav } from '../../helpers/images.js';
+import { claimed, JPEG, png, wav } from '../../helpers/images.js';
 import { fixtureServer } from '../../helpers/mcp.js';
 
 /**
@@ -21,14 +21,6 @@ const text = (value: string) => ({ type: 'text', text: value });
 const blocks = (content: unknown[], id = 'call_1') => ({ id, name: 'fx_blocks', arguments: { content } });
 /** fx_media: a text block, then the file at `path` as an image (arguments are too small to carry a screenshot). */
 const media = (path: string, id = 'call_1') => ({ id, name: 'fx_media', arguments: { path, type: 'image', mime: 'image/png' } });
-
-/** A PNG whose header claims `width` x `height`: the rest of the file as a real 1x1 one. */
-function claimed(width: number, height: number): Buffer {
-  const bytes = Buffer.from(png(1, 1));
-  bytes.writeUInt32BE(width, 16);
-  bytes.writeUInt32BE(height, 20);
-  return bytes;
-}
 
 let dir: string;
 let t: TestApp;
@@ -55,7 +47,11 @@ describe('an image or audio block whose bytes are not what it declares is UPSTRE
   it.each([
     ['text declared image/png (a text file named text.png)', [text('here'), image('just some text\n')], 'bytes are text, not image/png'],
     ['a PNG declared image/jpeg', [image(PIXEL, 'image/jpeg')], 'bytes are image/png, not image/jpeg'],
-    ['a PNG cut short', [text('a'), text('b'), image(PIXEL.subarray(0, PIXEL.length - 12))], 'image/png cut short or damaged'],
+    [
+      'a PNG cut short',
+      [text('a'), text('b'), image(PIXEL.subarray(0, PIXEL.length - 12))],
+      'bytes are not a whole image/png: PNG has no IEND chunk',
+    ],
     ['a PNG whose header claims 100000 x 10 pixels', [image(claimed(100_000, 10))], 'image is 100000×10 pixels'],
     ['a PNG whose header claims 0 x 0 pixels', [image(claimed(0, 0))], 'image is 0×0 pixels'],
     ['an audio block holding a PNG', [{ type: 'audio', mimeType: 'audio/wav', data: b64(PIXEL) }], 'bytes are image/png, not audio/wav'],
@@ -65,6 +61,16 @@ describe('an image or audio block whose bytes are not what it declares is UPSTRE
       'bytes are image/jpeg',
     ],
     ['an image block declaring a type that is no image type', [image(PIXEL, 'application/octet-stream')], 'is not an image type'],
+    [
+      'an SVG image (markup, which no provider takes as an image)',
+      [image('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'image/svg+xml')],
+      'bytes are text, not an image a provider takes',
+    ],
+    [
+      'an audio block of a type the gateway cannot tell holding text',
+      [{ type: 'audio', mimeType: 'audio/amr', data: b64('just text') }],
+      'bytes are text',
+    ],
   ])('%s', async (_what, content, why) => {
     const { body } = await execute(t.app, { format: 'anthropic', tool_calls: [blocks(content)] });
     const index = content.length - 1;
@@ -81,18 +87,18 @@ describe('an image or audio block whose bytes are not what it declares is UPSTRE
     expect(body.messages[0].content[0].content).toEqual(expect.any(String));
   });
 
-  it('well-formed PNG, JPEG and WAV pass, as does an image type the gateway cannot tell (SVG)', async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>';
-    const content = [image(PIXEL), image(JPEG, 'image/jpg'), { type: 'audio', mimeType: 'audio/x-wav', data: b64(wav(5)) }];
-    content.push(image(svg, 'image/svg+xml'));
-    const { body } = await execute(t.app, [blocks(content)]);
+  it('well-formed PNG, JPEG and WAV pass, each with its declared type normalized (lower case, no parameters, the canonical name)', async () => {
+    const content = [
+      image(PIXEL, 'image/PNG; x=y'),
+      image(JPEG, 'image/jpg'),
+      { type: 'audio', mimeType: 'audio/x-wav', data: b64(wav(5)) },
+    ];
+    const { body } = await execute(t.app, { format: 'anthropic', tool_calls: [blocks(content)] });
     expect(body.results[0].status).toBe('success');
-    expect(body.results[0].content.map((b: { mime_type: string }) => b.mime_type)).toEqual([
-      'image/png',
-      'image/jpg',
-      'audio/x-wav',
-      'image/svg+xml',
-    ]);
+    expect(body.results[0].content.map((b: { mime_type: string }) => b.mime_type)).toEqual(['image/png', 'image/jpeg', 'audio/wav']);
+    // The normalized type is what a provider gets: both images reach the model.
+    const images = body.messages[0].content[0].content.filter((part: { type: string }) => part.type === 'image');
+    expect(images.map((part: { source: { media_type: string } }) => part.source.media_type)).toEqual(['image/png', 'image/jpeg']);
   });
 });
 

@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { describeBytes, imageSize, imageTypeOf, MAX_IMAGE_SIDE, mediaMismatch } from '../../../src/tools/media.js';
-import { GIF, JPEG, png, wav, WEBP } from '../../helpers/images.js';
+import { walkImage } from '../../../src/tools/image-structure.js';
+import { describeBytes, imageTypeOf, isTextualMime, MAX_IMAGE_SIDE, mediaMismatch } from '../../../src/tools/media.js';
+import { claimed, GIF, JPEG, png, wav, WEBP } from '../../helpers/images.js';
 
 /** What image and audio bytes are, told by the bytes (docs/api.md, "Images and other content"). */
 
 const PNG = png(64, 48);
 
-/** A PNG whose header claims `width` x `height`. */
-function claimed(width: number, height: number): Buffer {
-  const bytes = Buffer.from(png(1, 1));
-  bytes.writeUInt32BE(width, 16);
-  bytes.writeUInt32BE(height, 20);
-  return bytes;
-}
-
-describe('imageTypeOf and imageSize', () => {
+describe('imageTypeOf and walkImage', () => {
   it.each([
     ['PNG', PNG, 'image/png', { width: 64, height: 48 }],
     ['JPEG', JPEG, 'image/jpeg', { width: 1, height: 1 }],
@@ -22,11 +15,11 @@ describe('imageTypeOf and imageSize', () => {
     ['WebP', WEBP, 'image/webp', { width: 1, height: 1 }],
   ])('a %s is told by its bytes, and its size by its header', (_name, bytes, mime, size) => {
     expect(imageTypeOf(bytes)).toBe(mime);
-    expect(imageSize(bytes, mime)).toEqual(size);
+    expect(walkImage(bytes, mime)).toEqual(size);
   });
 
   it('a JPEG without a start-of-frame segment has no size', () => {
-    expect(imageSize(Buffer.from([0xff, 0xd8, 0xff, 0xd9, 0, 0, 0, 0, 0, 0, 0, 0]), 'image/jpeg')).toBeUndefined();
+    expect(walkImage(Buffer.from([0xff, 0xd8, 0xff, 0xd9, 0, 0, 0, 0, 0, 0, 0, 0]), 'image/jpeg')).toHaveProperty('problem');
   });
 });
 
@@ -60,7 +53,7 @@ describe('mediaMismatch: a block is what it declares, or says why not', () => {
   it.each([
     ['image', 'image/png', Buffer.from('a text file named text.png\n'), 'bytes are text, not image/png'],
     ['image', 'image/gif', PNG, 'bytes are image/png, not image/gif'],
-    ['image', 'image/png', PNG.subarray(0, PNG.length - 1), 'bytes are image/png cut short or damaged'],
+    ['image', 'image/png', PNG.subarray(0, PNG.length - 1), 'bytes are not a whole image/png'],
     ['image', 'image/png', claimed(MAX_IMAGE_SIDE + 1, 10), `image is ${MAX_IMAGE_SIDE + 1}×10 pixels`],
     ['image', 'text/plain', PNG, 'declared type text/plain is not an image type'],
     ['audio', 'audio/wav', PNG, 'bytes are image/png, not audio/wav'],
@@ -70,8 +63,26 @@ describe('mediaMismatch: a block is what it declares, or says why not', () => {
     expect(mediaMismatch(type, declared, bytes)).toContain(why);
   });
 
-  it('a type the gateway cannot tell passes unless the bytes are of another kind it can', () => {
-    expect(mediaMismatch('image', 'image/svg+xml', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBeUndefined();
-    expect(mediaMismatch('audio', 'audio/amr', Buffer.from('#!AMR\n and frames'))).toBeUndefined();
+  it('a type the gateway cannot tell passes unless the bytes are of another kind it can, or text (SVG is markup)', () => {
+    expect(
+      mediaMismatch('audio', 'audio/amr', Buffer.from([...Buffer.from('#!AMR\n'), 0x3c, 0x91, 0x17, 0x16, 0xbe, 0x66, 0x78, 0])),
+    ).toBeUndefined();
+    expect(mediaMismatch('image', 'image/svg+xml', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toContain(
+      'bytes are text, not an image a provider takes (image/svg+xml)',
+    );
+    expect(mediaMismatch('audio', 'audio/amr', Buffer.from('just text, declared audio'))).toContain('bytes are text');
+  });
+
+  it('text-typed media types are told case-insensitively, parameters aside', () => {
+    for (const type of [
+      'text/plain',
+      'TEXT/CSV; charset=utf-8',
+      'application/json',
+      'application/ld+json',
+      'image/svg+xml',
+      'application/xml',
+    ])
+      expect(isTextualMime(type)).toBe(true);
+    for (const type of ['image/png', 'application/octet-stream', 'audio/mpeg']) expect(isTextualMime(type)).toBe(false);
   });
 });

@@ -11,6 +11,19 @@ describe('classifyMcpFailure: what a failed upstream call answers, and whether t
     expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: false, details: { server: 'files', reason: 'rejected' } });
   });
 
+  it("a server's refusal of its own result is told once and short: no doubled SDK prefix, no kilobytes of schema dump", () => {
+    const dump = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ path: ['content', i, 'data'], message: 'Invalid base64' })));
+    const err = classifyMcpFailure(
+      new McpError(ErrorCode.InvalidParams, `MCP error -32602: Invalid tools/call result: ${dump}`),
+      'fx',
+      live,
+    );
+    expect(err.message.startsWith('MCP server fx refused the call: Invalid tools/call result: [')).toBe(true);
+    expect(err.message).not.toContain('MCP error');
+    expect(err.message.length).toBeLessThan(400);
+    expect(err.details).toMatchObject({ rpc_code: ErrorCode.InvalidParams });
+  });
+
   it('a closed connection is a crash; another JSON-RPC error an rpc_error; anything else transport', () => {
     expect(classifyMcpFailure(new McpError(ErrorCode.ConnectionClosed, 'gone'), 's', live).details).toMatchObject({ reason: 'crash' });
     expect(classifyMcpFailure(new McpError(ErrorCode.InternalError, 'boom'), 's', live)).toMatchObject({
