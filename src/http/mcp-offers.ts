@@ -8,10 +8,10 @@ import { RPC_ERRORS, rpcError, rpcResult, type RpcId, type RpcResponse } from '.
 const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * What initialize declares when upstream servers are configured: their resources, prompts and completions are served. No listChanged:
- * /mcp opens no stream outside a call to send it on; an upstream's change shows in the next listing.
+ * What initialize declares when upstream servers are configured: their resources, prompts and completions are served, and a change of
+ * either list is told on the GET /mcp stream (mcp-listen.ts).
  */
-export const OFFER_CAPABILITIES = { resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} };
+export const OFFER_CAPABILITIES = { resources: { listChanged: true }, prompts: { listChanged: true }, completions: {} };
 
 /** The JSON-RPC error for what reading or getting threw: the gateway's error in `data`, as tools/call's unknown tool has it. */
 function rpcErrorOf(id: RpcId, method: string, err: unknown): RpcResponse {

@@ -25,11 +25,13 @@ import { VERSION } from '../version.js';
 import { gatewayErrorOf, sendError } from './errors.js';
 import { ClientAsks, sessionIdFor } from './mcp-asks.js';
 import { answerOffer, OFFER_CAPABILITIES } from './mcp-offers.js';
+import { ListChangedStreams } from './mcp-listen.js';
+import { streamRoutes } from './mcp-listen-routes.js';
 import { acceptsEventStream, CallsInFlight, LazyEventStream } from './mcp-stream.js';
 import { callIdOf, guardOrigin, protocolVersionOf, sessionOf } from './mcp-headers.js';
 import { routes } from './routes.js';
 import { UserHeader } from './on-behalf.js';
-import { inToolset } from './toolsets.js';
+import { inToolset, ToolsetPath } from './toolsets.js';
 
 const SERVER_INFO = { name: 'toolgate', version: VERSION };
 const INSTRUCTIONS =
@@ -57,14 +59,12 @@ interface Exchange {
   inBatch: boolean;
 }
 
-/** The path parameter of `/mcp/{toolset}`; `/mcp` has none. */
-const ToolsetPath = Type.Object({ toolset: Type.String({ maxLength: 64, description: 'A name under `toolsets` in the config.' }) });
-
 type JsonParser = (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => void;
 
 export function mcpRoutes(deps: PipelineDeps) {
   const inFlight = new CallsInFlight();
   const asks = new ClientAsks();
+  const streams = new ListChangedStreams(deps);
   const { catalog } = deps;
 
   async function listTools(id: RpcId, params: Record<string, unknown>, x: Exchange): Promise<RpcResponse> {
@@ -143,7 +143,7 @@ export function mcpRoutes(deps: PipelineDeps) {
     x.reply.header('mcp-session-id', sessionIdFor(params.capabilities));
     return rpcResult(id, {
       protocolVersion: negotiateVersion(params.protocolVersion),
-      capabilities: { tools: { listChanged: false }, logging: {}, ...(deps.offers && OFFER_CAPABILITIES) },
+      capabilities: { tools: { listChanged: true }, logging: {}, ...(deps.offers && OFFER_CAPABILITIES) },
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
     });
@@ -223,6 +223,8 @@ export function mcpRoutes(deps: PipelineDeps) {
       json(request, body as string, (err, value) => done(null, err ? new Unparsable() : value));
     });
     app.addHook('onRequest', guardOrigin);
+    // Every open stream ends before the server closes, so a shutdown never waits on one.
+    app.addHook('preClose', () => streams.close());
     // Every error answer of /mcp, the app-wide hooks' (auth, load, body limits) included, is a JSON-RPC error body.
     app.setErrorHandler((err: FastifyError, request, reply) => sendError(reply, gatewayErrorOf(err, request), transportError));
 
@@ -265,20 +267,22 @@ export function mcpRoutes(deps: PipelineDeps) {
         post,
       );
 
-      // transports: no server-initiated stream (GET) and no session state to end (DELETE); the other methods as the SDK's server.
+      streamRoutes(app, url, streams, deps);
+
+      // transports: the other methods as the SDK's server.
       app.route({
-        method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE'],
+        method: ['PUT', 'PATCH', 'OPTIONS', 'TRACE'],
         url,
         config: { scope: 'execute' },
         schema: {
-          summary: 'No server-initiated MCP stream (GET), no MCP session to end (DELETE), nothing else: always 405 with Allow: POST',
+          summary: 'Not an MCP method: always 405 with Allow: GET, POST, DELETE',
           response: rpcErrorResponses(401, 403, 405, 429, 503),
         },
         handler: async (request, reply) =>
           reply
             .code(405)
-            .header('allow', 'POST')
-            .send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes POST, not ${request.method}.`)),
+            .header('allow', 'GET, POST, DELETE')
+            .send(rpcError(null, RPC_ERRORS.SERVER_ERROR, `Method not allowed: /mcp takes GET, POST and DELETE, not ${request.method}.`)),
       });
     }
   });

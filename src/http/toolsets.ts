@@ -26,6 +26,9 @@ function allowanceOf(tools: readonly string[]): (tool: string) => boolean {
  * `keys[].toolsets`, is 404 alike, naming the sets the key has: a key
  * learns nothing of the sets beyond its own.
  */
+/** The path parameter of `/mcp/{toolset}`; `/mcp` has none. */
+export const ToolsetPath = Type.Object({ toolset: Type.String({ maxLength: 64, description: 'A name under `toolsets` in the config.' }) });
+
 export function inToolset(caller: Caller, name: string | undefined, toolsets: ToolsetsConfig): Caller {
   if (name === undefined) return caller;
   const own = caller.toolsets ?? Object.keys(toolsets);

@@ -71,6 +71,7 @@ export function createOffers(upstreams: readonly UpstreamOffering[], deps: Offer
     resources: (caller: Caller) => visibleResources(upstreams, caller, deps.policy),
     templates: (caller: Caller) => visibleTemplates(upstreams, caller),
     prompts: (caller: Caller) => visiblePrompts(upstreams, caller, deps.policy),
+    onChange: (listener) => upstreams.forEach((upstream) => upstream.onOffers(listener)),
 
     /** resources/read: the contents under gateway URIs, redacted, each text over the per-call budget cut with its record in `_meta`. */
     async readResource(caller: Caller, uri: string, log: FastifyBaseLogger): Promise<ReadResourceResult> {

@@ -104,6 +104,8 @@ export interface UpstreamOffers {
   getPrompt(caller: Caller, name: string, args: Record<string, string>): Promise<GetPromptResult>;
   /** completion/complete for a prompt's argument (`ref/prompt`) or a template's variable (`ref/resource`), as the caller may reach them. */
   complete(caller: Caller, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Told which lists changed (resources, templates included, or prompts) whenever a server's listing changes them. */
+  onChange(listener: (changed: ReadonlySet<'resources' | 'prompts'>) => void): void;
 }
 
 /** A call on its way through the gates. Later gates fill in what earlier ones found. */

@@ -67,6 +67,7 @@ function catalogOf(entries: RegisteredTool[]): Catalog {
 export class ToolRegistry {
   private catalog: Catalog;
   private readonly sources = new Map<string, RegisteredTool[]>();
+  private readonly changeListeners: Array<() => void> = [];
 
   constructor(
     private readonly fixed: RegisteredTool[],
@@ -82,6 +83,11 @@ export class ToolRegistry {
   /** Every tool, sorted by name. */
   list(): readonly RegisteredTool[] {
     return this.catalog.sorted;
+  }
+
+  /** Told after each {@link setSource}, once the new catalog is in place. */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
   }
 
   /**
@@ -134,6 +140,7 @@ export class ToolRegistry {
     for (const gone of previous.values()) this.builder.release(gone.validate);
     this.sources.set(source, entries);
     this.catalog = catalogOf([...this.fixed, ...[...this.sources.values()].flat()]);
+    for (const listener of this.changeListeners) listener();
     return report;
   }
 }

@@ -111,7 +111,7 @@ describe('MCP SDK client against /mcp', () => {
     });
   });
 
-  it('terminating the session is refused politely (405), as the spec allows a stateless server', async () => {
+  it('terminating the session ends its GET streams and is accepted (204)', async () => {
     await expect(transport.terminateSession()).resolves.toBeUndefined();
   });
 });

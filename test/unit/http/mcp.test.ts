@@ -86,17 +86,27 @@ describe('/mcp protocol', () => {
     }
   });
 
-  it('GET and DELETE (no server stream, no session state) and every other method are a 405 JSON-RPC error with Allow: POST', async () => {
-    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE'] as const) {
+  it('every method but GET, POST and DELETE is a 405 JSON-RPC error with Allow: GET, POST, DELETE', async () => {
+    for (const method of ['PUT', 'PATCH', 'OPTIONS', 'TRACE'] as const) {
       const res = await t.app.inject({ method, url: '/mcp', headers: { accept: 'text/event-stream' } });
       expect(res.statusCode).toBe(405);
-      expect(res.headers.allow).toBe('POST');
+      expect(res.headers.allow).toBe('GET, POST, DELETE');
       expect(res.json()).toEqual({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32000, message: `Method not allowed: /mcp takes POST, not ${method}.` },
+        error: { code: -32000, message: `Method not allowed: /mcp takes GET, POST and DELETE, not ${method}.` },
       });
     }
+  });
+
+  it('GET and DELETE need the Mcp-Session-Id initialize issued (400 without it); DELETE of one is 204', async () => {
+    for (const method of ['GET', 'DELETE'] as const) {
+      const res = await t.app.inject({ method, url: '/mcp', headers: { accept: 'text/event-stream' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.message).toBe(`${method} /mcp needs the Mcp-Session-Id header that initialize issued.`);
+    }
+    const ended = await t.app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': 'a-session' } });
+    expect(ended.statusCode).toBe(204);
   });
 
   it('an unsupported MCP-Protocol-Version header is a 400 JSON-RPC error; initialize still negotiates', async () => {

@@ -250,6 +250,6 @@ describe('/mcp/{toolset}', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'NOT_FOUND' } } });
     expect((await post('/mcp/github', rpc('tools/list'), KEYS.coder)).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'GET', url: '/mcp/coding', headers: as(KEYS.all) })).statusCode).toBe(405);
+    expect((await t.app.inject({ method: 'PUT', url: '/mcp/coding', headers: as(KEYS.all) })).statusCode).toBe(405);
   });
 });
