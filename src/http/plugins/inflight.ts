@@ -3,22 +3,20 @@ import { GatewayError } from '../../protocol/errors.js';
 
 /**
  * Bounds the memory a burst can take: past `limit` requests in flight a request is refused OVERLOADED before its body is read. A slot is
- * held from the request's arrival until its response is sent or it is aborted.
+ * held from the request's arrival until its response is sent or its connection closes (a stream the client left, GET /mcp's included).
  */
 export function installInflightCap(app: FastifyInstance, limit: number): void {
   let inflight = 0;
   const admitted = new WeakSet<object>();
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // Liveness is "200 while the process serves" (that is all it promises), also when the cap is reached.
     if (request.routeOptions.url !== '/healthz') {
       if (inflight >= limit) throw new GatewayError('OVERLOADED', { retryAfterMs: 1_000 });
       inflight += 1;
       admitted.add(request);
+      reply.raw.once('close', () => admitted.delete(request) && (inflight -= 1));
     }
     done();
-  });
-  app.addHook('onRequestAbort', async (request) => {
-    if (admitted.delete(request)) inflight -= 1;
   });
   app.addHook('onResponse', (request, _reply, done) => {
     if (admitted.delete(request)) inflight -= 1;
@@ -42,7 +40,7 @@ export function installKeyInflightCap(app: FastifyInstance, limit: number): void
     if (left === 0) byKey.delete(key);
     else byKey.set(key, left);
   };
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const key = request.caller?.keyId;
     if (key !== undefined) {
       const count = byKey.get(key) ?? 0;
@@ -55,10 +53,10 @@ export function installKeyInflightCap(app: FastifyInstance, limit: number): void
       }
       byKey.set(key, count + 1);
       held.set(request, key);
+      reply.raw.once('close', () => release(request));
     }
     done();
   });
-  app.addHook('onRequestAbort', async (request) => release(request));
   app.addHook('onResponse', (request, _reply, done) => {
     release(request);
     done();
