@@ -52,6 +52,12 @@ export class ListChangedStreams {
         retryAfterMs: this.keepAliveMs,
       });
     const tools = await this.toolsOf(caller, log);
+    // A client gone while its list was read has no stream to keep: its 'close' has passed already.
+    const socket = reply.raw.socket;
+    if (!socket || socket.destroyed) {
+      reply.hijack();
+      return;
+    }
     const listener: Listener = {
       caller,
       mcpSessionId,
@@ -61,7 +67,7 @@ export class ListChangedStreams {
       timer: setInterval(() => {
         this.write(listener, ': keep-alive\n\n');
         this.checkTools(listener);
-      }, this.keepAliveMs),
+      }, this.keepAliveMs).unref(),
       checking: Promise.resolve(),
     };
     listener.seen.resources = this.offersOf(listener, 'resources');
