@@ -26,7 +26,7 @@ export function largeCatalog(): Tool[] {
   return [...fixtureTools(), ...createBuiltinTools(createPolicy([]))];
 }
 
-/** The large OpenAPI fixture (GitHub Enterprise Server 3.0), as an `openapi_sources` entry imports it: 666 `gh_` tools. */
+/** The large OpenAPI fixture (GitHub Enterprise Server 3.0), as an `openapi_sources` entry imports it: 672 `gh_` tools. */
 export const LARGE_OPENAPI_SPEC = fileURLToPath(new URL('../fixtures/openapi/large.json', import.meta.url));
 
 /**

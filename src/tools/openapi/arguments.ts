@@ -1,6 +1,7 @@
 import { sha256Hex } from '../../protocol/canonical.js';
 import { isRecord, type JsonObject } from '../../protocol/json.js';
 import type { Operation } from './document.js';
+import { routeOf, type Route } from './route.js';
 import type { SchemaWalk } from './schema.js';
 
 /** One tool argument and the request part it fills. */
@@ -13,14 +14,25 @@ interface Placed {
 /** Where each argument of an operation's tool goes, and the tool's parameters schema. */
 export interface ArgumentPlan {
   parameters: JsonObject;
+  /** The path sent, and the query parameters and headers its path key fixes (see route.ts). */
+  route: Route;
   path: Placed[];
   query: Placed[];
   header: Placed[];
-  /** `merged`: the body object's properties are arguments of their own; `whole`: one argument is the body. */
-  body?: { mediaType: string; required: boolean } & ({ kind: 'merged'; properties: Placed[] } | { kind: 'whole'; arg: string });
+  /**
+   * `merged`: the body object's properties are arguments of their own; `whole`: one argument is the body. A form body is always merged;
+   * `deep` names its properties whose encoding is `style: deepObject`.
+   */
+  body?: { mediaType: string; required: boolean; form?: { deep: ReadonlySet<string> } } & (
+    | { kind: 'merged'; properties: Placed[] }
+    | { kind: 'whole'; arg: string }
+  );
 }
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+const FORM_MEDIA_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+// RFC 9110 §9.3.1, §9.3.2: a GET or HEAD body has no defined meaning; an optional one is left off the tool.
+const BODILESS = new Set(['get', 'head']);
 // OpenAPI 3.x, Parameter Object: header parameters by these names "SHALL be ignored" (the request sets them).
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 // Headers that name the host or frame the message (and hop-by-hop ones): the gateway and its HTTP client set them, a model never does.
@@ -62,14 +74,22 @@ function checkHeaderName(name: string): void {
 }
 
 /**
- * The tool's arguments: path, query and header parameters, then the JSON body's properties; on a clash the first keeps the name and a later
- * one takes its location (`query_id`, `body_id`). A body that is not a plain object is one argument, `body`. Throws a plain Error for what
- * cannot be mapped (a cookie parameter, a non-JSON body, a path parameter not in the path, a header the gateway sets, an external `$ref`).
+ * The tool's arguments: path, query and header parameters (less those the path key fixes, route.ts), then the body's properties; on a clash
+ * the first keeps the name and a later one takes its location (`query_id`, `body_id`). A JSON body that is not a plain object is one
+ * argument, `body`. Throws a plain Error for what cannot be mapped (a cookie parameter, a body neither JSON nor form, a path parameter not
+ * in the path, a header the gateway sets, an external `$ref`).
  */
 export function planArguments(operation: Operation, walk: SchemaWalk): ArgumentPlan {
   const properties: JsonObject = {};
   const required: string[] = [];
-  const plan: ArgumentPlan = { parameters: {}, path: [], query: [], header: [] };
+  const route = routeOf(operation.path);
+  const plan: ArgumentPlan = { parameters: {}, route, path: [], query: [], header: [] };
+  for (const [name, value] of route.headers) {
+    checkHeaderName(name);
+    if (!HEADER_VALUE.test(value)) throw new Error(`its path fixes the header ${name} to ${JSON.stringify(value)}, which cannot be sent as a header value`);
+  }
+  // A parameter the path key fixes is sent with that value; the model does not fill it.
+  const fixed = new Set([...route.query.map(([n]) => `query\n${n}`), ...route.headers.map(([n]) => `header\n${n.toLowerCase()}`)]);
   const claim = (name: string, location: string): string => {
     const own = argumentName(name);
     const arg = Object.hasOwn(properties, own) ? argumentName(`${location}_${name}`) : own;
@@ -85,6 +105,7 @@ export function planArguments(operation: Operation, walk: SchemaWalk): ArgumentP
     for (const parameter of operation.parameters.filter((p) => p.in === location)) {
       const name = String(parameter.name);
       if (location === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue;
+      if (fixed.has(`${location}\n${location === 'header' ? name.toLowerCase() : name}`)) continue;
       if (location === 'header') checkHeaderName(name);
       if (!isRecord(parameter.schema)) throw new Error(`parameter "${name}" has no schema (a content map is not supported)`);
       const arg = claim(name, location);
@@ -97,37 +118,63 @@ export function planArguments(operation: Operation, walk: SchemaWalk): ArgumentP
   }
   const cookies = operation.parameters.filter((p) => p.in === 'cookie').map((p) => String(p.name));
   if (cookies.length > 0) throw new Error(`cookie parameters (${cookies.join(', ')}) are not supported`);
-  for (const placeholder of operation.path.matchAll(/\{([^}]+)\}/g)) {
+  for (const placeholder of route.path.matchAll(/\{([^}]+)\}/g)) {
     if (!plan.path.some((p) => p.name === placeholder[1])) throw new Error(`the path names {${placeholder[1]}}, which no path parameter declares`);
   }
 
-  const body = operation.requestBody;
-  const content = isRecord(body?.content) ? body.content : {};
-  const types = Object.keys(content);
-  if (body && types.length > 0) {
-    const mediaType = types.find((t) => JSON_MEDIA_TYPE.test(t));
-    if (mediaType === undefined) throw new Error(`its request body is ${types.join(', ')}; only application/json and +json bodies are sent`);
-    if (!HEADER_VALUE.test(mediaType)) throw new Error(`its request body's media type ${JSON.stringify(mediaType)} cannot be sent as a content-type header`);
-    const media = content[mediaType];
-    const schema = walk.convert(isRecord(media) ? media.schema : undefined, true);
-    const bodyRequired = body.required === true;
-    if (isPlainObject(schema)) {
-      const placed: Placed[] = [];
-      const inBody = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).map(String) : []);
-      for (const [name, sub] of Object.entries(schema.properties as JsonObject)) {
+  const body = planBody(operation, walk);
+  if (body) {
+    if (body.kind === 'object') {
+      const placed = Object.entries(body.properties).map(([name, sub]): Placed => {
         const arg = claim(name, 'body');
         properties[arg] = sub;
-        if (bodyRequired && inBody.has(name)) required.push(arg);
-        placed.push({ arg, name });
-      }
-      plan.body = { mediaType, required: bodyRequired, kind: 'merged', properties: placed };
+        if (body.required && body.inBody.has(name)) required.push(arg);
+        return { arg, name };
+      });
+      plan.body = { mediaType: body.mediaType, required: body.required, ...(body.form && { form: body.form }), kind: 'merged', properties: placed };
     } else {
       const arg = claim('body', 'request');
-      properties[arg] = typeof schema.description === 'string' ? schema : { ...schema, description: 'The request body (JSON).' };
-      if (bodyRequired) required.push(arg);
-      plan.body = { mediaType, required: bodyRequired, kind: 'whole', arg };
+      properties[arg] = typeof body.schema.description === 'string' ? body.schema : { ...body.schema, description: 'The request body (JSON).' };
+      if (body.required) required.push(arg);
+      plan.body = { mediaType: body.mediaType, required: body.required, kind: 'whole', arg };
     }
   }
   plan.parameters = { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false };
   return plan;
+}
+
+type BodySchema = { mediaType: string; required: boolean } & (
+  | { kind: 'object'; properties: JsonObject; inBody: ReadonlySet<string>; form?: { deep: ReadonlySet<string> } }
+  | { kind: 'other'; schema: JsonObject }
+);
+
+/**
+ * The request body the tool sends: a JSON one (preferred) or a form one, whose schema must then be a plain object. An optional body of a
+ * GET or HEAD is left off (the operation is served without it); any other body that cannot be sent is a plain Error.
+ */
+function planBody(operation: Operation, walk: SchemaWalk): BodySchema | undefined {
+  const body = operation.requestBody;
+  const content = isRecord(body?.content) ? body.content : {};
+  const types = Object.keys(content);
+  const required = body?.required === true;
+  if (!body || types.length === 0 || (!required && BODILESS.has(operation.method))) return undefined;
+  const mediaType = types.find((t) => JSON_MEDIA_TYPE.test(t)) ?? types.find((t) => FORM_MEDIA_TYPE.test(t));
+  // An optional body of another media type is not left off: documents often leave out `required`, and the operation's arguments may be in it.
+  if (mediaType === undefined) {
+    throw new Error(`its request body is ${types.join(', ')}; only application/json, +json and application/x-www-form-urlencoded bodies are sent`);
+  }
+  if (!HEADER_VALUE.test(mediaType)) throw new Error(`its request body's media type ${JSON.stringify(mediaType)} cannot be sent as a content-type header`);
+  const media = isRecord(content[mediaType]) ? content[mediaType] : {};
+  const schema = walk.convert(media.schema, true);
+  const form = FORM_MEDIA_TYPE.test(mediaType);
+  if (!isPlainObject(schema)) {
+    if (!form) return { mediaType, required, kind: 'other', schema };
+    throw new Error('its form body is not an object with properties, so it has no fields to send');
+  }
+  const inBody = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).map(String) : []);
+  const properties = schema.properties as JsonObject;
+  if (!form) return { mediaType, required, kind: 'object', properties, inBody };
+  const encoding = isRecord(media.encoding) ? media.encoding : {};
+  const deep = new Set(Object.keys(encoding).filter((name) => isRecord(encoding[name]) && encoding[name].style === 'deepObject'));
+  return { mediaType, required, kind: 'object', properties, inBody, form: { deep } };
 }

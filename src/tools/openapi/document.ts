@@ -2,6 +2,7 @@ import { parse as parseYaml } from 'yaml';
 import { isRecord, type JsonObject } from '../../protocol/json.js';
 import { followRef } from './refs.js';
 import { DocumentSchemas } from './schema.js';
+import { fromSwagger2 } from './swagger.js';
 
 /** Where a document came from: the URL or absolute file path, for messages and for resolving relative server URLs. */
 export interface SpecOrigin {
@@ -119,14 +120,15 @@ function operationsOf(root: JsonObject, path: string, raw: unknown, spec: SpecOr
 }
 
 /**
- * Parse the document and list its operations. Internal `$ref`s of parameters, bodies and path items are followed, and schemas named as
- * `$defs` (schema.ts), never copied out; external ones are never followed, so only the guarded fetch reads anything. A `$ref` that points
- * nowhere costs the operation that holds it. Throws a plain Error when the document as a whole cannot be read.
+ * Parse the document (a Swagger 2.0 one converted first, swagger.ts) and list its operations. Internal `$ref`s of parameters, bodies and
+ * path items are followed, and schemas named as `$defs` (schema.ts), never copied out; external ones are never followed, so only the
+ * guarded fetch reads anything. A `$ref` that points nowhere costs the operation that holds it. Throws a plain Error when the document as
+ * a whole cannot be read.
  */
-export function readDocument(text: string, spec: SpecOrigin): OpenApiDocument {
-  const raw = parseDocument(text);
-  if (!isRecord(raw)) throw new Error('is not an OpenAPI document: the top level must be an object');
-  if (typeof raw.swagger === 'string') throw new Error(`is Swagger ${raw.swagger}; only OpenAPI 3.0 and 3.1 are read (convert it first, e.g. with swagger2openapi)`);
+export async function readDocument(text: string, spec: SpecOrigin): Promise<OpenApiDocument> {
+  const parsed = parseDocument(text);
+  if (!isRecord(parsed)) throw new Error('is not an OpenAPI document: the top level must be an object');
+  const raw = typeof parsed.swagger === 'string' ? await fromSwagger2(parsed) : parsed;
   const version = typeof raw.openapi === 'string' ? /^3\.[01](?:\.|$)/.exec(raw.openapi)?.[0].slice(0, 3) : undefined;
   if (version !== '3.0' && version !== '3.1') {
     throw new Error(`is not an OpenAPI 3.0 or 3.1 document (openapi: ${JSON.stringify(raw.openapi ?? null)})`);

@@ -6,7 +6,7 @@ import type { LoadInput, LoadOutput } from './load.js';
 const input = workerData as LoadInput;
 let output: LoadOutput;
 try {
-  output = { ok: true, document: planDocument(Buffer.from(input.bytes).toString('utf8'), input.origin) };
+  output = { ok: true, document: await planDocument(Buffer.from(input.bytes).toString('utf8'), input.origin) };
 } catch (err) {
   output = { ok: false, message: (err as Error).message };
 }

@@ -10,6 +10,7 @@ import { settingsOf } from '../settings.js';
 import type { Tool } from '../tool.js';
 import { HEADER_VALUE, type ArgumentPlan } from './arguments.js';
 import type { OperationHead } from './document.js';
+import { formBody } from './form.js';
 
 const NAME_MAX = 64;
 // Tool descriptions are in the model's context on every step: a long operation description is cut here.
@@ -64,11 +65,12 @@ export function createOperationTool(name: string, operation: OperationHead, plan
   const method = operation.method.toUpperCase();
   if (method === 'TRACE') throw new Error('TRACE is not sent by HTTP tools');
   const httpMethod = method as HttpMethod;
-  if (!operation.path.startsWith('/')) throw new Error('its path does not start with "/": joined to the base URL it could name another host or port');
+  const route = plan.route;
+  if (!route.path.startsWith('/')) throw new Error('its path does not start with "/": joined to the base URL it could name another host or port');
   // The base URL's path is a boundary: a normalising upstream would serve /api/v1/../../x as /x.
-  if (DOT_SEGMENT.test(operation.path)) throw new Error(`its path holds a "." or ".." segment: it could leave the base URL's path`);
+  if (DOT_SEGMENT.test(route.path)) throw new Error(`its path holds a "." or ".." segment: it could leave the base URL's path`);
   const alias = new Map(plan.path.map((p, i) => [p.arg, PLACEHOLDER_NAME.test(p.arg) ? p.arg : `_p${i}`]));
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_, param: string) => `{${alias.get(plan.path.find((p) => p.name === param)!.arg)!}}`);
+  const path = route.path.replace(/\{([^}]+)\}/g, (_, param: string) => `{${alias.get(plan.path.find((p) => p.name === param)!.arg)!}}`);
   const url = compileUrlTemplate(`${deps.baseUrl.replace(/\/+$/, '')}${path}`);
   if (url.origin !== deps.origin) throw new Error(`its URL would go to ${url.origin}, not ${deps.origin} where the source's calls go`);
   const { source } = deps;
@@ -89,14 +91,14 @@ export function createOperationTool(name: string, operation: OperationHead, plan
     ...settingsOf(source),
     async run(args, ctx) {
       const expanded = url.expand(Object.fromEntries(plan.path.map((p) => [alias.get(p.arg)!, args[p.arg]])));
-      const query = Object.fromEntries(plan.query.map((p) => [p.name, args[p.arg]]));
-      const headers: Record<string, string> = {};
+      const query = Object.fromEntries([...route.query, ...plan.query.map((p) => [p.name, args[p.arg]] as const)]);
+      const headers: Record<string, string> = Object.fromEntries(route.headers.map(([name, value]) => [name.toLowerCase(), value]));
       for (const p of plan.header) if (args[p.arg] !== undefined && args[p.arg] !== null) headers[p.name.toLowerCase()] = headerValue(p.arg, args[p.arg]);
-      let payload: unknown;
-      if (body?.kind === 'whole') payload = args[body.arg];
+      let text: string | undefined;
+      if (body?.kind === 'whole' && args[body.arg] !== undefined) text = JSON.stringify(args[body.arg]);
       else if (body?.kind === 'merged') {
-        const present = body.properties.filter((p) => args[p.arg] !== undefined);
-        if (present.length > 0 || body.required) payload = Object.fromEntries(present.map((p) => [p.name, args[p.arg]]));
+        const present = body.properties.filter((p) => args[p.arg] !== undefined).map((p) => [p.name, args[p.arg]] as const);
+        if (present.length > 0 || body.required) text = body.form ? formBody(present, body.form.deep) : JSON.stringify(Object.fromEntries(present));
       }
       const configured = await deps.headers.fill(ctx.credentials);
       return exchange(
@@ -104,7 +106,7 @@ export function createOperationTool(name: string, operation: OperationHead, plan
           path: appendQuery(expanded, query),
           method: httpMethod,
           headers: { ...headers, ...configured.headers },
-          body: payload === undefined || !body ? undefined : { text: JSON.stringify(payload), type: body.mediaType },
+          body: text === undefined || !body ? undefined : { text, type: body.mediaType },
           secrets: configured.secrets,
         },
         ctx,

@@ -82,8 +82,8 @@ function documentJudge(ajv: Ajv, warnings: () => string[]) {
  * whole cannot be read. Runs in the load's worker (load.ts), where its time and memory are bounded. `ajv`: one made for this load (a
  * test counts its work).
  */
-export function planDocument(text: string, origin: SpecOrigin, ajv?: Ajv): PlannedDocument {
-  const document = readDocument(text, origin);
+export async function planDocument(text: string, origin: SpecOrigin, ajv?: Ajv): Promise<PlannedDocument> {
+  const document = await readDocument(text, origin);
   const warnings: string[] = [];
   const warn = (...args: unknown[]) => void warnings.push(args.map(String).join(' '));
   const judge = documentJudge(ajv ?? createSchemaAjv({ log: () => undefined, warn, error: warn }), () => warnings);

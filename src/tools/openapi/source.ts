@@ -8,7 +8,8 @@ import type { Tool } from '../tool.js';
 import type { OperationHead } from './document.js';
 import { fetchSpec } from './fetch-spec.js';
 import { LoadBoundError, loadInWorker, type LoadSlots } from './load.js';
-import { createOperationTool, toolNameOf } from './openapi-tool.js';
+import { routeIdOf, toolNamesOf } from './naming.js';
+import { createOperationTool } from './openapi-tool.js';
 
 export interface OpenApiDeps {
   dispatchers: HttpDispatchers;
@@ -109,9 +110,7 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
     return fail(`base URL ${baseUrl}: ${(err as Error).message.replace(/^url:? ?/, '')}`);
   }
   const globs = (source.include ?? []).map(toolNameMatcher);
-  const selected = document.operations.filter(
-    ({ operation: op }) => globs.length === 0 || (op.operationId !== undefined && globs.some((g) => g(op.operationId!))),
-  );
+  const selected = document.operations.filter(({ operation: op }) => globs.length === 0 || globs.some((g) => g(op.operationId ?? routeIdOf(op))));
   if (globs.length > 0 && selected.length === 0) return fail(`include ${JSON.stringify(source.include)} selects no operation of the document`);
 
   const dispatcher = source.allow_private_network ? deps.dispatchers.open : deps.dispatchers.guarded;
@@ -119,14 +118,14 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
   const problems: string[] = [];
   // A name clash is a problem of the source, not one operation's: it is not listed among those left out.
   const clashes = new Set<OperationVerdict>();
-  const verdicts = selected.map(({ operation, plan, reason, notes }): OperationVerdict => {
+  const toolNames = toolNamesOf(source.prefix, selected.map(({ operation }) => operation));
+  const verdicts = selected.map(({ operation, plan, reason, notes }, i): OperationVerdict => {
     const where = label(operation);
     const verdict: OperationVerdict = { method: operation.method, path: operation.path, label: where, notes };
     if (operation.operationId !== undefined) verdict.operationId = operation.operationId;
     const leftOut = (why: string) => Object.assign(verdict, { reason: why });
     if (reason !== undefined || plan === undefined) return leftOut(reason ?? 'its arguments could not be planned');
-    if (operation.operationId === undefined) return leftOut('no operationId to name the tool after');
-    const name = toolNameOf(source.prefix, operation.operationId);
+    const name = toolNames[i]!;
     if (deps.taken?.has(name)) {
       problems.push(`openapi_sources.${source.name}: ${where} becomes the tool "${name}", a name another tool has; set a prefix or leave it out with include`);
       clashes.add(verdict);

@@ -37,7 +37,7 @@ function describeQueryTable(name: string, load: () => Tool[] | Promise<Tool[]>, 
 
 describeQueryTable('the GitHub + server-everything + built-ins catalog', () => largeCatalog(), LARGE_CATALOG_QUERIES);
 describeQueryTable(
-  'the large OpenAPI fixture (GitHub Enterprise Server 3.0, 666 tools)',
+  'the large OpenAPI fixture (GitHub Enterprise Server 3.0, 672 tools)',
   () => largeOpenApiCatalog(),
   LARGE_OPENAPI_QUERIES,
 );

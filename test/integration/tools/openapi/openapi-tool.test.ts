@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configFrom } from '../../../../src/config/load.js';
 import { loadOpenApiSources } from '../../../../src/tools/openapi/index.js';
@@ -45,16 +47,17 @@ async function call(t: TestApp, name: string, args: Record<string, unknown>) {
   expect(body.results[0].status).toBe('success');
   expect(server.requests.length).toBe(before + 1);
   const sent = server.requests.at(-1)!;
-  return { method: sent.method, url: sent.url, headers: sent.headers, body: sent.body === '' ? undefined : (JSON.parse(sent.body) as unknown), result: body.results[0] };
+  return { method: sent.method, url: sent.url, headers: sent.headers, body: sent.body === '' ? undefined : /json/.test(String(sent.headers['content-type'])) ? (JSON.parse(sent.body) as unknown) : sent.body, result: body.results[0] };
 }
 
 const pet = { name: 'Rex', photoUrls: ['https://example.com/rex.png'], status: 'available', category: { id: 1, name: 'dogs' } };
 const user = { id: 7, username: 'ann', email: 'ann@example.com' };
 
-// Every one of the 18 tools of each Petstore document: what the call sends.
+// Every one of the 19 tools of each Petstore document: what the call sends.
 const PETSTORE_CALLS: Array<[string, Record<string, unknown>, { method: string; url: string; body?: unknown; header?: Record<string, string> }]> = [
   ['addPet', pet, { method: 'POST', url: '/v2/pet', body: pet }],
   ['updatePet', pet, { method: 'PUT', url: '/v2/pet', body: pet }],
+  ['updatePetWithForm', { petId: 42, name: 'Rex II', status: 'sold' }, { method: 'POST', url: '/v2/pet/42', body: 'name=Rex+II&status=sold' }],
   ['findPetsByStatus', { status: ['available', 'sold'] }, { method: 'GET', url: '/v2/pet/findByStatus?status=available&status=sold' }],
   ['findPetsByTags', { tags: ['a b', 'c&d'] }, { method: 'GET', url: '/v2/pet/findByTags?tags=a%20b&tags=c%26d' }],
   ['getPetById', { petId: 42 }, { method: 'GET', url: '/v2/pet/42' }],
@@ -87,7 +90,7 @@ describe.each(['petstore-3.0.json', 'petstore-3.1.json'])('every operation of %s
     expect(sent.headers.authorization).toBe(`Bearer ${TOKEN}`);
     if ('body' in expected) {
       expect(sent.body).toEqual(expected.body);
-      expect(sent.headers['content-type']).toBe('application/json');
+      expect(sent.headers['content-type']).toBe(typeof expected.body === 'string' ? 'application/x-www-form-urlencoded' : 'application/json');
     }
     for (const [header, value] of Object.entries(expected.header ?? {})) expect(sent.headers[header]).toBe(value);
     // The upstream's JSON answer is the result's data; the configured token never reaches the caller.
@@ -151,10 +154,66 @@ describe('the large fixture (GitHub Enterprise Server 3.0): one call per method 
     expect(sent.body).toEqual(body);
   });
 
-  it.each(['openai', 'openai&strict=true', 'responses', 'anthropic', 'gemini', 'mcp'])('GET /tools?format=%s lists all 666 tools', async (format) => {
+  it.each(['openai', 'openai&strict=true', 'responses', 'anthropic', 'gemini', 'mcp'])('GET /tools?format=%s lists all 672 tools', async (format) => {
     const res = await t.app.inject({ method: 'GET', url: `/tools?format=${format}` });
     expect(res.statusCode).toBe(200);
     const tools = res.json().tools;
-    expect(format === 'gemini' ? tools[0].functionDeclarations : tools).toHaveLength(666);
+    expect(format === 'gemini' ? tools[0].functionDeclarations : tools).toHaveLength(672);
+  });
+});
+
+describe('fragment paths, form bodies and unnamed operations reach the upstream as their document says, at the source origin only', () => {
+  let t: TestApp;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-openapi-real-'));
+    const target = { name: 'X-Amz-Target', in: 'header', required: true, schema: { type: 'string', enum: ['AWSGlue.GetJob'] } };
+    const paths = {
+      '/#X-Amz-Target=AWSGlue.GetJob': {
+        post: { operationId: 'GetJob', parameters: [target], requestBody: { required: true, content: { 'application/x-amz-json-1.1': { schema: { type: 'object', properties: { JobName: { type: 'string' } } } }, 'application/json': { schema: { type: 'object', properties: { JobName: { type: 'string' } } } } } }, responses: {} },
+      },
+      '/#Action=AttachInstances&Version=2011-01-01': {
+        get: { operationId: 'GET_AttachInstances', parameters: [{ name: 'Action', in: 'query', required: true, schema: { type: 'string' } }, { name: 'AutoScalingGroupName', in: 'query', required: true, schema: { type: 'string' } }], responses: {} },
+      },
+      '/v1/customers': {
+        get: { operationId: 'GetCustomers', parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }], requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: {} } } } }, responses: {} },
+        post: {
+          operationId: 'PostCustomers',
+          requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string' }, metadata: { type: 'object', additionalProperties: { type: 'string' } }, expand: { type: 'array', items: { type: 'string' } } } }, encoding: { expand: { style: 'deepObject', explode: true }, metadata: { style: 'deepObject', explode: true } } } } },
+          responses: {},
+        },
+      },
+      '/v1/notes/{id}': { delete: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: {} } },
+    };
+    const spec = join(dir, 'real.json');
+    await writeFile(spec, JSON.stringify({ openapi: '3.0.3', info: { title: 'real', version: '1' }, servers: [{ url: 'https://elsewhere.example.com' }], paths }));
+    t = await appFor([{ name: 'real', spec, base_url: `${server.origin}/api`, allow_private_network: true }]);
+  });
+  afterAll(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('AWS JSON protocol: POST to the base path with the X-Amz-Target header the fragment names, the body as JSON', async () => {
+    const sent = await call(t, 'GetJob', { JobName: 'nightly' });
+    expect([sent.method, sent.url, sent.headers['x-amz-target'], sent.body]).toEqual(['POST', '/api/', 'AWSGlue.GetJob', { JobName: 'nightly' }]);
+  });
+
+  it('AWS query protocol: the fragment\'s Action and Version are fixed query parameters, before the arguments', async () => {
+    const sent = await call(t, 'GET_AttachInstances', { AutoScalingGroupName: 'web' });
+    expect([sent.method, sent.url]).toEqual(['GET', '/api/?Action=AttachInstances&Version=2011-01-01&AutoScalingGroupName=web']);
+  });
+
+  it('a GET whose optional form body is left off sends none; a POST sends its form body in bracket notation', async () => {
+    const listed = await call(t, 'GetCustomers', { limit: 3 });
+    expect([listed.method, listed.url, listed.body, listed.headers['content-type']]).toEqual(['GET', '/api/v1/customers?limit=3', undefined, undefined]);
+    const created = await call(t, 'PostCustomers', { email: 'a@example.com', metadata: { order: '7' }, expand: ['invoice'] });
+    expect(created.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(decodeURIComponent(created.body as string)).toBe('email=a@example.com&metadata[order]=7&expand[0]=invoice');
+  });
+
+  it('an operation without operationId is the tool delete_v1_notes_id', async () => {
+    const sent = await call(t, 'delete_v1_notes_id', { id: 'n1' });
+    expect([sent.method, sent.url]).toEqual(['DELETE', '/api/v1/notes/n1']);
   });
 });

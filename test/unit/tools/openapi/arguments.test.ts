@@ -108,3 +108,67 @@ describe('argument names every provider takes as property keys (Anthropic: ^[a-z
     for (const key of keys) expect(key).toMatch(/^[a-zA-Z0-9_.-]{1,64}$/);
   });
 });
+
+describe('more of the real world: form bodies, optional GET bodies, fragment paths, operations without operationId, Swagger 2.0', () => {
+  it('a form body is merged like a JSON one; JSON wins where both are offered', async () => {
+    const formSchema = { type: 'object', properties: { email: { type: 'string' }, metadata: { type: 'object' } }, required: ['email'] };
+    const tool = await toolOf({ '/customers': { post: { operationId: 'PostCustomers', requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: formSchema, encoding: { metadata: { style: 'deepObject', explode: true } } } } }, responses: {} } } });
+    expect(tool.parameters).toEqual({ type: 'object', properties: formSchema.properties, required: ['email'], additionalProperties: false });
+    const both = await toolOf({ '/x': { post: { operationId: 'x', requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { f: { type: 'string' } } } }, 'application/json': { schema: { type: 'object', properties: { j: { type: 'string' } } } } } }, responses: {} } } });
+    expect(Object.keys(both.parameters.properties as object)).toEqual(['j']);
+  });
+
+  it('an optional body of a GET is left off (Stripe gives every GET one); a form body that is not an object is left out', async () => {
+    const tool = await toolOf({ '/v1/account': { get: { operationId: 'GetAccount', parameters: [{ name: 'expand', in: 'query', schema: { type: 'array', items: { type: 'string' } } }], requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: {} } } } }, responses: {} } } });
+    expect(Object.keys(tool.parameters.properties as object)).toEqual(['expand']);
+    const path = await docs.file('form.json', doc({ '/x': { post: { operationId: 'x', requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'string' } } } }, responses: {} } } }));
+    const { skipped } = await load([{ name: 's', spec: path }]);
+    expect(skipped).toEqual(['openapi_sources.s: x (POST /x): its form body is not an object with properties, so it has no fields to send']);
+  });
+
+  it('a fragment path: the parameters it fixes are no arguments (X-Amz-Target, Action, Version)', async () => {
+    const target = { name: 'X-Amz-Target', in: 'header', required: true, schema: { type: 'string', enum: ['AWSGlue.GetJob'] } };
+    const glue = await toolOf({ '/#X-Amz-Target=AWSGlue.GetJob': { post: { operationId: 'GetJob', parameters: [target], requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { JobName: { type: 'string' } }, required: ['JobName'] } } } }, responses: {} } } });
+    expect(glue.parameters).toEqual({ type: 'object', properties: { JobName: { type: 'string' } }, required: ['JobName'], additionalProperties: false });
+    const fixedQuery = ['Action', 'Version'].map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' } }));
+    const asg = await toolOf({ '/#Action=AttachInstances&Version=2011-01-01': { get: { operationId: 'GET_AttachInstances', parameters: [...fixedQuery, { name: 'InstanceIds', in: 'query', schema: { type: 'array', items: { type: 'string' } } }], responses: {} } } });
+    expect(Object.keys(asg.parameters.properties as object)).toEqual(['InstanceIds']);
+  });
+
+  it('a fragment that fixes a header to a value no header can hold: that operation is left out', async () => {
+    const path = await docs.file('bad-target.json', doc({ '/#X-Amz-Target=a%0D%0Ab': { post: { operationId: 'x', responses: {} } }, '/ok': { get: { operationId: 'ok', responses: {} } } }));
+    const { tools, skipped } = await load([{ name: 's', spec: path }]);
+    expect(tools.map((t) => t.name)).toEqual(['ok']);
+    expect(skipped).toEqual(['openapi_sources.s: x (POST /#X-Amz-Target=a%0D%0Ab): its path fixes the header X-Amz-Target to "a\\r\\nb", which cannot be sent as a header value']);
+  });
+
+  it('include matches an operation without operationId by the name it is given (method and path)', async () => {
+    const path = await docs.file('anon.json', doc({ '/users/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: {} }, delete: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: {} } } }));
+    const { tools } = await load([{ name: 's', spec: path, prefix: 'u_', include: ['get_*'] }]);
+    expect(tools.map((t) => t.name)).toEqual(['u_get_users_id']);
+  });
+
+  it('Swagger 2.0 is converted on load (swagger2openapi): host and basePath give the server, formData a form body', async () => {
+    const swagger = {
+      swagger: '2.0',
+      info: { title: 't', version: '1' },
+      host: 'api.example.com',
+      basePath: '/v1',
+      schemes: ['https'],
+      paths: {
+        '/pets/{id}': {
+          post: {
+            operationId: 'updatePet',
+            consumes: ['application/x-www-form-urlencoded'],
+            parameters: [{ name: 'id', in: 'path', required: true, type: 'integer' }, { name: 'name', in: 'formData', type: 'string', required: true }],
+            responses: { 200: { description: 'ok' } },
+          },
+        },
+      },
+    };
+    const { tools, skipped, problems } = await load([{ name: 's', spec: await docs.file('swagger.json', swagger) }]);
+    expect([...problems, ...skipped]).toEqual([]);
+    expect(tools.map((t) => t.name)).toEqual(['updatePet']);
+    expect(tools[0]!.parameters).toEqual({ type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'], additionalProperties: false });
+  });
+});

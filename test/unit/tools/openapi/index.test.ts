@@ -7,17 +7,16 @@ import { load } from './helpers.js';
 const PETSTORE_TOOLS = [
   'addPet', 'createUser', 'createUsersWithArrayInput', 'createUsersWithListInput', 'deleteOrder', 'deletePet', 'deleteUser',
   'findPetsByStatus', 'findPetsByTags', 'getInventory', 'getOrderById', 'getPetById', 'getUserByName', 'loginUser',
-  'logoutUser', 'placeOrder', 'updatePet', 'updateUser',
+  'logoutUser', 'placeOrder', 'updatePet', 'updatePetWithForm', 'updateUser',
 ];
 
 describe.each(['petstore-3.0.json', 'petstore-3.1.json'])('the Petstore fixture %s', (file) => {
-  it('parses: 18 of its 20 operations become tools named by operationId; the two non-JSON bodies are listed', async () => {
+  it('parses: 19 of its 20 operations become tools named by operationId (the form body too); the file upload is listed', async () => {
     const { tools, skipped, problems } = await load([{ name: 'pets', spec: file }]);
     expect(problems).toEqual([]);
     expect(tools.map((t) => t.name).sort()).toEqual(PETSTORE_TOOLS);
-    expect(skipped).toHaveLength(2);
-    expect(skipped[0]).toMatch(/^openapi_sources\.pets: updatePetWithForm \(POST \/pet\/\{petId\}\): its request body is application\/x-www-form-urlencoded; only application\/json/);
-    expect(skipped[1]).toMatch(/^openapi_sources\.pets: uploadFile \(POST \/pet\/\{petId\}\/uploadImage\): its request body is (multipart\/form-data|application\/octet-stream)/);
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatch(/^openapi_sources\.pets: uploadFile \(POST \/pet\/\{petId\}\/uploadImage\): its request body is (multipart\/form-data|application\/octet-stream)/);
   });
 
   it('gives each tool its schema: path, query and header parameters and the $ref-ed JSON body merged', async () => {
@@ -53,16 +52,16 @@ describe.each(['petstore-3.0.json', 'petstore-3.1.json'])('the Petstore fixture 
 });
 
 describe('the large fixture (GitHub Enterprise Server 3.0, 674 operations)', () => {
-  it('parses: 666 tools, the 8 operations with bodies other than JSON listed, every name one a provider accepts', async () => {
+  it('parses: 672 tools, the 2 operations with bodies neither JSON nor form listed, every name one a provider accepts', async () => {
     const { tools, skipped, problems } = await load([{ name: 'github', spec: 'large.json', prefix: 'gh_', base_url: 'https://ghe.example.com/api/v3' }]);
     expect(problems).toEqual([]);
-    expect(tools).toHaveLength(666);
-    expect(skipped).toHaveLength(8);
-    expect(skipped.every((line) => /its request body is (text\/plain, text\/x-markdown|\*\/\*|application\/x-www-form-urlencoded); only/.test(line))).toBe(true);
+    expect(tools).toHaveLength(672);
+    expect(skipped).toHaveLength(2);
+    expect(skipped.every((line) => /its request body is (text\/plain, text\/x-markdown|\*\/\*); only/.test(line))).toBe(true);
     expect(tools.every((t) => /^[A-Za-z0-9_-]{1,64}$/.test(t.name))).toBe(true);
-    expect(new Set(tools.map((t) => t.name)).size).toBe(666);
+    expect(new Set(tools.map((t) => t.name)).size).toBe(672);
     // The validators compile: the registry accepts every schema.
-    expect(createRegistry(tools, registryDefaults(configFrom())).list()).toHaveLength(666);
+    expect(createRegistry(tools, registryDefaults(configFrom())).list()).toHaveLength(672);
   });
 
   it('sanitizes operationIds (/ → _) and shortens those over 64 characters with a hash of the full name', async () => {

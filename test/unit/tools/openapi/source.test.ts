@@ -16,7 +16,12 @@ const getItem = { get: { operationId: 'getItem', parameters: [{ name: 'id', in: 
 describe('a document that cannot be read stops start-up; nothing of it is served', () => {
   it.each([
     ['not JSON or YAML', '{ "openapi": "3.1.0", paths: [ }', /spec .*bad\.txt is neither JSON nor YAML/],
-    ['Swagger 2.0', { swagger: '2.0', info: { title: 't', version: '1' }, paths: {} }, /is Swagger 2\.0; only OpenAPI 3\.0 and 3\.1 are read/],
+    ['Swagger 1.2', { swagger: '1.2', info: { title: 't', version: '1' }, paths: {} }, /is Swagger 1\.2; only Swagger 2\.0 and OpenAPI 3\.0 and 3\.1 are read \(convert it first/],
+    [
+      'Swagger 2.0 the converter refuses',
+      { swagger: '2.0', info: { title: 't', version: '1' }, host: 'api.example.com', paths: { '/p': { get: { parameters: [{ $ref: '#/parameters/nope' }], responses: {} } } } },
+      /is Swagger 2\.0 and could not be converted to OpenAPI 3\.0 \(Could not resolve reference #\/components\/parameters\/nope\); convert it first/,
+    ],
     ['no openapi version', { info: { title: 't', version: '1' }, paths: {} }, /is not an OpenAPI 3\.0 or 3\.1 document \(openapi: null\)/],
     ['OpenAPI 4', { openapi: '4.0.0', info: { title: 't', version: '1' }, paths: {} }, /is not an OpenAPI 3\.0 or 3\.1 document \(openapi: "4\.0\.0"\)/],
   ])('%s', async (_what, content, message) => {
@@ -69,7 +74,7 @@ describe('a document that cannot be read stops start-up; nothing of it is served
 });
 
 it('a document none of whose operations can be a tool stops start-up too', async () => {
-  const path = await docs.file('none.json', doc({ '/anonymous': { get: { responses: {} } } }));
+  const path = await docs.file('none.json', doc({ '/trace': { trace: { operationId: 'traceIt', responses: {} } } }));
   const { tools, skipped, problems } = await load([{ name: 'none', spec: path }]);
   expect(tools).toEqual([]);
   expect(skipped).toHaveLength(1);
@@ -77,7 +82,7 @@ it('a document none of whose operations can be a tool stops start-up too', async
 });
 
 describe('an operation that cannot be a tool is listed and left out; the rest of the document is served', () => {
-  it('no operationId, a cookie parameter, a body with no JSON media type, a $ref that points nowhere, TRACE; a recursive schema is a tool', async () => {
+  it('a cookie parameter, a body neither JSON nor form, a $ref that points nowhere, TRACE; a recursive schema is a tool', async () => {
     const node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } };
     const path = await docs.file('mixed.json', doc(
       {
@@ -93,16 +98,15 @@ describe('an operation that cannot be a tool is listed and left out; the rest of
     ));
     const { tools, skipped, problems } = await load([{ name: 'm', spec: path }]);
     expect(problems).toEqual([]);
-    expect(tools.map((t) => t.name)).toEqual(['getItem', 'plant']);
+    expect(tools.map((t) => t.name)).toEqual(['getItem', 'get_anonymous', 'plant']);
     expect(skipped).toEqual([
-      'openapi_sources.m: (no operationId) (GET /anonymous): no operationId to name the tool after',
       'openapi_sources.m: withCookie (GET /cookie): cookie parameters (session) are not supported',
-      'openapi_sources.m: upload (POST /upload): its request body is image/png; only application/json and +json bodies are sent',
+      'openapi_sources.m: upload (POST /upload): its request body is image/png; only application/json, +json and application/x-www-form-urlencoded bodies are sent',
       'openapi_sources.m: traceIt (TRACE /trace): TRACE is not sent by HTTP tools',
       'openapi_sources.m: add (POST /items): its $ref "#/components/schemas/Nope" points nowhere in the document',
     ]);
     // The recursion stays a reference into the tool's own $defs.
-    expect(tools[1]!.parameters).toEqual({
+    expect(tools[2]!.parameters).toEqual({
       type: 'object',
       properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
       additionalProperties: false,
