@@ -129,7 +129,8 @@ export const OpenApiSourceSchema = Type.Object(
     name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique; names the source in start-up problems.' }),
     spec: Type.String({
       minLength: 1,
-      description: 'The OpenAPI 3.0 or 3.1 (or Swagger 2.0) document, JSON or YAML: an http(s) URL, or a file path relative to the config file.',
+      description:
+        'The OpenAPI 3.0 or 3.1 (or Swagger 2.0) document, JSON or YAML: an http(s) URL, or a file path relative to the config file.',
     }),
     base_url: Type.Optional(
       Type.String({ pattern: '^https?://', description: "Where the operations are called; wins over the document's servers[0].url." }),
