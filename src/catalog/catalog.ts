@@ -7,7 +7,7 @@ import type { CircuitStatus } from '../state/state-store.js';
 import type { CatalogView } from '../tools/tool.js';
 import { keptFor } from './cache.js';
 import { hides } from './hidden.js';
-import { describeTool, listTools, searchLimit, type ListingQuery, type ToolDescription } from './listing.js';
+import { describeTool, listTools, searchLimit, type Listing, type ListingQuery, type ToolDescription } from './listing.js';
 
 /** Who asks: the key's tool filter, and what its listings are cached by. */
 interface CatalogCaller {
@@ -35,7 +35,7 @@ function allowedFor(registry: readonly RegisteredTool[], caller: CatalogCaller):
 /** The tools a caller sees, as GET /tools, /mcp's tools/list and tool_search list them. */
 export interface Catalog<C extends CatalogCaller> {
   /** GET /tools: the rendered listing (or search) and its ETag. */
-  list(caller: C, query: ListingQuery, log?: FastifyBaseLogger): Promise<{ list: unknown[]; etag: string }>;
+  list(caller: C, query: ListingQuery, log?: FastifyBaseLogger): Promise<Listing>;
   /** GET /tools/:name: the tool with its gateway settings; undefined when the caller may not use it or there is none. */
   describe(caller: C, name: string, log?: FastifyBaseLogger): Promise<ToolDescription | undefined>;
   /** The tools the caller may use whose breaker is not open (/mcp's tools/list). */

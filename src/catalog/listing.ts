@@ -1,5 +1,5 @@
 import { SEARCH_LIMIT, type ToolFormat } from '../protocol/catalog.js';
-import { canDefer, renderTools, withDeferredLoading, wrapTools } from '../protocol/providers/index.js';
+import { canDefer, maxToolsOf, renderTools, withDeferredLoading, wrapTools } from '../protocol/providers/index.js';
 import { deferMatcher } from './defer.js';
 import type { RegisteredTool } from '../registry/registry.js';
 import { tokenize } from '../registry/search.js';
@@ -65,26 +65,48 @@ export function describeTool(entry: RegisteredTool, circuit: CircuitStatus): Too
  * Rendered listings per registry version. Searches have their own, smaller bound: arbitrary queries then never evict the plain listings
  * that polling clients revalidate, and a search entry holds at most `limit` tools.
  */
-const listings = new WeakMap<readonly RegisteredTool[], Map<string, { list: unknown[]; etag: string }>>();
-const searches = new WeakMap<readonly RegisteredTool[], Map<string, { list: unknown[]; etag: string }>>();
+/** A rendered listing: the `tools` value, its ETag, and what the caller should know of it (a limit it is over, a tool sent non-strict). */
+export interface Listing {
+  list: unknown[];
+  etag: string;
+  warnings?: string[];
+  /** The provider's documented limit on a request's tools, when the listing has more. */
+  overLimit?: number;
+}
+
+const listings = new WeakMap<readonly RegisteredTool[], Map<string, Listing>>();
+const searches = new WeakMap<readonly RegisteredTool[], Map<string, Listing>>();
 const KEPT = { listings: 256, searches: 128 };
 
-/** The rendered tools: with their `x-toolgate` object when given their circuits, and `defer_loading` where `?defer=` asks for it. */
+/**
+ * The listing of `entries`: with their `x-toolgate` object when given their circuits, and `defer_loading` where `?defer=` asks for it;
+ * a warning for each tool sent without the strict mode asked for, and one when the provider's API takes fewer tools than listed.
+ */
 function rendered(
   query: ListingQuery,
   format: ToolFormat,
   entries: readonly RegisteredTool[],
   strict: boolean,
   circuits?: CircuitStatus[],
-): Record<string, unknown>[] {
+): Listing {
+  const warnings: string[] = [];
   let tools = renderTools(
     format,
     entries.map((e) => e.tool),
     strict,
+    (name, note) => warnings.push(`${name}: ${note}`),
   );
+  const max = maxToolsOf(format);
+  const over = max !== undefined && tools.length > max;
+  if (over) {
+    warnings.unshift(
+      `${tools.length} tools, over the ${max} the ${format} API takes in one request: ask for fewer with ?q=<words>&limit=N or ?toolset=<name>`,
+    );
+  }
   if (circuits) tools = tools.map((t, i) => ({ ...t, 'x-toolgate': gatewayInfo(entries[i]!, circuits[i]!) }));
-  if (query.defer === undefined || !canDefer(format)) return tools;
-  return withDeferredLoading(format, tools, deferMatcher(query.defer));
+  if (query.defer !== undefined && canDefer(format)) tools = withDeferredLoading(format, tools, deferMatcher(query.defer));
+  const list = wrapTools(format, tools);
+  return { list, etag: etagOf(list), ...(warnings.length > 0 && { warnings }), ...(over && { overLimit: max }) };
 }
 
 /**
@@ -98,15 +120,12 @@ export function listTools(
   query: ListingQuery,
   entries: readonly RegisteredTool[],
   circuits: CircuitStatus[],
-): { list: unknown[]; etag: string } {
+): Listing {
   const format = query.format ?? 'openai';
   const search = query.q !== undefined;
   const limit = searchLimit(query);
   const strict = (format === 'openai' || format === 'responses') && query.strict === true;
-  if (query.include_unavailable) {
-    const list = wrapTools(format, rendered(query, format, entries.slice(0, limit), strict, circuits));
-    return { list, etag: etagOf(list) };
-  }
+  if (query.include_unavailable) return rendered(query, format, entries.slice(0, limit), strict, circuits);
   const hidden = entries.flatMap((e, i) => (hides(circuits[i]!) ? [e.name] : []));
   const key = JSON.stringify([
     listingKey,
@@ -116,8 +135,7 @@ export function listTools(
     search ? [limit, tokenize(query.q!).join(' ')] : null,
     hidden,
   ]);
-  return keptFor(search ? searches : listings, registry, key, search ? KEPT.searches : KEPT.listings, () => {
-    const list = wrapTools(format, rendered(query, format, entries.filter((_, i) => !hides(circuits[i]!)).slice(0, limit), strict));
-    return { list, etag: etagOf(list) };
-  });
+  return keptFor(search ? searches : listings, registry, key, search ? KEPT.searches : KEPT.listings, () =>
+    rendered(query, format, entries.filter((_, i) => !hides(circuits[i]!)).slice(0, limit), strict),
+  );
 }

@@ -41,7 +41,16 @@ const ToolsSchema = {
   summary: 'Tool schemas in the dialect of a model provider',
   querystring: ToolsQuery,
   response: {
-    200: Type.Object({ tools: Type.Array(Type.Unknown()), version: Type.String() }),
+    200: Type.Object({
+      tools: Type.Array(Type.Unknown()),
+      version: Type.String(),
+      warnings: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            "What the caller should know before sending these tools: more of them than the format's API takes in one request (narrow with q or toolset), a tool sent without the strict mode asked for and why.",
+        }),
+      ),
+    }),
     304: NotModified,
     ...errorResponses(400, 401, 403, 404),
   },
@@ -92,13 +101,14 @@ export function toolsRoutes(deps: PipelineDeps) {
             details: { errors: [{ path: '/q', message: 'has no search words' }] },
           });
         }
-        const { list, etag } = await catalog.list(caller, query, request.log);
+        const { list, etag, warnings, overLimit } = await catalog.list(caller, query, request.log);
         reply.header('etag', etag).header('cache-control', 'no-cache');
+        if (overLimit !== undefined) reply.header('x-toolgate-tool-limit', String(overLimit));
         const match = request.headers['if-none-match'];
         if (typeof match === 'string' && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
           return reply.code(304).send();
         }
-        return { tools: list, version: etag.slice(1, -1) };
+        return { tools: list, version: etag.slice(1, -1), ...(warnings && { warnings }) };
       },
     );
 

@@ -36,10 +36,15 @@ export interface ToolResultInput {
   id_generated?: boolean;
 }
 
+/** Told, per tool, what the rendering changed that the caller should know of (a tool sent without strict mode, and why). */
+export type ToolNotes = (name: string, note: string) => void;
+
 /** What a provider speaks: tool schemas, the calls its model writes, the result messages. One file each, named in DIALECTS. */
 export interface Dialect {
   /** One `tools` element per tool; `strict` asks for strict-mode schemas where the provider has them. */
-  tools(tools: readonly ToolSchemaSource[], strict: boolean): Record<string, unknown>[];
+  tools(tools: readonly ToolSchemaSource[], strict: boolean, notes?: ToolNotes): Record<string, unknown>[];
+  /** The most tools the provider's API takes in one request, as its documentation says; absent: none documented. */
+  maxTools?: number;
   /** The `tools` value holding the elements; the list itself when absent. */
   wrap?(tools: Record<string, unknown>[]): unknown[];
   /** The provider's own tool search, which loads a deferred tool; absent: no deferred loading. */

@@ -141,6 +141,8 @@ function geminiParts(content: readonly ContentBlock[] | undefined): Record<strin
 }
 
 export const gemini = {
+  // @google/genai `Tool.functionDeclarations`: "Maximum 512 function declarations can be provided."
+  maxTools: 512,
   tools: (tools) => (toGemini(tools)[0]?.functionDeclarations ?? []) as unknown as Record<string, unknown>[],
   wrap: (tools) => [{ functionDeclarations: tools }],
   calls: {

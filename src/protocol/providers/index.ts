@@ -1,5 +1,5 @@
 import { anthropic } from './anthropic.js';
-import type { CallShapeFields, Dialect, ToolResultInput, ToolSchemaSource } from './dialect.js';
+import type { CallShapeFields, Dialect, ToolNotes, ToolResultInput, ToolSchemaSource } from './dialect.js';
 import { gemini } from './gemini.js';
 import { mcp } from './mcp.js';
 import { openai } from './openai.js';
@@ -27,9 +27,19 @@ export const CALL_SHAPES = Object.fromEntries(
   ),
 ) as Record<CallShape, CallShapeFields & { format: CallFormat }>;
 
-/** One rendered `tools` element per tool (gemini's single wrapper is added by {@link wrapTools}). */
-export function renderTools(format: ToolFormat, tools: readonly ToolSchemaSource[], strict: boolean): Record<string, unknown>[] {
-  return DIALECTS[format].tools(tools, strict);
+/** One rendered `tools` element per tool (gemini's single wrapper is added by {@link wrapTools}); `notes` hears what a caller should know. */
+export function renderTools(
+  format: ToolFormat,
+  tools: readonly ToolSchemaSource[],
+  strict: boolean,
+  notes?: ToolNotes,
+): Record<string, unknown>[] {
+  return DIALECTS[format].tools(tools, strict, notes);
+}
+
+/** The most tools the format's API takes in one request, as documented; undefined when it documents none. */
+export function maxToolsOf(format: ToolFormat): number | undefined {
+  return (DIALECTS[format] as Dialect).maxTools;
 }
 
 export function wrapTools(format: ToolFormat, tools: Record<string, unknown>[]): unknown[] {

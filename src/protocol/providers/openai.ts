@@ -1,7 +1,8 @@
 import type { ContentBlock } from '../content.js';
 import type { JsonObject } from '../json.js';
-import type { Dialect, ToolResultInput, ToolSchemaSource } from './dialect.js';
+import type { Dialect, ToolNotes, ToolResultInput, ToolSchemaSource } from './dialect.js';
 import { dataUrl, imagesOf } from './native-content.js';
+import { overStrictLimits } from './openai-limits.js';
 import { toStrictParameters } from './openai-strict.js';
 
 interface OpenAITool {
@@ -9,11 +10,19 @@ interface OpenAITool {
   function: { name: string; description: string; parameters: JsonObject; strict?: true };
 }
 
-/** OpenAI `tools`; with `strict`, a schema without a strict-mode form (an open map, a tuple, an untyped schema) goes as is, unflagged. */
-export function toOpenAI(tools: readonly ToolSchemaSource[], options: { strict: boolean }): OpenAITool[] {
+/**
+ * OpenAI `tools`; with `strict`, a schema without a strict-mode form (an open map, a tuple, an untyped schema) goes as is, unflagged, and
+ * so does one whose strict form is over OpenAI's size limits (openai-limits.ts), which `notes` hears of.
+ */
+export function toOpenAI(tools: readonly ToolSchemaSource[], options: { strict: boolean; notes?: ToolNotes | undefined }): OpenAITool[] {
   return tools.map((tool) => {
     const parameters = structuredClone(tool.parameters);
-    const strict = options.strict ? toStrictParameters(parameters) : undefined;
+    let strict = options.strict ? toStrictParameters(parameters) : undefined;
+    const over = strict && overStrictLimits(strict);
+    if (over) {
+      options.notes?.(tool.name, `sent without strict mode: ${over}`);
+      strict = undefined;
+    }
     return {
       type: 'function',
       function: strict
@@ -49,8 +58,12 @@ function chatImageMessage(
   return parts.length === 0 ? undefined : { role: 'user', content: parts };
 }
 
+// Chat Completions API reference, `tools`: "A max of 128 functions are supported."
+export const OPENAI_MAX_TOOLS = 128;
+
 export const openai = {
-  tools: (tools, strict) => toOpenAI(tools, { strict }) as unknown as Record<string, unknown>[],
+  tools: (tools, strict, notes) => toOpenAI(tools, { strict, notes }) as unknown as Record<string, unknown>[],
+  maxTools: OPENAI_MAX_TOOLS,
   calls: {
     // `{"id","type":"function","function":{"name","arguments"}}`
     openai: { wrapper: 'function', idBesideWrapper: true, id: 'id', args: 'arguments' },

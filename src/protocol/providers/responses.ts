@@ -1,8 +1,8 @@
 import type { ContentBlock } from '../content.js';
 import type { JsonObject } from '../json.js';
-import type { Dialect, ToolResultInput, ToolSchemaSource } from './dialect.js';
+import type { Dialect, ToolNotes, ToolResultInput, ToolSchemaSource } from './dialect.js';
 import { dataUrl, imagesOf } from './native-content.js';
-import { toOpenAI } from './openai.js';
+import { OPENAI_MAX_TOOLS, toOpenAI } from './openai.js';
 
 /** An OpenAI Responses `tools` entry: the Chat Completions one without the `function` wrapper. */
 interface ResponsesTool {
@@ -14,7 +14,7 @@ interface ResponsesTool {
 }
 
 /** Strict as `toOpenAI` decides, `strict` always set: Responses treats a function without it as strict. */
-function toResponses(tools: readonly ToolSchemaSource[], options: { strict: boolean }): ResponsesTool[] {
+function toResponses(tools: readonly ToolSchemaSource[], options: { strict: boolean; notes?: ToolNotes | undefined }): ResponsesTool[] {
   return toOpenAI(tools, options).map(({ function: { name, description, parameters, strict } }) => ({
     type: 'function',
     name,
@@ -42,7 +42,9 @@ function responsesOutput(payload: string, content: readonly ContentBlock[] | und
 }
 
 export const responses = {
-  tools: (tools, strict) => toResponses(tools, { strict }) as unknown as Record<string, unknown>[],
+  tools: (tools, strict, notes) => toResponses(tools, { strict, notes }) as unknown as Record<string, unknown>[],
+  // The same OpenAI limit on a request's functions.
+  maxTools: OPENAI_MAX_TOOLS,
   // The hosted `tool_search`.
   searchTool: { type: 'tool_search' },
   calls: {
