@@ -17,7 +17,11 @@ const USAGE = `usage:
                                       print a new API key once, and the config entry to paste
   toolgate bash classify [--sandbox none|required] ('<command>' | --jsonl)
                                       the verdict, tier and reasons of a Bash command under the configured
-                                      policy, running nothing; --jsonl: {"command": …} lines on stdin`;
+                                      policy, running nothing; --jsonl: {"command": …} lines on stdin
+  toolgate openapi check <file-or-url> [--base-url URL] [--prefix P] [--allow-private-network] [--json]
+                                      load an OpenAPI document as openapi_sources would, without a gateway:
+                                      its tools, each operation left out and why, GET /tools's size per
+                                      format, the providers' limits it is over; exit 1 when it gives no tool`;
 
 function keysCreate(argv: string[]): void {
   const { values } = parseArgs({
@@ -73,6 +77,11 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'bash' && rest[0] === 'classify') {
     const { bashClassify } = await import('./tools/bash/classify-command.js');
     process.exitCode = await bashClassify(rest.slice(1), process.env, process.stdin, (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
+  if (command === 'openapi' && rest[0] === 'check') {
+    const { openapiCheck } = await import('./catalog/openapi-check-command.js');
+    process.exitCode = await openapiCheck(rest.slice(1), (line) => process.stdout.write(`${line}\n`));
     return;
   }
   if (command === 'guardrails' && rest[0] === 'scan') {

@@ -1,0 +1,96 @@
+import { configFrom } from '../config/load.js';
+import { TOOL_FORMATS, type ToolFormat } from '../protocol/catalog.js';
+import { maxToolsOf, renderTools, wrapTools } from '../protocol/providers/index.js';
+import { createRegistry, registryDefaults } from '../registry/registry.js';
+import { createEnvCredentials } from '../tools/credentials.js';
+import type { HttpDispatchers } from '../tools/http/index.js';
+import { loadOpenApiSources } from '../tools/openapi/index.js';
+import type { Tool } from '../tools/tool.js';
+
+/** What `toolgate openapi check` finds in one document, loaded as an `openapi_sources` entry is at start-up. */
+interface OpenApiCheck {
+  /** The tools the gateway would serve, in the document's order. */
+  tools: Tool[];
+  /** Each operation left out, and why. */
+  skipped: string[];
+  /** What would stop start-up: the document as a whole, or a tool whose parameters do not compile (that tool is not in `tools`). */
+  problems: string[];
+  /** Bytes of GET /tools's `tools` value in each format (`openai+strict`: with strict=true). */
+  sizes: Record<string, number>;
+  /** The providers' limits the catalog is over, as GET /tools would warn. */
+  limits: string[];
+}
+
+interface CheckOptions {
+  dispatchers: HttpDispatchers;
+  /** Relative file paths are read from here. */
+  baseDir: string;
+  baseUrl?: string | undefined;
+  prefix?: string | undefined;
+  allowPrivateNetwork?: boolean | undefined;
+}
+
+/** The tools whose parameters compile, as start-up's registry compiles them; one problem for each that does not. */
+function compiled(tools: Tool[], problems: string[]): Tool[] {
+  const defaults = registryDefaults(configFrom());
+  try {
+    createRegistry(tools, defaults);
+    return tools;
+  } catch {
+    return tools.filter((tool) => {
+      try {
+        createRegistry([tool], defaults);
+        return true;
+      } catch (err) {
+        problems.push((err as Error).message);
+        return false;
+      }
+    });
+  }
+}
+
+/** Sizes of every rendering and the limits it is over (a tool sent without strict mode among them). */
+function renderings(tools: readonly Tool[]): { sizes: Record<string, number>; limits: string[] } {
+  const sizes: Record<string, number> = {};
+  const limits: string[] = [];
+  const variants: [ToolFormat, boolean][] = TOOL_FORMATS.flatMap((format): [ToolFormat, boolean][] =>
+    format === 'openai' || format === 'responses'
+      ? [
+          [format, false],
+          [format, true],
+        ]
+      : [[format, false]],
+  );
+  for (const [format, strict] of variants) {
+    const list = wrapTools(
+      format,
+      renderTools(format, tools, strict, (name, note) => limits.push(`${format}: ${name}: ${note}`)),
+    );
+    sizes[strict ? `${format}+strict` : format] = Buffer.byteLength(JSON.stringify(list));
+    const max = maxToolsOf(format);
+    if (!strict && max !== undefined && tools.length > max) {
+      limits.push(`${format}: ${tools.length} tools, over the ${max} its API takes in one request (serve it with ?q= or toolsets)`);
+    }
+  }
+  return { sizes, limits: [...new Set(limits)] };
+}
+
+/** Load one document as start-up would (`spec` a file or an http(s) URL), without a gateway. */
+export async function checkOpenApi(spec: string, options: CheckOptions): Promise<OpenApiCheck> {
+  const source = {
+    name: 'check',
+    spec,
+    ...(options.baseUrl !== undefined && { base_url: options.baseUrl }),
+    ...(options.prefix !== undefined && { prefix: options.prefix }),
+    ...(options.allowPrivateNetwork !== undefined && { allow_private_network: options.allowPrivateNetwork }),
+  };
+  const config = configFrom({ openapi_sources: [source] });
+  const loaded = await loadOpenApiSources(config.openapi_sources, {
+    dispatchers: options.dispatchers,
+    credentials: createEnvCredentials({}),
+    baseDir: options.baseDir,
+  });
+  const problems = [...loaded.problems];
+  const tools = compiled(loaded.tools, problems);
+  return { tools, skipped: loaded.skipped, problems, ...renderings(tools) };
+}
