@@ -30,22 +30,16 @@ interface CheckOptions {
   allowPrivateNetwork?: boolean | undefined;
 }
 
-/** The tools whose parameters compile, as start-up's registry compiles them; one problem for each that does not. */
+/** The tools whose parameters compile, as start-up's registry compiles them (one pass, every failure listed); a problem for each other. */
 function compiled(tools: Tool[], problems: string[]): Tool[] {
-  const defaults = registryDefaults(configFrom());
   try {
-    createRegistry(tools, defaults);
+    createRegistry(tools, registryDefaults(configFrom()));
     return tools;
-  } catch {
-    return tools.filter((tool) => {
-      try {
-        createRegistry([tool], defaults);
-        return true;
-      } catch (err) {
-        problems.push((err as Error).message);
-        return false;
-      }
-    });
+  } catch (err) {
+    const lines = (err as Error).message.split('\n');
+    problems.push(...lines);
+    const failed = new Set(lines.map((line) => /^tool (\S+):/.exec(line)?.[1]));
+    return tools.filter((tool) => !failed.has(tool.name));
   }
 }
 

@@ -70,7 +70,8 @@ function geminiNode(input: unknown, scope: Scope): Node {
   const branches: Node[] = [];
   for (const branch of [...walk.arrayOf(own(node, 'anyOf')), ...walk.arrayOf(own(node, 'oneOf'))]) {
     if (walk.isNullSchema(branch)) nullable = true;
-    else branches.push(geminiNode(branch, scope));
+    // A branch that only constrains (`{"required": ["a"]}`) has no Gemini form and is dropped; the gateway still validates it.
+    else if (isRecord(branch) && SHAPE_KEYS.some((key) => own(branch, key) !== undefined)) branches.push(geminiNode(branch, scope));
   }
   // One type per Gemini schema: a type list becomes anyOf branches, each with its own keywords.
   const out: Node = types.length === 1 ? geminiTyped(node, types[0] as string, values, scope) : {};
@@ -86,8 +87,21 @@ function geminiNode(input: unknown, scope: Scope): Node {
   if (nullable) out.nullable = true;
   if (branches.length === 1 && types.length === 0) return walk.merge(out, branches[0] as Node);
   if (branches.length > 0) out.anyOf = branches;
+  // A schema that names no type (any value) has none in Gemini, whose every schema needs a type or anyOf: every JSON type stands for it.
+  else if (types.length === 0) out.anyOf = ANY_VALUE.map((branch) => ({ ...branch }));
   return out;
 }
+
+// What makes a schema say which values it takes, beyond constraints on them.
+const SHAPE_KEYS = ['type', 'properties', 'items', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', '$ref'];
+
+const ANY_VALUE: readonly Node[] = [
+  { type: 'string' },
+  { type: 'number' },
+  { type: 'boolean' },
+  { type: 'object' },
+  { type: 'array', items: { type: 'string' } },
+];
 
 function inferGeminiType(node: Node, values: unknown[] | undefined): string[] {
   if (own(node, 'properties') !== undefined) return ['object'];
@@ -112,9 +126,9 @@ function geminiTyped(node: Node, type: string, values: unknown[] | undefined, sc
     }
     walk.copyKeys(node, out, ['minProperties', 'maxProperties']);
   } else if (type === 'array') {
-    // A tuple (`items` as a list, `prefixItems`) has no Gemini form: it becomes a list of anything.
+    // A tuple (`items` as a list, `prefixItems`), or no `items`, has no Gemini form: it becomes a list of anything.
     const items = own(node, 'items');
-    out.items = isRecord(items) ? geminiNode(items, scope) : {};
+    out.items = geminiNode(isRecord(items) ? items : {}, scope);
     walk.copyKeys(node, out, ['minItems', 'maxItems']);
   } else if (type === 'string') {
     if (values !== undefined && values.length > 0 && values.every(walk.isString)) out.enum = values;

@@ -93,3 +93,12 @@ export const shot = result(
   { status: 'success', text: 'here', truncated: null },
   { blocks: [png, gif, bmp, audio, moved] },
 );
+
+/** Gemini's stand-in for a schema that names no type: every JSON type. */
+export const ANY_VALUE = [
+  { type: 'string' },
+  { type: 'number' },
+  { type: 'boolean' },
+  { type: 'object' },
+  { type: 'array', items: { type: 'string' } },
+];
