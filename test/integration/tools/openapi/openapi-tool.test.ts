@@ -183,6 +183,7 @@ describe('fragment paths, form bodies and unnamed operations reach the upstream 
           responses: {},
         },
       },
+      '/hop?Action=//evil.example.com:1/x#@evil.example.com': { get: { operationId: 'Hop', responses: {} } },
       '/v1/notes/{id}': { delete: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: {} } },
     };
     const spec = join(dir, 'real.json');
@@ -210,6 +211,11 @@ describe('fragment paths, form bodies and unnamed operations reach the upstream 
     const created = await call(t, 'PostCustomers', { email: 'a@example.com', metadata: { order: '7' }, expand: ['invoice'] });
     expect(created.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(decodeURIComponent(created.body as string)).toBe('email=a@example.com&metadata[order]=7&expand[0]=invoice');
+  });
+
+  it('a query or fragment naming another host moves nothing: the call goes to the base URL, the text is a query value', async () => {
+    const sent = await call(t, 'Hop', {});
+    expect([sent.method, sent.url]).toEqual(['GET', '/api/hop?Action=%2F%2Fevil.example.com%3A1%2Fx']);
   });
 
   it('an operation without operationId is the tool delete_v1_notes_id', async () => {
