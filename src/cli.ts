@@ -20,8 +20,9 @@ const USAGE = `usage:
                                       policy, running nothing; --jsonl: {"command": …} lines on stdin
   toolgate openapi check <file-or-url> [--base-url URL] [--prefix P] [--allow-private-network] [--json]
                                       load an OpenAPI document as openapi_sources would, without a gateway:
-                                      its tools, each operation left out and why, GET /tools's size per
-                                      format, the providers' limits it is over; exit 1 when it gives no tool`;
+                                      its tools, each operation left out and why, each schema changed, GET
+                                      /tools's size per format, the providers' limits it is over; exit 1
+                                      when it gives no tool`;
 
 function keysCreate(argv: string[]): void {
   const { values } = parseArgs({

@@ -7,8 +7,9 @@ const SOURCE_LABEL = /^openapi_sources\.check: /;
 
 /**
  * `toolgate openapi check`: load one document as an `openapi_sources` entry (no gateway, no config file) and print the tools it gives, each
- * operation left out with why, what would stop start-up, GET /tools's size in each format and the providers' limits it is over. Exit 0
- * when it gives at least one tool and nothing would stop start-up, 1 otherwise, 2 on a usage error.
+ * operation left out with why, each served with its schema changed with what, what would refuse the document, GET /tools's size in each
+ * format and the providers' limits it is over. Exit 0 when it gives at least one tool and nothing refuses it, 1 otherwise, 2 on a usage
+ * error.
  */
 export async function openapiCheck(argv: string[], out: (line: string) => void): Promise<number> {
   let parsed;
@@ -42,10 +43,11 @@ export async function openapiCheck(argv: string[], out: (line: string) => void):
       prefix: values.prefix,
       allowPrivateNetwork: values['allow-private-network'],
     });
-    const skipped = check.skipped.map((line) => line.replace(SOURCE_LABEL, ''));
+    const skipped = check.verdicts.flatMap((v) => (v.reason !== undefined ? [`${v.label}: ${v.reason}`] : []));
+    const changed = check.verdicts.flatMap((v) => (v.tool ? v.notes.map((note) => `${v.tool!.name}: ${note}`) : []));
     const problems = check.problems.map((line) => line.replace(SOURCE_LABEL, ''));
     if (values.json) {
-      out(JSON.stringify({ tools: check.tools.map((t) => t.name), skipped, problems, sizes: check.sizes, limits: check.limits }));
+      out(JSON.stringify({ tools: check.tools.map((t) => t.name), skipped, changed, problems, sizes: check.sizes, limits: check.limits }));
     } else {
       const section = (title: string, lines: string[]) =>
         lines.length > 0 && out(`${title}\n${lines.map((line) => `  ${line}`).join('\n')}`);
@@ -55,7 +57,8 @@ export async function openapiCheck(argv: string[], out: (line: string) => void):
         check.tools.map((t) => `${t.name} (${Object.keys((t.parameters.properties as object | undefined) ?? {}).length} arguments)`),
       );
       section('left out:', skipped);
-      section('problems (start-up would stop):', problems);
+      section('served with its schema changed:', changed);
+      section('problems (the gateway would refuse the document):', problems);
       section(
         'GET /tools size in bytes:',
         Object.entries(check.sizes).map(([format, bytes]) => `${format}: ${bytes}`),

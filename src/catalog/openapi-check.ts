@@ -1,19 +1,18 @@
 import { configFrom } from '../config/load.js';
 import { TOOL_FORMATS, type ToolFormat } from '../protocol/catalog.js';
 import { maxToolsOf, renderTools, wrapTools } from '../protocol/providers/index.js';
-import { createRegistry, registryDefaults } from '../registry/registry.js';
 import { createEnvCredentials } from '../tools/credentials.js';
 import type { HttpDispatchers } from '../tools/http/index.js';
-import { loadOpenApiSources } from '../tools/openapi/index.js';
+import { loadOpenApiSource, type OperationVerdict } from '../tools/openapi/index.js';
 import type { Tool } from '../tools/tool.js';
 
-/** What `toolgate openapi check` finds in one document, loaded as an `openapi_sources` entry is at start-up. */
+/** What `toolgate openapi check` finds in one document, loaded as an `openapi_sources` entry is by the gateway. */
 interface OpenApiCheck {
   /** The tools the gateway would serve, in the document's order. */
   tools: Tool[];
-  /** Each operation left out, and why. */
-  skipped: string[];
-  /** What would stop start-up: the document as a whole, or a tool whose parameters do not compile (that tool is not in `tools`). */
+  /** Each selected operation with its verdict: its tool, or why it is left out, and what was changed to serve it. */
+  verdicts: OperationVerdict[];
+  /** What refuses the document as a whole: the gateway would serve none of its operations. */
   problems: string[];
   /** Bytes of GET /tools's `tools` value in each format (`openai+strict`: with strict=true). */
   sizes: Record<string, number>;
@@ -28,19 +27,6 @@ interface CheckOptions {
   baseUrl?: string | undefined;
   prefix?: string | undefined;
   allowPrivateNetwork?: boolean | undefined;
-}
-
-/** The tools whose parameters compile, as start-up's registry compiles them (one pass, every failure listed); a problem for each other. */
-function compiled(tools: Tool[], problems: string[]): Tool[] {
-  try {
-    createRegistry(tools, registryDefaults(configFrom()));
-    return tools;
-  } catch (err) {
-    const lines = (err as Error).message.split('\n');
-    problems.push(...lines);
-    const failed = new Set(lines.map((line) => /^tool (\S+):/.exec(line)?.[1]));
-    return tools.filter((tool) => !failed.has(tool.name));
-  }
 }
 
 /** Sizes of every rendering and the limits it is over (a tool sent without strict mode among them). */
@@ -69,7 +55,10 @@ function renderings(tools: readonly Tool[]): { sizes: Record<string, number>; li
   return { sizes, limits: [...new Set(limits)] };
 }
 
-/** Load one document as start-up would (`spec` a file or an http(s) URL), without a gateway. */
+/**
+ * Load one document as the gateway would (`spec` a file or an http(s) URL: fetched, read and judged in a bounded worker, each operation's
+ * schema compiled there as the registry compiles it), without a gateway.
+ */
 export async function checkOpenApi(spec: string, options: CheckOptions): Promise<OpenApiCheck> {
   const source = {
     name: 'check',
@@ -79,12 +68,10 @@ export async function checkOpenApi(spec: string, options: CheckOptions): Promise
     ...(options.allowPrivateNetwork !== undefined && { allow_private_network: options.allowPrivateNetwork }),
   };
   const config = configFrom({ openapi_sources: [source] });
-  const loaded = await loadOpenApiSources(config.openapi_sources, {
+  const outcome = await loadOpenApiSource(config.openapi_sources[0]!, {
     dispatchers: options.dispatchers,
     credentials: createEnvCredentials({}),
     baseDir: options.baseDir,
   });
-  const problems = [...loaded.problems];
-  const tools = compiled(loaded.tools, problems);
-  return { tools, skipped: loaded.skipped, problems, ...renderings(tools) };
+  return { tools: outcome.tools, verdicts: outcome.verdicts, problems: outcome.problems, ...renderings(outcome.tools) };
 }

@@ -28,7 +28,7 @@ parentPort!.on('message', async ({ file, baseUrl }: { file: string; baseUrl: str
     operations,
     tools: check.tools.length,
     badNames: check.tools.map((t) => t.name).filter((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name)),
-    skipped: check.skipped,
+    skipped: check.verdicts.flatMap((v) => (v.reason !== undefined ? [`${v.label}: ${v.reason}`] : [])),
     problems: check.problems,
     sizes: check.sizes,
     limits: check.limits,

@@ -2,7 +2,7 @@ import type { OpenApiSourceConfig } from '../../config/schema.js';
 import type { Tool } from '../tool.js';
 import { loadOpenApiSource, type OpenApiDeps } from './source.js';
 export { toolNameOf } from './openapi-tool.js';
-export { headerProblems, loadOpenApiSource } from './source.js';
+export { headerProblems, loadOpenApiSource, type OperationVerdict } from './source.js';
 export { startOpenApiSources, type OpenApiLoads } from './start.js';
 
 /** Every source's tools, the operations left out, and the problems that stop start-up. */

@@ -56,7 +56,8 @@ export function createLoadSlots(count: number): LoadSlots {
 
 /** Under a TypeScript runner (tests, tsx) the entry is a .ts file, which a worker can import only once tsx's loader is registered in it. */
 function startWorker(input: LoadInput, memoryMb: number): Worker {
-  const entry = new URL(`./load-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+  // The pathname, not the URL: a loader may put a query after it (tsx's tsImport does).
+  const entry = new URL(`./load-worker${new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
   const options = {
     workerData: input,
     // The young generation counts too: a load holds little short-lived data, so most of the bound goes to the old one.

@@ -26,7 +26,7 @@ export interface OpenApiDeps {
 }
 
 /** One selected operation of a document and its verdict: its tool, or why it is left out. */
-interface OperationVerdict {
+export interface OperationVerdict {
   method: string;
   path: string;
   operationId?: string;

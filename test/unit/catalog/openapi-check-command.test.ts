@@ -101,7 +101,7 @@ describe('toolgate openapi check', () => {
       const refused = await check([url]);
       expect(refused.code).toBe(1);
       expect(refused.out).toMatch(
-        /problems \(start-up would stop\):\n {2}spec http:\/\/127\.0\.0\.1:\d+\/openapi\.json refused by the SSRF guard/,
+        /problems \(the gateway would refuse the document\):\n {2}spec http:\/\/127\.0\.0\.1:\d+\/openapi\.json refused by the SSRF guard/,
       );
       const allowed = await check([url, '--allow-private-network']);
       expect(allowed.out).toMatch(/: 1 tools, 0 operations left out\ntools:\n {2}a \(0 arguments\)/);
