@@ -2,6 +2,7 @@ import { sha256Hex } from '../../protocol/canonical.js';
 import { isRecord, type JsonObject } from '../../protocol/json.js';
 import type { Operation } from './document.js';
 import { routeOf, type Route } from './route.js';
+import { followRef } from './refs.js';
 import type { SchemaWalk } from './schema.js';
 
 /** One tool argument and the request part it fills. */
@@ -20,17 +21,23 @@ export interface ArgumentPlan {
   query: Placed[];
   header: Placed[];
   /**
-   * `merged`: the body object's properties are arguments of their own; `whole`: one argument is the body. A form body is always merged;
-   * `deep` names its properties whose encoding is `style: deepObject`.
+   * `merged`: the body object's properties are arguments of their own; `whole`: one argument is the body. A form body (urlencoded or
+   * multipart) is always merged.
    */
-  body?: { mediaType: string; required: boolean; form?: { deep: ReadonlySet<string> } } & (
+  body?: { mediaType: string; required: boolean; form?: FormEncoding } & (
     | { kind: 'merged'; properties: Placed[] }
     | { kind: 'whole'; arg: string }
   );
 }
 
+/** How a form body is written: urlencoded (`deep` names its properties whose encoding is `style: deepObject`), or multipart. */
+type FormEncoding = { kind: 'urlencoded'; deep: ReadonlySet<string> } | { kind: 'multipart' };
+
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 const FORM_MEDIA_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+const MULTIPART_MEDIA_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
+// A part of one of these types is text a model can write; any other (image/png, application/octet-stream) is a file.
+const TEXT_PART = /^(?:text\/|application\/(?:[\w.-]+\+)?json\s*(?:;|$))/i;
 // RFC 9110 §9.3.1, §9.3.2: a GET or HEAD body has no defined meaning; an optional one is left off the tool.
 const BODILESS = new Set(['get', 'head']);
 // OpenAPI 3.x, Parameter Object: header parameters by these names "SHALL be ignored" (the request sets them).
@@ -144,13 +151,14 @@ export function planArguments(operation: Operation, walk: SchemaWalk): ArgumentP
 }
 
 type BodySchema = { mediaType: string; required: boolean } & (
-  | { kind: 'object'; properties: JsonObject; inBody: ReadonlySet<string>; form?: { deep: ReadonlySet<string> } }
+  | { kind: 'object'; properties: JsonObject; inBody: ReadonlySet<string>; form?: FormEncoding }
   | { kind: 'other'; schema: JsonObject }
 );
 
 /**
- * The request body the tool sends: a JSON one (preferred) or a form one, whose schema must then be a plain object. An optional body of a
- * GET or HEAD is left off (the operation is served without it); any other body that cannot be sent is a plain Error.
+ * The request body the tool sends: a JSON one (preferred), an urlencoded form, or a multipart form with no file field; a form's schema
+ * must be a plain object. An optional body of a GET or HEAD is left off (the operation is served without it); any other body that cannot
+ * be sent is a plain Error.
  */
 function planBody(operation: Operation, walk: SchemaWalk): BodySchema | undefined {
   const body = operation.requestBody;
@@ -158,23 +166,46 @@ function planBody(operation: Operation, walk: SchemaWalk): BodySchema | undefine
   const types = Object.keys(content);
   const required = body?.required === true;
   if (!body || types.length === 0 || (!required && BODILESS.has(operation.method))) return undefined;
-  const mediaType = types.find((t) => JSON_MEDIA_TYPE.test(t)) ?? types.find((t) => FORM_MEDIA_TYPE.test(t));
+  const mediaType = [JSON_MEDIA_TYPE, FORM_MEDIA_TYPE, MULTIPART_MEDIA_TYPE].map((kind) => types.find((t) => kind.test(t))).find((t) => t !== undefined);
   // An optional body of another media type is not left off: documents often leave out `required`, and the operation's arguments may be in it.
   if (mediaType === undefined) {
-    throw new Error(`its request body is ${types.join(', ')}; only application/json, +json and application/x-www-form-urlencoded bodies are sent`);
+    throw new Error(`its request body is ${types.join(', ')}; only application/json, +json, application/x-www-form-urlencoded and multipart/form-data bodies are sent`);
   }
   if (!HEADER_VALUE.test(mediaType)) throw new Error(`its request body's media type ${JSON.stringify(mediaType)} cannot be sent as a content-type header`);
   const media = isRecord(content[mediaType]) ? content[mediaType] : {};
   const schema = walk.convert(media.schema, true);
-  const form = FORM_MEDIA_TYPE.test(mediaType);
+  const multipart = MULTIPART_MEDIA_TYPE.test(mediaType);
+  const form = multipart || FORM_MEDIA_TYPE.test(mediaType);
   if (!isPlainObject(schema)) {
     if (!form) return { mediaType, required, kind: 'other', schema };
     throw new Error('its form body is not an object with properties, so it has no fields to send');
   }
   const inBody = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).map(String) : []);
   const properties = schema.properties as JsonObject;
-  if (!form) return { mediaType, required, kind: 'object', properties, inBody };
   const encoding = isRecord(media.encoding) ? media.encoding : {};
+  if (!form) return { mediaType, required, kind: 'object', properties, inBody };
+  if (multipart) {
+    const files = fileFields(walk.document.root, media.schema, encoding);
+    if (files.length > 0) throw new Error(`its multipart body has file fields (${files.join(', ')}); only text fields are sent`);
+    return { mediaType, required, kind: 'object', properties, inBody, form: { kind: 'multipart' } };
+  }
   const deep = new Set(Object.keys(encoding).filter((name) => isRecord(encoding[name]) && encoding[name].style === 'deepObject'));
-  return { mediaType, required, kind: 'object', properties, inBody, form: { deep } };
+  return { mediaType, required, kind: 'object', properties, inBody, form: { kind: 'urlencoded', deep } };
+}
+
+/** The properties of a multipart body that are files: binary (`format: binary`), or of a media type that is not text, by schema or encoding. */
+function fileFields(root: JsonObject, schema: unknown, encoding: JsonObject): string[] {
+  const isFile = (value: unknown, depth: number): boolean => {
+    const sub = followRef(root, value);
+    if (!isRecord(sub)) return false;
+    if (sub.format === 'binary' || (typeof sub.contentMediaType === 'string' && !TEXT_PART.test(sub.contentMediaType))) return true;
+    return depth < 2 && sub.items !== undefined && isFile(sub.items, depth + 1);
+  };
+  const object = followRef(root, schema);
+  const properties = isRecord(object) && isRecord(object.properties) ? object.properties : {};
+  return Object.keys(properties).filter((name) => {
+    const part = encoding[name];
+    const type = isRecord(part) && typeof part.contentType === 'string' ? part.contentType : undefined;
+    return isFile(properties[name], 0) || (type !== undefined && !TEXT_PART.test(type));
+  });
 }

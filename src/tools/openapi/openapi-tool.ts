@@ -10,7 +10,7 @@ import { settingsOf } from '../settings.js';
 import type { Tool } from '../tool.js';
 import { HEADER_VALUE, type ArgumentPlan } from './arguments.js';
 import type { OperationHead } from './document.js';
-import { formBody } from './form.js';
+import { formBody, multipartBody } from './form.js';
 
 const NAME_MAX = 64;
 // Tool descriptions are in the model's context on every step: a long operation description is cut here.
@@ -94,11 +94,14 @@ export function createOperationTool(name: string, operation: OperationHead, plan
       const query = Object.fromEntries([...route.query, ...plan.query.map((p) => [p.name, args[p.arg]] as const)]);
       const headers: Record<string, string> = Object.fromEntries(route.headers.map(([name, value]) => [name.toLowerCase(), value]));
       for (const p of plan.header) if (args[p.arg] !== undefined && args[p.arg] !== null) headers[p.name.toLowerCase()] = headerValue(p.arg, args[p.arg]);
-      let text: string | undefined;
-      if (body?.kind === 'whole' && args[body.arg] !== undefined) text = JSON.stringify(args[body.arg]);
+      let sent: { text: string; type: string } | undefined;
+      if (body?.kind === 'whole' && args[body.arg] !== undefined) sent = { text: JSON.stringify(args[body.arg]), type: body.mediaType };
       else if (body?.kind === 'merged') {
         const present = body.properties.filter((p) => args[p.arg] !== undefined).map((p) => [p.name, args[p.arg]] as const);
-        if (present.length > 0 || body.required) text = body.form ? formBody(present, body.form.deep) : JSON.stringify(Object.fromEntries(present));
+        if (present.length > 0 || body.required) {
+          if (body.form?.kind === 'multipart') sent = multipartBody(present);
+          else sent = { text: body.form ? formBody(present, body.form.deep) : JSON.stringify(Object.fromEntries(present)), type: body.mediaType };
+        }
       }
       const configured = await deps.headers.fill(ctx.credentials);
       return exchange(
@@ -106,7 +109,7 @@ export function createOperationTool(name: string, operation: OperationHead, plan
           path: appendQuery(expanded, query),
           method: httpMethod,
           headers: { ...headers, ...configured.headers },
-          body: text === undefined || !body ? undefined : { text, type: body.mediaType },
+          body: sent,
           secrets: configured.secrets,
         },
         ctx,

@@ -139,7 +139,7 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
     }
     names.set(name, where);
     try {
-      verdict.tool = createOperationTool(name, operation, plan, { source, baseUrl: operationBase(operation, baseUrl), origin: originOf(baseUrl), headers, dispatcher });
+      verdict.tool = createOperationTool(name, operation, plan, { source, baseUrl: operationBase(operation, baseUrl, document.serverUrl), origin: originOf(baseUrl), headers, dispatcher });
       return verdict;
     } catch (err) {
       return leftOut((err as Error).message);
@@ -153,11 +153,14 @@ export async function loadOpenApiSource(source: OpenApiSourceConfig, deps: OpenA
 
 /**
  * Where an operation's path is joined: its own server when the document names one (relative to the base URL when relative), which must be
- * at the source's origin (a document never chooses where the calls go); else the source's base URL. Throws a plain Error saying why it
- * cannot be.
+ * at the source's origin (a document never chooses where the calls go); else the source's base URL. An own server that is the document's
+ * server (`servers[0]`), or a path under it, is that server's: it moves with `base_url` (Twilio repeats its server on every path item).
+ * Throws a plain Error saying why it cannot be.
  */
-function operationBase(operation: OperationHead, baseUrl: string): string {
-  const own = operation.server;
+function operationBase(operation: OperationHead, baseUrl: string, documentServer: string | undefined): string {
+  const root = documentServer?.replace(/\/+$/, '');
+  const under = (url: string) => root !== undefined && (url.replace(/\/+$/, '') === root || url.startsWith(`${root}/`));
+  const own = operation.server !== undefined && under(operation.server) ? `${baseUrl.replace(/\/+$/, '')}${operation.server.slice(root!.length)}` : operation.server;
   if (own === undefined) return baseUrl;
   if (/[?#{}]/.test(own) || !URL.canParse(own, baseUrl)) throw new Error(`its servers name ${own}, which is not a base URL (a query, a fragment or an unfilled {variable})`);
   const url = new URL(own, baseUrl);

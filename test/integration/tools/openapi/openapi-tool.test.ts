@@ -185,6 +185,11 @@ describe('fragment paths, form bodies and unnamed operations reach the upstream 
       },
       '/hop?Action=//evil.example.com:1/x#@evil.example.com': { get: { operationId: 'Hop', responses: {} } },
       '/v1/notes/{id}': { delete: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: {} } },
+      '/v1/notes': {
+        post: { operationId: 'PostNote', requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { title: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, meta: { type: 'object' } } } } } }, responses: {} },
+      },
+      '/moved': { servers: [{ url: 'https://elsewhere.example.com/v2' }], get: { operationId: 'Moved', responses: {} } },
+      '/away': { servers: [{ url: 'https://other.example.com' }], get: { operationId: 'Away', responses: {} } },
     };
     const spec = join(dir, 'real.json');
     await writeFile(spec, JSON.stringify({ openapi: '3.0.3', info: { title: 'real', version: '1' }, servers: [{ url: 'https://elsewhere.example.com' }], paths }));
@@ -216,6 +221,29 @@ describe('fragment paths, form bodies and unnamed operations reach the upstream 
   it('a query or fragment naming another host moves nothing: the call goes to the base URL, the text is a query value', async () => {
     const sent = await call(t, 'Hop', {});
     expect([sent.method, sent.url]).toEqual(['GET', '/api/hop?Action=%2F%2Fevil.example.com%3A1%2Fx']);
+  });
+
+  it('a multipart body of text fields: one part per field, a list one part per item, an object as JSON', async () => {
+    const sent = await call(t, 'PostNote', { title: 'Hi', tags: ['a', 'b'], meta: { k: 1 } });
+    const type = String(sent.headers['content-type']);
+    const boundary = /^multipart\/form-data; boundary=(\S+)$/.exec(type)![1]!;
+    const parts = (sent.body as string).split(`--${boundary}`).slice(1, -1).map((part) => part.slice(2, -2));
+    expect([sent.method, sent.url]).toEqual(['POST', '/api/v1/notes']);
+    expect(parts).toEqual([
+      'Content-Disposition: form-data; name="title"\r\n\r\nHi',
+      'Content-Disposition: form-data; name="tags"\r\n\r\na',
+      'Content-Disposition: form-data; name="tags"\r\n\r\nb',
+      'Content-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{"k":1}',
+    ]);
+    expect((sent.body as string).endsWith(`--${boundary}--\r\n`)).toBe(true);
+  });
+
+  it("an operation whose own server is under the document's server moves with base_url; one at another origin is left out", async () => {
+    const sent = await call(t, 'Moved', {});
+    expect([sent.method, sent.url]).toEqual(['GET', '/api/v2/moved']);
+    const { status, body } = await execute(t.app, [{ id: 'call_away', name: 'Away', arguments: {} }]);
+    expect(status).toBe(200);
+    expect(body.results[0].error.code).toBe('UNKNOWN_TOOL');
   });
 
   it('an operation without operationId is the tool delete_v1_notes_id', async () => {

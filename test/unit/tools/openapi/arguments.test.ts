@@ -126,6 +126,24 @@ describe('more of the real world: form bodies, optional GET bodies, fragment pat
     expect(skipped).toEqual(['openapi_sources.s: x (POST /x): its form body is not an object with properties, so it has no fields to send']);
   });
 
+  it('a multipart body of text fields is merged like a form one; one with a file field is left out, naming the fields', async () => {
+    const fields = { type: 'object', properties: { title: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['title'] };
+    const note = await toolOf({ '/notes': { post: { operationId: 'note', requestBody: { required: true, content: { 'multipart/form-data': { schema: fields } } }, responses: {} } } });
+    expect(note.parameters).toEqual({ type: 'object', properties: fields.properties, required: ['title'], additionalProperties: false });
+    const upload = (schema: unknown, encoding?: unknown) => ({ post: { operationId: 'up', requestBody: { content: { 'multipart/form-data': { schema, ...(encoding !== undefined && { encoding }) } } }, responses: {} } });
+    const path = await docs.file('multipart.json', doc({
+      '/a': upload({ type: 'object', properties: { name: { type: 'string' }, file: { type: 'string', format: 'binary' }, pages: { type: 'array', items: { $ref: '#/components/schemas/Bin' } } } }),
+      '/b': upload({ type: 'object', properties: { logo: { type: 'string' } } }, { logo: { contentType: 'image/png' } }),
+      '/c': upload({ type: 'object', properties: { doc: { type: 'string', contentMediaType: 'application/pdf' } } }),
+    }, { components: { schemas: { Bin: { type: 'string', format: 'binary' } } } }));
+    const { skipped } = await load([{ name: 's', spec: path }]);
+    expect(skipped).toEqual([
+      'openapi_sources.s: up (POST /a): its multipart body has file fields (file, pages); only text fields are sent',
+      'openapi_sources.s: up (POST /b): its multipart body has file fields (logo); only text fields are sent',
+      'openapi_sources.s: up (POST /c): its multipart body has file fields (doc); only text fields are sent',
+    ]);
+  });
+
   it('a fragment path: the parameters it fixes are no arguments (X-Amz-Target, Action, Version)', async () => {
     const target = { name: 'X-Amz-Target', in: 'header', required: true, schema: { type: 'string', enum: ['AWSGlue.GetJob'] } };
     const glue = await toolOf({ '/#X-Amz-Target=AWSGlue.GetJob': { post: { operationId: 'GetJob', parameters: [target], requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { JobName: { type: 'string' } }, required: ['JobName'] } } } }, responses: {} } } });

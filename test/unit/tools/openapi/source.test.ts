@@ -101,7 +101,7 @@ describe('an operation that cannot be a tool is listed and left out; the rest of
     expect(tools.map((t) => t.name)).toEqual(['getItem', 'get_anonymous', 'plant']);
     expect(skipped).toEqual([
       'openapi_sources.m: withCookie (GET /cookie): cookie parameters (session) are not supported',
-      'openapi_sources.m: upload (POST /upload): its request body is image/png; only application/json, +json and application/x-www-form-urlencoded bodies are sent',
+      'openapi_sources.m: upload (POST /upload): its request body is image/png; only application/json, +json, application/x-www-form-urlencoded and multipart/form-data bodies are sent',
       'openapi_sources.m: traceIt (TRACE /trace): TRACE is not sent by HTTP tools',
       'openapi_sources.m: add (POST /items): its $ref "#/components/schemas/Nope" points nowhere in the document',
     ]);
