@@ -27,6 +27,8 @@ interface CheckOptions {
   baseUrl?: string | undefined;
   prefix?: string | undefined;
   allowPrivateNetwork?: boolean | undefined;
+  /** As `spec_timeout_ms`; absent: its default. */
+  specTimeoutMs?: number | undefined;
 }
 
 /** Sizes of every rendering and the limits it is over (a tool sent without strict mode among them). */
@@ -66,6 +68,7 @@ export async function checkOpenApi(spec: string, options: CheckOptions): Promise
     ...(options.baseUrl !== undefined && { base_url: options.baseUrl }),
     ...(options.prefix !== undefined && { prefix: options.prefix }),
     ...(options.allowPrivateNetwork !== undefined && { allow_private_network: options.allowPrivateNetwork }),
+    ...(options.specTimeoutMs !== undefined && { spec_timeout_ms: options.specTimeoutMs }),
   };
   const config = configFrom({ openapi_sources: [source] });
   const outcome = await loadOpenApiSource(config.openapi_sources[0]!, {
