@@ -28,8 +28,12 @@ export class NoGrant extends Error {
 /** The provider could not refresh for now; the grant is kept. */
 export class RefreshFailed extends Error {}
 
-/** A refresh holds its lease at most this long: a replica that stops mid-refresh frees it for another. */
-const LEASE_MS = 15_000;
+/**
+ * A refresh holds its lease at most this long: a replica that stops mid-refresh frees it for another. It outlasts
+ * the longest refresh (a discovery and a token request, each cut at provider-client's REQUEST_MS), so a lease never
+ * lapses while its refresh is still on the wire.
+ */
+const LEASE_MS = 30_000;
 const POLL_MS = 50;
 
 const context = (owner: GrantOwner) => `grant\0${owner.tenant}\0${owner.user}\0${owner.provider}`;
@@ -78,6 +82,13 @@ export async function accessToken(deps: GrantAccessDeps, client: ProviderClient,
     const holder = randomUUID();
     if (await store.leaseRefresh(tenant, user, provider, holder, LEASE_MS)) {
       try {
+        // Another replica may have refreshed between the read and the lease: its refresh token rotated this one away,
+        // and sending the old one again makes providers with reuse detection revoke the whole grant.
+        const current = await store.getGrant(tenant, user, provider);
+        if (current?.version !== grant.version) {
+          awaited = current?.version ?? -1;
+          continue;
+        }
         const refreshed = await refresh(deps, client, owner, grant, tokens.refresh_token);
         if (refreshed !== null) return refreshed;
       } catch (err) {

@@ -52,3 +52,13 @@ export function providerUnavailable(provider: string): GatewayError {
     details: { provider, reason: 'provider_unavailable' },
   });
 }
+
+/** The state store holding the grants cannot be reached: nothing is known of the grant, a retry shortly may help. */
+export function grantsUnavailable(provider: string): GatewayError {
+  return new GatewayError('STATE_UNAVAILABLE', {
+    message: `The person's authorization at ${provider} cannot be read while the state store is unreachable; try again shortly.`,
+    retryAfterMs: 1_000,
+    suggestion: 'Retry shortly.',
+    details: { provider },
+  });
+}

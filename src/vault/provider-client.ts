@@ -45,7 +45,8 @@ export interface ProviderClient {
   issuer(): Promise<string | undefined>;
 }
 
-const TIMEOUT_MS = 10_000;
+/** Every request to a provider ends within this, headers and body together (a refresh's lease outlasts two). */
+export const REQUEST_MS = 10_000;
 const MAX_BODY_BYTES = 65_536;
 
 async function readJson(body: Dispatcher.ResponseData['body']): Promise<Record<string, unknown> | undefined> {
@@ -76,8 +77,9 @@ export function createProviderClient(settings: ProviderSettings, dispatcher: Dis
     const response = await request(url, {
       method: init.method,
       dispatcher,
-      headersTimeout: TIMEOUT_MS,
-      bodyTimeout: TIMEOUT_MS,
+      headersTimeout: REQUEST_MS,
+      bodyTimeout: REQUEST_MS,
+      signal: AbortSignal.timeout(REQUEST_MS),
       headers: {
         accept: 'application/json',
         ...(init.form && { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }),

@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import type { UpstreamAuth } from '../config/credentials-schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { GrantStore, StoredGrant } from '../state/grants.js';
+import { StateUnavailableError } from '../state/state-store.js';
 import type { ToolCaller, UpstreamToken } from '../tools/credentials.js';
 import { accessToken, expiryOf, NoGrant, openGrant, RefreshFailed, sealGrant, type GrantOwner } from './grants.js';
 import { beginFlow, bindingCookie, checkPerson, createLink, FlowRefused, redirectUri, takeFlow } from './links.js';
 import { createExchanges } from './exchange.js';
-import { authorizationRequired, providerUnavailable, signedInUserRequired, userRequired } from './messages.js';
+import { authorizationRequired, grantsUnavailable, providerUnavailable, signedInUserRequired, userRequired } from './messages.js';
 import { createProviderClient, type ProviderClient } from './provider-client.js';
 import type { VaultSettings } from './settings.js';
 
@@ -90,14 +91,20 @@ export function createVault(deps: VaultDeps): Vault {
       try {
         return placed(client, await accessToken(grantDeps, client, owner, scopes));
       } catch (err) {
+        if (err instanceof StateUnavailableError) throw grantsUnavailable(auth.provider);
         if (err instanceof RefreshFailed) {
           logger.warn({ provider: auth.provider, err: err.message }, 'an access token could not be refreshed; the grant is kept');
           throw providerUnavailable(auth.provider);
         }
         if (!(err instanceof NoGrant)) throw err;
         // A link asks for what the person already granted too, so one grant serves every tool of the provider.
-        const held = err.why === 'scopes' ? ((await store.getGrant(owner.tenant, owner.user, owner.provider))?.scopes ?? []) : [];
-        const link = await createLink(linkDeps, { ...owner, scopes: [...new Set([...held, ...scopes])] });
+        let link;
+        try {
+          const held = err.why === 'scopes' ? ((await store.getGrant(owner.tenant, owner.user, owner.provider))?.scopes ?? []) : [];
+          link = await createLink(linkDeps, { ...owner, scopes: [...new Set([...held, ...scopes])] });
+        } catch (linkErr) {
+          throw linkErr instanceof StateUnavailableError ? grantsUnavailable(auth.provider) : linkErr;
+        }
         throw authorizationRequired(auth.provider, link, err.why);
       }
     },
