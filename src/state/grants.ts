@@ -45,6 +45,15 @@ export interface GrantStore {
   leaseRefresh(tenant: string, user: string, provider: string, holder: string, leaseMs: number): Promise<boolean>;
   /** Gives the lease back when `holder` still has it. */
   endRefresh(tenant: string, user: string, provider: string, holder: string): Promise<void>;
+  /**
+   * The link made for `target` (a digest of whom and what it is for) while it lives unused: its id and expiry; else null.
+   */
+  pendingLink(target: string, now: number): Promise<{ id: string; expiresAt: number } | null>;
+  /**
+   * Keeps the link `value` under `id` for `ttlMs`, for one `takeOnce('link', id)`, and points `target` at it; false (and
+   * nothing kept) when `tenant` already made `max` links within the last `ttlMs`.
+   */
+  putLink(tenant: string, target: string, id: string, value: string, ttlMs: number, max: number, now: number): Promise<boolean>;
   /** Keeps `value` under (`kind`, `id`) for `ttlMs`, for one `takeOnce`. */
   putOnce(kind: OnceKind, id: string, value: string, ttlMs: number, now: number): Promise<void>;
   /** The value, removed in the same step, so a second take finds nothing; null when unknown or expired. */

@@ -36,12 +36,26 @@ export const bindingCookie = (state: string) => `toolgate_oauth_${sha256(state).
 
 export const redirectUri = (publicUrl: string) => `${publicUrl}/oauth/callback`;
 
-/** A new single-use link for `target`, kept sealed for the link's life. */
+/** The most links one tenant may have made within `oauth.link_ttl_seconds` (docs/credentials.md). */
+export const MAX_TENANT_LINKS = 1_000;
+
+/** The tenant made MAX_TENANT_LINKS links within a link's life: no more until some lapse. */
+export class TooManyLinks extends Error {}
+
+/**
+ * The single-use link for `target`: the one made for the same tenant, user, provider and scopes while it lives unused,
+ * else a new one, kept sealed for the link's life. TooManyLinks past the tenant's bound.
+ */
 export async function createLink(deps: LinkDeps, target: LinkTarget): Promise<{ url: string; expiresAt: number; ttlMs: number }> {
-  const id = random();
   const now = deps.clock.now();
-  await deps.store.putOnce('link', id, deps.keyring.seal(JSON.stringify(target), `link\0${id}`), deps.linkTtlMs, now);
-  return { url: `${deps.publicUrl}/oauth/authorize/${id}`, expiresAt: now + deps.linkTtlMs, ttlMs: deps.linkTtlMs };
+  const digest = sha256(JSON.stringify([target.tenant, target.user, target.provider, [...target.scopes].sort()]));
+  const url = (id: string) => `${deps.publicUrl}/oauth/authorize/${id}`;
+  const pending = await deps.store.pendingLink(digest, now);
+  if (pending) return { url: url(pending.id), expiresAt: pending.expiresAt, ttlMs: pending.expiresAt - now };
+  const id = random();
+  const sealed = deps.keyring.seal(JSON.stringify(target), `link\0${id}`);
+  if (!(await deps.store.putLink(target.tenant, digest, id, sealed, deps.linkTtlMs, MAX_TENANT_LINKS, now))) throw new TooManyLinks();
+  return { url: url(id), expiresAt: now + deps.linkTtlMs, ttlMs: deps.linkTtlMs };
 }
 
 /**

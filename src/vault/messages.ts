@@ -62,3 +62,12 @@ export function grantsUnavailable(provider: string): GatewayError {
     details: { provider },
   });
 }
+
+/** The tenant has made as many authorization links as it may within a link's life. */
+export function tooManyLinks(provider: string): GatewayError {
+  return new GatewayError('RATE_LIMITED', {
+    message: `Too many authorization links are pending for this tenant, so no new one for ${provider} is made now; try again once some have been used or expired.`,
+    retryAfterMs: 60_000,
+    details: { provider, reason: 'too_many_links' },
+  });
+}

@@ -6,9 +6,9 @@ import type { GrantStore, StoredGrant } from '../state/grants.js';
 import { StateUnavailableError } from '../state/state-store.js';
 import type { ToolCaller, UpstreamToken } from '../tools/credentials.js';
 import { accessToken, expiryOf, NoGrant, openGrant, RefreshFailed, sealGrant, type GrantOwner } from './grants.js';
-import { beginFlow, bindingCookie, checkPerson, createLink, FlowRefused, redirectUri, takeFlow } from './links.js';
+import { beginFlow, bindingCookie, checkPerson, createLink, FlowRefused, redirectUri, takeFlow, TooManyLinks } from './links.js';
 import { createExchanges } from './exchange.js';
-import { authorizationRequired, grantsUnavailable, providerUnavailable, signedInUserRequired, userRequired } from './messages.js';
+import { authorizationRequired, grantsUnavailable, providerUnavailable, signedInUserRequired, tooManyLinks, userRequired } from './messages.js';
 import { createProviderClient, type ProviderClient } from './provider-client.js';
 import type { VaultSettings } from './settings.js';
 
@@ -103,6 +103,7 @@ export function createVault(deps: VaultDeps): Vault {
           const held = err.why === 'scopes' ? ((await store.getGrant(owner.tenant, owner.user, owner.provider))?.scopes ?? []) : [];
           link = await createLink(linkDeps, { ...owner, scopes: [...new Set([...held, ...scopes])] });
         } catch (linkErr) {
+          if (linkErr instanceof TooManyLinks) throw tooManyLinks(auth.provider);
           throw linkErr instanceof StateUnavailableError ? grantsUnavailable(auth.provider) : linkErr;
         }
         throw authorizationRequired(auth.provider, link, err.why);

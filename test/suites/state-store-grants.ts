@@ -84,4 +84,33 @@ export function describeGrantStore(ctx: StoreUnderTest<{ grants: GrantStore }>):
       expect(await store.takeOnce('link', 'id2', clock.now())).toBeNull();
     });
   });
+
+  describe('links', () => {
+    it('a target points at its link while it lives unused; a link taken or lapsed is no longer pending', async () => {
+      const now = clock.now();
+      expect(await store.pendingLink('t1', now)).toBeNull();
+      expect(await store.putLink('acme', 't1', 'L1', 'sealed-1', 60_000, 10, now)).toBe(true);
+      expect(await store.pendingLink('t1', now)).toEqual({ id: 'L1', expiresAt: now + 60_000 });
+      expect(await store.pendingLink('t2', now)).toBeNull();
+      expect(await store.takeOnce('link', 'L1', now)).toBe('sealed-1');
+      expect(await store.pendingLink('t1', now)).toBeNull();
+      expect(await store.putLink('acme', 't2', 'L2', 'sealed-2', 30, 10, now)).toBe(true);
+      clock.advance(80);
+      await sleep(80);
+      expect(await store.pendingLink('t2', clock.now())).toBeNull();
+    });
+
+    it('a tenant makes at most `max` links within a link’s life; others are not held back, and lapsed ones free room', async () => {
+      const now = clock.now();
+      expect(await store.putLink('acme', 'a', 'A1', 'v', 50, 2, now)).toBe(true);
+      expect(await store.putLink('acme', 'b', 'A2', 'v', 50, 2, now)).toBe(true);
+      expect(await store.putLink('acme', 'c', 'A3', 'v', 50, 2, now)).toBe(false);
+      expect(await store.takeOnce('link', 'A3', now)).toBeNull();
+      expect(await store.pendingLink('c', now)).toBeNull();
+      expect(await store.putLink('other', 'c', 'O1', 'v', 50, 2, now)).toBe(true);
+      clock.advance(80);
+      await sleep(80);
+      expect(await store.putLink('acme', 'c', 'A4', 'v', 50, 2, clock.now())).toBe(true);
+    });
+  });
 }

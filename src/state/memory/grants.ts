@@ -9,6 +9,9 @@ export class MemoryGrants implements GrantStore {
   private readonly grants = new Map<string, { tenant: string; user: string; provider: string; grant: StoredGrant }>();
   private readonly leases = new ExpiringMap<{ holder: string; expiresAt: number }>();
   private readonly once = new ExpiringMap<{ value: string; expiresAt: number }>();
+  private readonly linkFor = new ExpiringMap<{ id: string; expiresAt: number }>();
+  /** Per tenant, when each link it made lapses. */
+  private readonly linksMade = new Map<string, number[]>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -58,6 +61,21 @@ export class MemoryGrants implements GrantStore {
     if (this.leases.get(key, this.clock.now())?.holder === holder) this.leases.delete(key);
   }
 
+  async pendingLink(target: string, now: number): Promise<{ id: string; expiresAt: number } | null> {
+    const pointer = this.linkFor.get(target, now);
+    return pointer && this.once.get(`link:${pointer.id}`, now) ? { ...pointer } : null;
+  }
+
+  async putLink(tenant: string, target: string, id: string, value: string, ttlMs: number, max: number, now: number): Promise<boolean> {
+    const made = (this.linksMade.get(tenant) ?? []).filter((lapses) => lapses > now);
+    this.linksMade.set(tenant, made);
+    if (made.length >= max) return false;
+    made.push(now + ttlMs);
+    this.once.set(`link:${id}`, { value, expiresAt: now + ttlMs });
+    this.linkFor.set(target, { id, expiresAt: now + ttlMs });
+    return true;
+  }
+
   async putOnce(kind: OnceKind, id: string, value: string, ttlMs: number, now: number): Promise<void> {
     this.once.set(`${kind}:${id}`, { value, expiresAt: now + ttlMs });
   }
@@ -71,5 +89,11 @@ export class MemoryGrants implements GrantStore {
   sweep(now: number): void {
     this.leases.sweep(now);
     this.once.sweep(now);
+    this.linkFor.sweep(now);
+    for (const [tenant, made] of this.linksMade) {
+      const live = made.filter((lapses) => lapses > now);
+      if (live.length === 0) this.linksMade.delete(tenant);
+      else this.linksMade.set(tenant, live);
+    }
   }
 }

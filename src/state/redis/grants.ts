@@ -80,6 +80,25 @@ export class RedisGrants implements GrantStore {
     await this.ctx.run('grant-unlease', [this.ctx.keys.grantRefresh(tenant, user, provider)], [holder]);
   }
 
+  async pendingLink(target: string, now: number): Promise<{ id: string; expiresAt: number } | null> {
+    const { client, connection, keys } = this.ctx;
+    const pointer = await connection.run(() => client.get(keys.once('link-for', target)));
+    const [id, expiresAt] = (pointer ?? '').split(' ');
+    if (!id || !(Number(expiresAt) > now)) return null;
+    const alive = await connection.run(() => client.exists(keys.once('link', id)));
+    return alive === 1 ? { id, expiresAt: Number(expiresAt) } : null;
+  }
+
+  async putLink(tenant: string, target: string, id: string, value: string, ttlMs: number, max: number, now: number): Promise<boolean> {
+    const { keys } = this.ctx;
+    const written = await this.ctx.run(
+      'link-put',
+      [keys.once('links', tenant), keys.once('link', id), keys.once('link-for', target)],
+      [now, ttlMs, max, value, `${id} ${now + ttlMs}`, id],
+    );
+    return Number(written) === 1;
+  }
+
   async putOnce(kind: OnceKind, id: string, value: string, ttlMs: number): Promise<void> {
     const { client, connection, keys } = this.ctx;
     await connection.run(() => client.set(keys.once(kind, id), value, 'PX', ttlMs));

@@ -16,6 +16,7 @@ export const SCRIPTS = [
   'file-unlock',
   'grant-put',
   'grant-unlease',
+  'link-put',
 ] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
 export type ScriptCommandName = `toolgate_${ScriptName}`;

@@ -66,6 +66,19 @@ describe('per-user credentials: the authorization link', () => {
     expect(keyOwn.error!.message).toContain('this call names no person');
   });
 
+  it('refusals for one person, provider and scopes hand out the same link while it lives unused: the link keys do not grow', async () => {
+    const linkKeys = async () => (await fleet.redis.keys(`{${fleet.keyPrefix}:oauth}:link:*`)).length;
+    const before = await linkKeys();
+    const first = linkOf(await callFor(fleet.a, 'whoami', 'rita'));
+    const again = await Promise.all(Array.from({ length: 40 }, (_, i) => callFor(i % 2 ? fleet.a : fleet.b, 'whoami', 'rita')));
+    for (const answer of again) expect(linkOf(answer)).toBe(first);
+    expect(await linkKeys()).toBe(before + 1);
+    expect(linkOf(await callFor(fleet.a, 'whoami', 'rosa'))).not.toBe(first);
+    // Once opened, the link is spent: the next refusal makes a new one.
+    expect((await fetch(first, { redirect: 'manual' })).status).toBe(302);
+    expect(linkOf(await callFor(fleet.b, 'whoami', 'rita'))).not.toBe(first);
+  });
+
   it('a link works once: opened again it is refused and nothing is begun', async () => {
     const link = linkOf(await callFor(fleet.a, 'whoami', 'carol'));
     const first = await fetch(link, { redirect: 'manual' });
@@ -127,11 +140,11 @@ describe('per-user credentials: the authorization link', () => {
   });
 
   it('a code delivered with another flow’s state fails PKCE at the provider and stores nothing', async () => {
-    const linkOne = linkOf(await callFor(fleet.a, 'whoami', 'frank'));
     const linkTwo = linkOf(await callFor(fleet.a, 'whoami', 'frank'));
     const person = new HttpBrowser();
-    // Flow two is begun in this browser (its cookie set) and left at the provider's door.
+    // Flow two is begun in this browser (its cookie set) and left at the provider's door; its link spent, the next is another.
     const two = await person.visit(linkTwo);
+    const linkOne = linkOf(await callFor(fleet.a, 'whoami', 'frank'));
     const stateTwo = new URL(two.headers.get('location')!).searchParams.get('state')!;
     const callbackOne = new URL(await person.authorize(linkOne, 'frank', `${fleet.publicUrl}/oauth/callback`));
     callbackOne.searchParams.set('state', stateTwo);

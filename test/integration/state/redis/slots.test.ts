@@ -16,7 +16,7 @@ const PREFIX = 'toolgate';
 const TENANTS = ['acme', 'globex', 'other'];
 const BREAKER = { failureThreshold: 3, recoveryMs: 300_000 };
 /** The grants' commands (state/redis/grants.ts), each of one key. */
-const GRANT_COMMANDS = ['hget', 'hdel', 'set', 'getdel'];
+const GRANT_COMMANDS = ['hget', 'hdel', 'set', 'getdel', 'exists'];
 /** Commands that name one key, at args[1]; the store sends no multi-key command but its scripts. */
 const SINGLE_KEY = new Set(['hmget', 'hgetall', 'get', 'del', 'zrangebyscore', 'zrevrangebyscore', 'zcount', ...GRANT_COMMANDS]);
 /** MULTI and EXEC frame the grants' read-and-forget of one key (state/redis/grants.ts). */
