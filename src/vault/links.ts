@@ -37,7 +37,7 @@ export const bindingCookie = (state: string) => `toolgate_oauth_${sha256(state).
 export const redirectUri = (publicUrl: string) => `${publicUrl}/oauth/callback`;
 
 /** The most links one tenant may have made within `oauth.link_ttl_seconds` (docs/credentials.md). */
-export const MAX_TENANT_LINKS = 1_000;
+const MAX_TENANT_LINKS = 1_000;
 
 /** The tenant made MAX_TENANT_LINKS links within a link's life: no more until some lapse. */
 export class TooManyLinks extends Error {}
