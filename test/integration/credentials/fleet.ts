@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { createRedisStateStore, type RedisStateStore } from '../../../src/state/redis/index.js';
@@ -293,4 +293,16 @@ export async function connectPerson(fleet: Fleet, user: string): Promise<void> {
 export async function nearExpiryOf(fleet: Fleet, user: string): Promise<void> {
   const grant = await fleet.a.state.grants.getGrant('acme', user, 'corp');
   fleet.clock.set(grant!.expiresAt! - 30_000);
+}
+
+/** A fleet started before the describe block's tests and closed after them; read it inside a test. */
+export function useFleet(): () => Fleet {
+  let fleet: Fleet | undefined;
+  beforeAll(async () => {
+    fleet = await startFleet();
+  }, 60_000);
+  afterAll(async () => {
+    await fleet?.close();
+  });
+  return () => fleet!;
 }

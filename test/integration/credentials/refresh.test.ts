@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { configFrom } from '../../../src/config/load.js';
 import { GatewayError } from '../../../src/protocol/errors.js';
 import type { GrantStore } from '../../../src/state/grants.js';
@@ -11,19 +11,14 @@ import { createProviderClient } from '../../../src/vault/provider-client.js';
 import { vaultSettings } from '../../../src/vault/settings.js';
 import { createVault } from '../../../src/vault/vault.js';
 import { OwnRedis } from '../../helpers/redis.js';
-import { callFor, connectPerson, gatewayConfig, nearExpiryOf, startFleet, type Fleet } from './fleet.js';
+import { callFor, connectPerson, gatewayConfig, nearExpiryOf, useFleet } from './fleet.js';
 
 /** docs/credentials.md, "The vault": a refresh raced by another replica, and a state store that stops answering. */
 describe('per-user credentials: refreshing against the fleet', () => {
-  let fleet: Fleet;
-  beforeAll(async () => {
-    fleet = await startFleet();
-  }, 60_000);
-  afterAll(async () => {
-    await fleet?.close();
-  });
+  const fleetOf = useFleet();
 
   it('a replica that wins the lease after another refreshed uses the new token: the rotated refresh token is never sent again', async () => {
+    const fleet = fleetOf();
     await connectPerson(fleet, 'dora');
     await nearExpiryOf(fleet, 'dora');
     const { settings } = vaultSettings(configFrom(gatewayConfig(fleet.provider, fleet.api)), fleet.env);
@@ -65,6 +60,7 @@ describe('per-user credentials: refreshing against the fleet', () => {
   }, 60_000);
 
   it('a state store that stops answering while a grant is read answers STATE_UNAVAILABLE, retryable', async () => {
+    const fleet = fleetOf();
     const redis = await OwnRedis.start(inject('redisBinary') || 'redis-server');
     const state = createRedisStateStore({
       url: redis.url,
