@@ -8,17 +8,32 @@ const AuthorizeSchema = {
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
 };
 
+/** The callback's parameters, read by the route itself: whatever arrives, the person sees the page, never an envelope. */
 const CallbackSchema = {
   summary: "The provider's redirect back: the grant is stored for the person the link was made for",
   querystring: Type.Object(
     {
-      state: Type.Optional(Type.String({ maxLength: 512 })),
-      code: Type.Optional(Type.String({ maxLength: 4096 })),
-      error: Type.Optional(Type.String({ maxLength: 256 })),
+      state: Type.Optional(Type.Unknown({ description: 'The flow’s state, at most 512 characters.' })),
+      code: Type.Optional(Type.Unknown({ description: 'The authorization code, at most 4096 characters.' })),
+      error: Type.Optional(Type.Unknown({ description: 'The provider’s error code, at most 256 characters.' })),
     },
     { additionalProperties: true },
   ),
 };
+
+const CALLBACK_LIMITS = { state: 512, code: 4096, error: 256 } as const;
+
+/** The callback's parameters, each one string within its limit; null when one is repeated or too long. */
+function callbackQuery(query: Record<string, unknown>): { state?: string; code?: string; error?: string } | null {
+  const read: { state?: string; code?: string; error?: string } = {};
+  for (const [name, max] of Object.entries(CALLBACK_LIMITS) as Array<[keyof typeof CALLBACK_LIMITS, number]>) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.length > max) return null;
+    read[name] = value;
+  }
+  return read;
+}
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -73,12 +88,11 @@ export function oauthLinkRoutes(vault: Vault) {
     });
 
     app.get('/oauth/callback', { schema: CallbackSchema }, async (request, reply) => {
-      const { state, code, error } = request.query;
+      const query = callbackQuery(request.query);
+      if (!query)
+        return page(reply, 400, 'Not connected', 'The provider sent the browser back with a malformed answer; ask for a new link.');
       try {
-        const owner = await vault.finish(
-          { ...(state !== undefined && { state }), ...(code !== undefined && { code }), ...(error !== undefined && { error }) },
-          (name) => cookieOf(request.headers.cookie, name),
-        );
+        const owner = await vault.finish(query, (name) => cookieOf(request.headers.cookie, name));
         request.log.info({ tenant: owner.tenant, user: owner.user, provider: owner.provider }, 'a person connected a provider');
         return page(
           reply,

@@ -82,18 +82,19 @@ export async function beginFlow(
   return { redirect, state, cookie };
 }
 
+const OTHER_BROWSER =
+  'This authorization was finished in another browser than the one that opened the link; open a new link and finish it there.';
+
 /** The flow `state` names, taken once; refused when unknown or when the browser lacks the cookie its link set. */
 export async function takeFlow(deps: LinkDeps, state: string, cookie: string | undefined): Promise<Flow> {
+  // A browser without the cookie (another one, or a forged redirect) is refused before the flow is taken: it stays for its own.
+  if (cookie === undefined) throw new FlowRefused(OTHER_BROWSER);
   const sealed = await deps.store.takeOnce('flow', state, deps.clock.now());
   if (sealed === null) throw new FlowRefused('This authorization is unknown, was already finished, or has expired; ask for a new link.');
   const flow = JSON.parse(deps.keyring.open(sealed, `flow\0${state}`)) as Flow;
   const expected = Buffer.from(flow.binding);
-  const given = Buffer.from(sha256(cookie ?? ''));
-  if (cookie === undefined || !timingSafeEqual(expected, given)) {
-    throw new FlowRefused(
-      'This authorization was finished in another browser than the one that opened the link; open a new link and finish it there.',
-    );
-  }
+  const given = Buffer.from(sha256(cookie));
+  if (!timingSafeEqual(expected, given)) throw new FlowRefused(OTHER_BROWSER);
   return flow;
 }
 

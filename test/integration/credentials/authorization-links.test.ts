@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindingCookie } from '../../../src/vault/links.js';
 import { launchBrowser, type Browser } from '../../helpers/browser.js';
 import { forUser } from '../../helpers/users.js';
 import { authorizeInBrowser, callFor, HttpBrowser, startFleet, type Fleet } from './fleet.js';
@@ -109,11 +110,23 @@ describe('per-user credentials: the authorization link', () => {
   });
 
   it('a state the gateway did not issue, or one already used, is refused', async () => {
-    const bogus = await fetch(`${fleet.publicUrl}/oauth/callback?state=forged&code=anything`);
+    const bogus = await fetch(`${fleet.publicUrl}/oauth/callback?state=forged&code=anything`, {
+      headers: { cookie: `${bindingCookie('forged')}=anything` },
+    });
     expect(bogus.status).toBe(400);
     expect(await bogus.text()).toContain('unknown, was already finished, or has expired');
+    // Without the cookie its link set, no flow is looked up at all.
+    const cookieless = await fetch(`${fleet.publicUrl}/oauth/callback?state=forged&code=anything`);
+    expect(await cookieless.text()).toContain('finished in another browser');
     const missing = await fetch(`${fleet.publicUrl}/oauth/callback?code=anything`);
     expect(missing.status).toBe(400);
+    // Repeated or over-long parameters are refused with the same page, never a JSON envelope.
+    for (const query of ['state=a&state=b&code=c', 'state=a&code=b&code=c', `state=${'s'.repeat(513)}&code=c`]) {
+      const malformed = await fetch(`${fleet.publicUrl}/oauth/callback?${query}`);
+      expect(malformed.status, query).toBe(400);
+      expect(malformed.headers.get('content-type'), query).toMatch(/^text\/html/);
+      expect(await malformed.text(), query).toContain('malformed answer');
+    }
   });
 
   it('the link opened by another person stores nothing: the ID token names them, not the person it was made for', async () => {
@@ -126,17 +139,23 @@ describe('per-user credentials: the authorization link', () => {
     expect((await callFor(fleet.b, 'whoami', 'dave')).error?.code).toBe('AUTHORIZATION_REQUIRED');
   }, 60_000);
 
-  it('a flow finished in another browser than the one that opened the link is refused (its cookie is missing)', async () => {
+  it('a flow finished in another browser than the one that opened the link is refused (its cookie is missing), and the flow stays for its own', async () => {
     const link = linkOf(await callFor(fleet.a, 'whoami', 'erin'));
-    const callback = await new HttpBrowser().authorize(link, 'erin', `${fleet.publicUrl}/oauth/callback`);
+    const person = new HttpBrowser();
+    const callback = await person.authorize(link, 'erin', `${fleet.publicUrl}/oauth/callback`);
     expect(callback).toMatch(/[?&]code=/);
     // Another browser: the same callback URL, without the link's cookie.
     const elsewhere = await fetch(callback);
     expect(elsewhere.status).toBe(400);
     expect(await elsewhere.text()).toContain('finished in another browser');
     expect(await fleet.a.state.grants.getGrant('acme', 'erin', 'corp')).toBeNull();
-    // The state was spent by that attempt: the right browser cannot finish it afterwards either.
-    expect((await fetch(callback)).status).toBe(400);
+    // Refused before the flow was taken, with an error= answer too: the browser that opened the link still finishes it.
+    const declinedElsewhere = await fetch(
+      `${fleet.publicUrl}/oauth/callback?state=${new URL(callback).searchParams.get('state')}&error=access_denied`,
+    );
+    expect(declinedElsewhere.status).toBe(400);
+    expect((await person.visit(callback)).status).toBe(200);
+    expect(await fleet.a.state.grants.deleteGrant('acme', 'erin', 'corp')).not.toBeNull();
   });
 
   it('a code delivered with another flow’s state fails PKCE at the provider and stores nothing', async () => {
