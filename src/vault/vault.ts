@@ -8,7 +8,14 @@ import type { ToolCaller, UpstreamToken } from '../tools/credentials.js';
 import { accessToken, expiryOf, NoGrant, openGrant, RefreshFailed, sealGrant, type GrantOwner } from './grants.js';
 import { beginFlow, bindingCookie, checkPerson, createLink, FlowRefused, redirectUri, takeFlow, TooManyLinks } from './links.js';
 import { createExchanges } from './exchange.js';
-import { authorizationRequired, grantsUnavailable, providerUnavailable, signedInUserRequired, tooManyLinks, userRequired } from './messages.js';
+import {
+  authorizationRequired,
+  grantsUnavailable,
+  providerUnavailable,
+  signedInUserRequired,
+  tooManyLinks,
+  userRequired,
+} from './messages.js';
 import { createProviderClient, type ProviderClient } from './provider-client.js';
 import type { VaultSettings } from './settings.js';
 

@@ -278,17 +278,6 @@ export class HttpBrowser {
   }
 }
 
-/** The person connects through the HTTP-driven flow, as a browser would. */
-export async function connectPerson(fleet: Fleet, user: string): Promise<void> {
-  // The ID token's expiry is the provider's real time: the gateway's clock is brought back to it.
-  fleet.clock.set(Date.now());
-  const first = await callFor(fleet.a, 'whoami', user);
-  expect(first.error?.code).toBe('AUTHORIZATION_REQUIRED');
-  const person = new HttpBrowser();
-  const callback = await person.authorize(String(first.error!.details!.authorization_url), user, `${fleet.publicUrl}/oauth/callback`);
-  expect((await person.visit(callback)).status).toBe(200);
-}
-
 /** The clock inside the refresh margin of `user`'s access token (the provider's tokens live 3600 s; the margin is 60 s). */
 export async function nearExpiryOf(fleet: Fleet, user: string): Promise<void> {
   const grant = await fleet.a.state.grants.getGrant('acme', user, 'corp');
