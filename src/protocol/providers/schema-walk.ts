@@ -1,4 +1,4 @@
-import { isRecord, own, type JsonObject } from '../json.js';
+import { isRecord, own, resolvePointer, type JsonObject } from '../json.js';
 
 // What every dialect's schema conversion shares: reading a JSON Schema as written (own keys only, `$ref` resolved within the document,
 // `allOf` folded in) and writing one whose keys may be any name.
@@ -68,22 +68,10 @@ export function noteDefault(from: Node, to: Node): void {
   if (Object.hasOwn(from, 'default')) to.description = appendNote(to.description, `Default: ${JSON.stringify(from.default)}.`);
 }
 
-/** RFC 6901 pointer in a URI fragment (`#/$defs/a~1b`), resolved from the root. */
-function resolvePointer(root: Node, ref: string): Node | undefined {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (!isRecord(current) && !Array.isArray(current)) return undefined;
-    current = Object.hasOwn(current, segment) ? (current as Node)[segment] : undefined;
-  }
-  return isRecord(current) ? current : undefined;
+/** RFC 6901 pointer in a URI fragment (`#/$defs/a~1b`), resolved from the root: a schema, or undefined. */
+function schemaAt(root: Node, ref: string): Node | undefined {
+  const found = resolvePointer(root, ref);
+  return isRecord(found) ? found : undefined;
 }
 
 /** Two schemas as if both applied (properties and required united, `base` wins otherwise): enough to describe arguments to a model. */
@@ -106,7 +94,7 @@ export function merge(base: Node, extra: Node): Node {
 
 /** `node`'s `$ref` replaced by its target under `node`'s keywords, converted; a cycle, no budget left or no local target goes to `cut`. */
 export function inlineRef(node: Node, ref: string, scope: Scope, convert: (merged: Node) => Node, cut: (target?: Node) => Node): Node {
-  const target = resolvePointer(scope.root, ref);
+  const target = schemaAt(scope.root, ref);
   if (!target || scope.expanding.includes(target) || scope.budget <= 0) return cut(target);
   scope.budget -= 1;
   scope.expanding.push(target);
@@ -128,7 +116,7 @@ export function flattenAllOf(node: Node, scope: Scope): Node {
     const ref = own(branch, '$ref');
     let resolved = branch;
     if (isString(ref)) {
-      const target = resolvePointer(scope.root, ref);
+      const target = schemaAt(scope.root, ref);
       resolved = without(branch, ['$ref']);
       if (target && !scope.expanding.includes(target) && scope.budget > 0) {
         scope.budget -= 1;

@@ -1,25 +1,7 @@
-import { isRecord, type JsonObject } from '../../protocol/json.js';
+import { isRecord, resolvePointer, type JsonObject } from '../../protocol/json.js';
 
 // A reference to a reference to … past this many is a loop (`A: {$ref: B}`, `B: {$ref: A}`) or an attack on the loader.
 const MAX_REF_CHAIN = 32;
-
-/** RFC 6901 pointer in a URI fragment (`#/components/schemas/a~1b`), from the document's root; undefined when it names nothing. */
-export function resolvePointer(root: JsonObject, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if ((!isRecord(current) && !Array.isArray(current)) || !Object.hasOwn(current, segment)) return undefined;
-    current = (current as JsonObject)[segment];
-  }
-  return current;
-}
 
 /** Whether `ref` is one the import follows: within the document. Others (files, URLs) are never read. */
 export const isInternalRef = (ref: string): boolean => ref.startsWith('#');

@@ -1,7 +1,7 @@
 import { counted } from '../../shared/count.js';
-import { isRecord, type JsonObject } from '../../protocol/json.js';
+import { isRecord, resolvePointer, type JsonObject } from '../../protocol/json.js';
 import { unicodePattern } from './pattern.js';
-import { followRef, isInternalRef, resolvePointer } from './refs.js';
+import { followRef, isInternalRef } from './refs.js';
 
 // Keywords whose value is a map from names to schemas: the names are data, never keywords.
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
