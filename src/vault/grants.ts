@@ -18,9 +18,15 @@ export interface GrantOwner {
   provider: string;
 }
 
-/** How a grant could not give a token: none stored, or its refresh refused (then it is forgotten). */
+/**
+ * Why a grant could not give a token: none stored, its refresh refused (then it is forgotten), scopes it lacks, or a record the
+ * vault's keys cannot open (sealed under a key no longer configured, or not this owner's): the person authorizes again and the new
+ * grant replaces it.
+ */
+export type NoGrantReason = 'none' | 'expired' | 'scopes' | 'unreadable';
+
 export class NoGrant extends Error {
-  constructor(readonly why: 'none' | 'expired' | 'scopes') {
+  constructor(readonly why: NoGrantReason) {
     super(`no usable grant (${why})`);
   }
 }
@@ -47,6 +53,15 @@ export function openGrant(keyring: Keyring, owner: GrantOwner, grant: StoredGran
   return JSON.parse(keyring.open(grant.sealed, context(owner))) as GrantTokens;
 }
 
+/** The grant's tokens for `accessToken`: a record the keys cannot open is no grant (NoGrant 'unreadable'), never a failed call. */
+function tokensOf(keyring: Keyring, owner: GrantOwner, grant: StoredGrant): GrantTokens {
+  try {
+    return openGrant(keyring, owner, grant);
+  } catch {
+    throw new NoGrant('unreadable');
+  }
+}
+
 export const expiryOf = (set: TokenSet, now: number): number | null => (set.expires_in === undefined ? null : now + set.expires_in * 1000);
 
 interface GrantAccessDeps {
@@ -70,7 +85,7 @@ export async function accessToken(deps: GrantAccessDeps, client: ProviderClient,
     if (!grant) throw new NoGrant(awaited === undefined ? 'none' : 'expired');
     if (!scopes.every((scope) => grant.scopes.includes(scope))) throw new NoGrant('scopes');
     const now = clock.now();
-    const tokens = openGrant(keyring, owner, grant);
+    const tokens = tokensOf(keyring, owner, grant);
     // A token another replica just wrote is used while it has not expired, even inside the refresh margin: never refreshed twice.
     const margin = grant.version === awaited ? 0 : deps.refreshBeforeMs;
     if (grant.expiresAt === null || grant.expiresAt - margin > now) return tokens.access_token;

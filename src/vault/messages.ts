@@ -1,17 +1,19 @@
 import type { UpstreamAuth } from '../config/credentials-schema.js';
 import { GatewayError } from '../protocol/errors.js';
+import type { NoGrantReason } from './grants.js';
 
 /** AUTHORIZATION_REQUIRED with the person's link: the message is a sentence a model can pass on to them as it is. */
 export function authorizationRequired(
   provider: string,
   link: { url: string; expiresAt: number; ttlMs: number },
-  why: 'none' | 'expired' | 'scopes',
+  why: NoGrantReason,
 ): GatewayError {
   const minutes = Math.max(1, Math.round(link.ttlMs / 60_000));
   const reason = {
     none: `has not been authorized by you at ${provider} yet`,
     expired: `can no longer use your authorization at ${provider} (it expired or was revoked)`,
     scopes: `needs more access at ${provider} than you have authorized`,
+    unreadable: `can no longer read your authorization at ${provider} (the gateway's vault key changed)`,
   }[why];
   return new GatewayError('AUTHORIZATION_REQUIRED', {
     message: `This tool acts as you and ${reason}. Please open ${link.url} to authorize it (the link works once, within ${minutes} minutes), then ask me to try again.`,

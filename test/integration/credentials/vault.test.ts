@@ -203,6 +203,18 @@ describe('per-user credentials: the vault', () => {
     expect((await fleet.a.state.grants.getGrant('acme', 'bob', 'corp'))!.sealed).toMatch(/^v1\.k2\./);
   }, 60_000);
 
+  it('a grant the vault keys cannot open (its key dropped) asks the person again, and the new grant replaces it', async () => {
+    await connect('erin');
+    const forgetful = await fleet.replica({ ...fleet.env, TOOLGATE_VAULT_KEY: vaultKey(), TOOLGATE_VAULT_KEY_ID: 'k9' });
+    const refused = await callFor(forgetful, 'whoami', 'erin');
+    expect(refused.status).toBe('error');
+    expect(refused.error?.code).toBe('AUTHORIZATION_REQUIRED');
+    expect(refused.error?.details).toMatchObject({ reason: 'unreadable', provider: 'corp' });
+    expect(refused.error?.message).toContain('vault key changed');
+    // The record is kept: a replica that still has the key reads it.
+    expect(JSON.parse(String((await callFor(fleet.a, 'whoami', 'erin')).text))).toEqual({ user: 'erin' });
+  }, 60_000);
+
   it('an expired link is refused, and so is a flow begun too long ago', async () => {
     const lone = await buildTestApp({ config: gatewayConfig(fleet.provider, fleet.api), env: fleet.env, builtins: false });
     try {
