@@ -58,6 +58,15 @@ export async function createLink(deps: LinkDeps, target: LinkTarget): Promise<{ 
   return { url: url(id), expiresAt: now + deps.linkTtlMs, ttlMs: deps.linkTtlMs };
 }
 
+/** A sealed link or flow record; undefined when the vault's keys cannot open it (its key dropped since): it is a link no longer. */
+function opened<T>(deps: LinkDeps, sealed: string, context: string): T | undefined {
+  try {
+    return JSON.parse(deps.keyring.open(sealed, context)) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The link `id` taken (it works once) and its authorization begun: where to send the browser, and the cookie value
  * that browser must bring back to the callback. Null when the link is unknown, used or expired.
@@ -69,7 +78,8 @@ export async function beginFlow(
 ): Promise<{ redirect: string; state: string; cookie: string } | null> {
   const sealed = await deps.store.takeOnce('link', id, deps.clock.now());
   if (sealed === null) return null;
-  const target = JSON.parse(deps.keyring.open(sealed, `link\0${id}`)) as LinkTarget;
+  const target = opened<LinkTarget>(deps, sealed, `link\0${id}`);
+  if (!target) return null;
   const client = clientOf(target.provider);
   if (!client) return null;
   const state = random();
@@ -91,7 +101,8 @@ export async function takeFlow(deps: LinkDeps, state: string, cookie: string | u
   if (cookie === undefined) throw new FlowRefused(OTHER_BROWSER);
   const sealed = await deps.store.takeOnce('flow', state, deps.clock.now());
   if (sealed === null) throw new FlowRefused('This authorization is unknown, was already finished, or has expired; ask for a new link.');
-  const flow = JSON.parse(deps.keyring.open(sealed, `flow\0${state}`)) as Flow;
+  const flow = opened<Flow>(deps, sealed, `flow\0${state}`);
+  if (!flow) throw new FlowRefused('This authorization was begun under a vault key the gateway no longer has; ask for a new link.');
   const expected = Buffer.from(flow.binding);
   const given = Buffer.from(sha256(cookie));
   if (!timingSafeEqual(expected, given)) throw new FlowRefused(OTHER_BROWSER);

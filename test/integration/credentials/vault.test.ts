@@ -213,6 +213,12 @@ describe('per-user credentials: the vault', () => {
     expect(refused.error?.message).toContain('vault key changed');
     // The record is kept: a replica that still has the key reads it.
     expect(JSON.parse(String((await callFor(fleet.a, 'whoami', 'erin')).text))).toEqual({ user: 'erin' });
+    // A link sealed under a key the replica opening it does not have is a link no longer: the page, not an error envelope.
+    const link = new URL(String((await callFor(fleet.a, 'whoami', 'fay')).error!.details!.authorization_url)).pathname;
+    const opened = await forgetful.app.inject({ method: 'GET', url: link });
+    expect(opened.statusCode).toBe(404);
+    expect(opened.headers['content-type']).toMatch(/^text\/html/);
+    expect(opened.body).toContain('already used or has expired');
   }, 60_000);
 
   it('an expired link is refused, and so is a flow begun too long ago', async () => {
