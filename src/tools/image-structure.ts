@@ -3,7 +3,9 @@ import { crc32 } from 'node:zlib';
 /**
  * Whether image bytes decode as far as their structure goes, walked from the first byte to the last (docs/api.md, "Images and other
  * content"): a file that only starts and ends like an image (a polyglot, text between a signature and a trailer) is not one.
- * - PNG: every chunk inside the file with its CRC-32; IHDR first, at least one IDAT, IEND last with nothing after it.
+ * - PNG: every chunk inside the file, each critical one (IHDR, PLTE, IDAT, IEND: an upper-case first letter) with its CRC-32; IHDR
+ *   first, at least one IDAT, IEND last with nothing after it. An ancillary chunk's bad CRC is not a problem: decoders (libpng,
+ *   browsers) skip such a chunk, and real files carry them (the reference MCP server's own sample image has one in iCCP).
  * - JPEG: the segments from SOI walked by their lengths up to SOS; a start-of-frame before it; EOI as the last two bytes.
  * - GIF: header, logical screen (and its color table), extensions, at least one image descriptor with its data, the trailer last.
  * - WebP: the RIFF chunks inside the file; a VP8 frame with its start code, a VP8L one with its signature, or a VP8X header
@@ -23,7 +25,8 @@ function png(bytes: Buffer): ImageWalk {
     const type = ascii(bytes, at + 4, 4);
     const end = at + 12 + length;
     if (length > 0x7fffffff || end > bytes.length) return { problem: `PNG chunk ${JSON.stringify(type)} runs past the end` };
-    if (crc32(bytes.subarray(at + 4, end - 4)) >>> 0 !== bytes.readUInt32BE(end - 4))
+    const critical = type.charCodeAt(0) >= 0x41 && type.charCodeAt(0) <= 0x5a;
+    if (critical && crc32(bytes.subarray(at + 4, end - 4)) >>> 0 !== bytes.readUInt32BE(end - 4))
       return { problem: `PNG chunk ${JSON.stringify(type)} fails its CRC` };
     if (!size) {
       if (type !== 'IHDR' || length !== 13) return { problem: 'PNG does not start with IHDR' };

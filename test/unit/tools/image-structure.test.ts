@@ -35,6 +35,28 @@ describe('walkImage: a whole image gives its size', () => {
   });
 });
 
+describe('walkImage: PNG chunk CRCs', () => {
+  /** `bytes` with the CRC of its first chunk of `type` spoiled. */
+  const spoil = (bytes: Buffer, type: string) => {
+    const copy = Buffer.from(bytes);
+    const at = copy.indexOf(type, 8, 'latin1');
+    const crcAt = at + 4 + copy.readUInt32BE(at - 4);
+    copy.writeUInt32BE((copy.readUInt32BE(crcAt) ^ 1) >>> 0, crcAt);
+    return copy;
+  };
+  const withText = (image: Buffer) => Buffer.concat([image.subarray(0, 33), pngChunk('tEXt', Buffer.from('k\0v')), image.subarray(33)]);
+
+  it('a critical chunk (IHDR, IDAT, IEND) with a bad CRC is refused', () => {
+    for (const type of ['IHDR', 'IDAT', 'IEND'])
+      expect(walkImage(spoil(png(4, 4), type), 'image/png')).toEqual({ problem: `PNG chunk "${type}" fails its CRC` });
+  });
+
+  it("an ancillary chunk's bad CRC is skipped as decoders skip it (the reference MCP server's sample image has one)", () => {
+    expect(walkImage(withText(png(4, 4)), 'image/png')).toEqual({ width: 4, height: 4 });
+    expect(walkImage(spoil(withText(png(4, 4)), 'tEXt'), 'image/png')).toEqual({ width: 4, height: 4 });
+  });
+});
+
 describe('walkImage: bytes that only start and end like an image are not one', () => {
   it.each(undecodableImages().map((c) => [c.name, c.mime, c.bytes, c.problem] as const))('%s', (_name, mime, bytes, problem) => {
     const walk = walkImage(bytes, mime);
