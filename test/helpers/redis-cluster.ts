@@ -114,13 +114,22 @@ export class ClusterTopology {
     return this.processes.kill(port);
   }
 
-  /** The port of the replica of `master`, as another node's CLUSTER NODES says. */
+  /**
+   * The port of the replica of `master`, as another node's CLUSTER NODES says: waited for, since that node learns who replicates whom
+   * by gossip, which may not have reached it yet on a cluster just started.
+   */
   async replicaOf(master: number): Promise<number> {
-    const lines = await withClient(this.nodes.find((n) => n.port !== master)!.port, async (r) =>
-      ((await r.cluster('NODES')) as string).split('\n'),
-    );
-    const masterId = lines.find((line) => line.includes(`:${master}@`))!.split(' ')[0];
-    return Number(/:(\d+)@/.exec(lines.find((line) => line.includes(`slave ${masterId}`))!)![1]);
+    let port: number | undefined;
+    await waitFor(`a node to know the replica of ${master}`, async () => {
+      const lines = await withClient(this.nodes.find((n) => n.port !== master)!.port, async (r) =>
+        ((await r.cluster('NODES')) as string).split('\n'),
+      );
+      const masterId = lines.find((line) => line.includes(`:${master}@`))?.split(' ')[0];
+      const replica = masterId && lines.find((line) => line.includes(`slave ${masterId}`));
+      port = replica ? Number(/:(\d+)@/.exec(replica)?.[1]) : undefined;
+      return port !== undefined && Number.isInteger(port);
+    });
+    return port!;
   }
 
   /**
